@@ -237,3 +237,53 @@ impl ChatMessage {
         !self.tool_calls.is_empty()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_set_roles_and_fields() {
+        assert_eq!(ChatMessage::system("s").role, Role::System);
+        assert_eq!(ChatMessage::developer("d").role, Role::Developer);
+        let tool = ChatMessage::tool("call_1", "42");
+        assert_eq!(tool.role, Role::Tool);
+        assert_eq!(tool.tool_call_id.as_deref(), Some("call_1"));
+        let calls = ChatMessage::assistant_tool_calls(vec![ToolCall::new("c", "f", "{}")]);
+        assert!(calls.has_tool_calls());
+        assert_eq!(calls.content, None);
+    }
+
+    #[test]
+    fn assistant_tool_call_message_writes_null_content() {
+        let msg = ChatMessage::assistant_tool_calls(vec![ToolCall::new("c", "f", "{}")]);
+        let json = serde_json::to_string(&msg).unwrap();
+        assert_eq!(
+            json,
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}"#
+        );
+    }
+
+    #[test]
+    fn push_text_turns_text_into_parts() {
+        let mut content = MessageContent::from("你好");
+        content.push_text("<system-reminder>x</system-reminder>");
+        assert_eq!(content.text(), "你好\n<system-reminder>x</system-reminder>");
+        assert!(matches!(content, MessageContent::Parts(ref p) if p.len() == 2));
+    }
+
+    #[test]
+    fn image_parts_are_skipped_by_text() {
+        let msg = ChatMessage::user_parts(vec![
+            ContentPart::Text { text: "look".into() },
+            ContentPart::ImageUrl {
+                image_url: ImageUrl {
+                    url: "https://example.com/a.png".into(),
+                    detail: Some("low".into()),
+                },
+            },
+        ]);
+        assert_eq!(msg.text(), "look");
+    }
+}

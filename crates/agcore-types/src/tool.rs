@@ -135,3 +135,42 @@ impl ToolDefinition {
         &self.function.name
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Args {
+        city: String,
+    }
+
+    #[test]
+    fn parses_typed_arguments() {
+        let call = ToolCall::new("c", "weather", r#"{"city":"上海"}"#);
+        assert_eq!(call.parse_arguments::<Args>().unwrap(), Args { city: "上海".into() });
+    }
+
+    #[test]
+    fn bad_json_is_a_recoverable_error_naming_the_tool() {
+        let call = ToolCall::new("c", "weather", r#"{"city": "上海""#);
+        let err = call.parse_arguments::<Args>().unwrap_err();
+        assert!(err.is_recoverable());
+        let TypesError::InvalidToolArguments { tool, .. } = &err;
+        assert_eq!(tool, "weather");
+        assert!(err.to_string().contains("weather"));
+    }
+
+    #[test]
+    fn wrong_shape_is_an_error() {
+        let call = ToolCall::new("c", "weather", r#"{"town":"x"}"#);
+        assert!(call.parse_arguments::<Args>().is_err());
+    }
+
+    #[test]
+    fn empty_arguments_read_as_empty_object() {
+        let call = ToolCall::new("c", "now", "");
+        assert_eq!(call.arguments_json().unwrap(), serde_json::json!({}));
+    }
+}

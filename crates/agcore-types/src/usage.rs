@@ -105,3 +105,29 @@ impl Usage {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accumulate_sums_totals_and_details() {
+        let mut total = Usage::new(10, 5);
+        let mut other = Usage::new(100, 20);
+        other.prompt_tokens_details = Some(PromptTokensDetails {
+            cached_tokens: Some(64),
+            ..PromptTokensDetails::default()
+        });
+        other.completion_tokens_details = Some(CompletionTokensDetails {
+            reasoning_tokens: Some(7),
+            ..CompletionTokensDetails::default()
+        });
+        total.accumulate(&other);
+        total.accumulate(&other);
+        assert_eq!(total.prompt_tokens, 210);
+        assert_eq!(total.completion_tokens, 45);
+        assert_eq!(total.total_tokens, 255);
+        assert_eq!(total.cached_tokens(), 128);
+        assert_eq!(total.reasoning_tokens(), 14);
+    }
+}
