@@ -1,0 +1,169 @@
+use std::sync::Arc;
+
+use agcore_llm::{HookExecutor, LlmProvider};
+use agcore_memory::{InMemoryStore, MemoryStore};
+use agcore_prompt::EnvironmentContext;
+use agcore_tools::{ToolRegistry, TypedTool};
+
+use crate::session_tools::{SessionMemoryGetTool, SessionMemorySetTool};
+use crate::{AgentConfig, AgentError, RuntimeBundle};
+
+/// Builds a [`RuntimeBundle`].
+///
+/// The provider, tool registry and hook executor are required; memory, the
+/// base prompt, the environment layer and the session-memory tools are optional.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use agcore_agent::{AgentBuilder, AgentConfig};
+/// use agcore_llm::{HookExecutor, MockProvider};
+/// use agcore_tools::ToolRegistry;
+///
+/// let bundle = AgentBuilder::new()
+///     .provider(Arc::new(MockProvider::new()))
+///     .tool_registry(Arc::new(ToolRegistry::new()))
+///     .hook_executor(Arc::new(HookExecutor::new()))
+///     .base_prompt("You are helpful.")
+///     .config(AgentConfig::new("mock-model"))
+///     .session_memory_tools(true)
+///     .build()
+///     .unwrap();
+/// assert!(bundle.tool_registry.contains("session_memory_set"));
+///
+/// let missing = AgentBuilder::new().build();
+/// assert!(matches!(missing, Err(agcore_agent::AgentError::Config(_))));
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct AgentBuilder {
+    provider: Option<Arc<dyn LlmProvider>>,
+    tool_registry: Option<Arc<ToolRegistry>>,
+    hook_executor: Option<Arc<HookExecutor>>,
+    memory_store: Option<Arc<dyn MemoryStore>>,
+    session_memory_backend: Option<Arc<dyn MemoryStore>>,
+    base_prompt: Option<String>,
+    environment: Option<EnvironmentContext>,
+    config: AgentConfig,
+    session_memory_tools: bool,
+}
+
+impl std::fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("has_provider", &self.provider.is_some())
+            .field("has_tool_registry", &self.tool_registry.is_some())
+            .field("has_hook_executor", &self.hook_executor.is_some())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The model backend (required).
+    pub fn provider(mut self, provider: Arc<dyn LlmProvider>) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// The tools (required; may be empty).
+    pub fn tool_registry(mut self, registry: Arc<ToolRegistry>) -> Self {
+        self.tool_registry = Some(registry);
+        self
+    }
+
+    /// The hooks (required; may be empty).
+    pub fn hook_executor(mut self, hooks: Arc<HookExecutor>) -> Self {
+        self.hook_executor = Some(hooks);
+        self
+    }
+
+    /// Long-lived memory.
+    pub fn memory_store(mut self, store: Arc<dyn MemoryStore>) -> Self {
+        self.memory_store = Some(store);
+        self
+    }
+
+    /// Where session memories are kept (default: an in-memory store shared
+    /// by the bundle's sessions).
+    pub fn session_memory_backend(mut self, store: Arc<dyn MemoryStore>) -> Self {
+        self.session_memory_backend = Some(store);
+        self
+    }
+
+    /// The base layer of every system prompt.
+    pub fn base_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.base_prompt = Some(prompt.into());
+        self
+    }
+
+    /// The environment layer (date, platform, working directory).
+    pub fn environment(mut self, environment: EnvironmentContext) -> Self {
+        self.environment = Some(environment);
+        self
+    }
+
+    /// Limits and per-turn model settings.
+    pub fn config(mut self, config: AgentConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Registers the `session_memory_set` / `session_memory_get` tools, which
+    /// read and write the calling session's [`crate::SessionMemory`].
+    pub fn session_memory_tools(mut self, enabled: bool) -> Self {
+        self.session_memory_tools = enabled;
+        self
+    }
+
+    /// Builds the bundle.
+    ///
+    /// # Errors
+    /// [`AgentError::Config`] naming each missing required part;
+    /// [`AgentError::Tool`] when a built-in tool's name is already registered.
+    pub fn build(self) -> Result<Arc<RuntimeBundle>, AgentError> {
+        let missing: Vec<&str> = [
+            ("provider", self.provider.is_none()),
+            ("tool_registry", self.tool_registry.is_none()),
+            ("hook_executor", self.hook_executor.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(name, absent)| absent.then_some(name))
+        .collect();
+        let (Some(provider), Some(tool_registry), Some(hook_executor)) =
+            (self.provider, self.tool_registry, self.hook_executor)
+        else {
+            return Err(AgentError::Config(format!(
+                "AgentBuilder is missing: {}",
+                missing.join(", ")
+            )));
+        };
+        let has_backend = self.session_memory_backend.is_some();
+        let session_memory_store: Arc<dyn MemoryStore> = self
+            .session_memory_backend
+            .unwrap_or_else(|| Arc::new(InMemoryStore::new()));
+        if self.session_memory_tools {
+            tool_registry.register(
+                SessionMemorySetTool::new(Arc::clone(&session_memory_store)).into_tool(),
+            )?;
+            tool_registry.register(
+                SessionMemoryGetTool::new(Arc::clone(&session_memory_store)).into_tool(),
+            )?;
+        }
+        let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
+        bundle.memory_store = self.memory_store;
+        bundle.session_memory_store = session_memory_store;
+        bundle.has_session_memory_backend = has_backend;
+        bundle.base_prompt = self.base_prompt;
+        bundle.environment = self.environment;
+        bundle.config = self.config;
+        Ok(Arc::new(bundle))
+    }
+}

@@ -1,0 +1,71 @@
+use std::sync::Arc;
+
+use agcore_llm::{HookExecutor, LlmProvider};
+use agcore_memory::{InMemoryStore, MemoryStore};
+use agcore_prompt::EnvironmentContext;
+use agcore_tools::ToolRegistry;
+
+use crate::AgentConfig;
+
+/// Everything a session needs at run time, built once by
+/// [`crate::AgentBuilder`] and shared by many sessions as `Arc<RuntimeBundle>`.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct RuntimeBundle {
+    /// The model backend.
+    pub provider: Arc<dyn LlmProvider>,
+    /// The tools (agents may narrow them with an allow-list).
+    pub tool_registry: Arc<ToolRegistry>,
+    /// Hooks fired around requests and turns.
+    pub hook_executor: Arc<HookExecutor>,
+    /// Long-lived memory, when the application has one.
+    pub memory_store: Option<Arc<dyn MemoryStore>>,
+    /// Where session memories live: the configured backend, or one in-memory
+    /// store shared by this bundle's sessions (each in its own namespace).
+    pub session_memory_store: Arc<dyn MemoryStore>,
+    /// Whether a session memory backend was configured (`false`: the in-memory fallback).
+    pub has_session_memory_backend: bool,
+    /// The base layer of every system prompt.
+    pub base_prompt: Option<String>,
+    /// The environment layer (date, platform, working directory); `None` leaves it out.
+    pub environment: Option<EnvironmentContext>,
+    /// Limits and per-turn model settings.
+    pub config: AgentConfig,
+}
+
+impl std::fmt::Debug for RuntimeBundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeBundle")
+            .field("provider", &self.provider.name())
+            .field("tools", &self.tool_registry.names())
+            .field("has_memory_store", &self.memory_store.is_some())
+            .field(
+                "has_session_memory_backend",
+                &self.has_session_memory_backend,
+            )
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeBundle {
+    /// A bundle from its required parts, with no memory, no base prompt and
+    /// the default config (prefer [`crate::AgentBuilder`]).
+    pub fn new(
+        provider: Arc<dyn LlmProvider>,
+        tool_registry: Arc<ToolRegistry>,
+        hook_executor: Arc<HookExecutor>,
+    ) -> Self {
+        Self {
+            provider,
+            tool_registry,
+            hook_executor,
+            memory_store: None,
+            session_memory_store: Arc::new(InMemoryStore::new()),
+            has_session_memory_backend: false,
+            base_prompt: None,
+            environment: None,
+            config: AgentConfig::default(),
+        }
+    }
+}

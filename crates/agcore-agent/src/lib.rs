@@ -1,0 +1,40 @@
+//! The agent runtime of agcore.
+//!
+//! - [`Agent`] / [`SimpleAgent`]: a role with a system prompt and a tool allow-list.
+//! - [`AgentBuilder`] → [`RuntimeBundle`]: provider, tools, hooks, memory and
+//!   [`AgentConfig`], shared by many sessions.
+//! - [`AgentSession`]: one conversation; [`AgentSession::submit_turn`] runs a
+//!   whole turn (layered system prompt, hooks, tool loop, limits, cost),
+//!   [`AgentSession::submit_turn_stream`] streams it as [`AgentEvent`]s.
+//! - [`Plan`], [`Step`], [`StepStatus`], [`PlanParser`], [`JsonPlanParser`],
+//!   [`TaskAgent`], [`PlanningAgent`]: plan a goal, then run it step by step.
+//! - [`SessionMemory`] and [`ContextManager`]: key–value memory shared by the
+//!   isolated contexts of one session.
+//! - [`AgentError`]: every failure, with [`AgentError::is_recoverable`].
+
+mod agent;
+mod builder;
+mod bundle;
+mod config;
+mod context;
+mod error;
+mod plan;
+mod plan_parser;
+mod session;
+mod session_memory;
+mod session_tools;
+mod task;
+mod tool_filter;
+
+pub use agent::{Agent, SimpleAgent};
+pub use builder::AgentBuilder;
+pub use bundle::RuntimeBundle;
+pub use config::AgentConfig;
+pub use context::ContextManager;
+pub use error::AgentError;
+pub use plan::{Plan, Step, StepStatus};
+pub use plan_parser::{JsonPlanParser, PlanParser};
+pub use session::{AgentEvent, AgentSession, AgentStream};
+pub use session_memory::SessionMemory;
+pub use session_tools::{GetArgs, SessionMemoryGetTool, SessionMemorySetTool, SetArgs};
+pub use task::{FailurePolicy, PlanningAgent, TaskAgent};

@@ -1,0 +1,172 @@
+use std::sync::Arc;
+
+use agcore_llm::{HookContext, HookEvent, LlmCycle};
+use agcore_prompt::{PromptComposer, system_reminder};
+use agcore_tools::ToolContext;
+use agcore_types::{ChatResponse, MessageContent};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::AgentSession;
+use crate::AgentError;
+use crate::tool_filter::AgentToolExecutor;
+
+impl AgentSession {
+    /// Runs one turn: checks the limits, fires `OnTurnStart`, rebuilds the
+    /// layered system prompt (base, agent, environment, memory context with
+    /// the session-memory snapshot), sends `input` with the history, runs the
+    /// tool loop up to `max_tool_turns`, fires `OnTurnEnd`, and returns the
+    /// model's final response.
+    ///
+    /// On success the history gains the user message, the assistant
+    /// messages and tool results of the turn; on failure it is unchanged.
+    /// Usage is added to [`AgentSession::cost_so_far`] either way.
+    ///
+    /// # Errors
+    /// [`AgentError::LimitExceeded`] (turn limit, session TTL, tool-turn limit),
+    /// [`AgentError::HookBlocked`], [`AgentError::Cancelled`],
+    /// [`AgentError::Llm`] for provider failures after retries,
+    /// [`AgentError::Memory`] when the session memory cannot be read.
+    pub async fn submit_turn(
+        &mut self,
+        input: impl Into<MessageContent>,
+    ) -> Result<ChatResponse, AgentError> {
+        let span = tracing::info_span!(
+            "agent_turn",
+            session = %self.session_id,
+            agent = %self.agent.name(),
+            turn = self.turn_index
+        );
+        async {
+            let mut cycle = self.begin_turn().await?;
+            let content = self.user_content(input.into());
+            let result = cycle.submit(content).await;
+            self.cost += cycle.cost();
+            let response = result.map_err(|e| self.turn_failed(e))?;
+            self.end_turn(cycle, &response).await?;
+            Ok(response)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Checks limits, fires `OnTurnStart` and builds the turn's cycle.
+    pub(super) async fn begin_turn(&mut self) -> Result<LlmCycle, AgentError> {
+        let config = &self.bundle.config;
+        if self.turn_index >= config.max_turns {
+            return Err(AgentError::LimitExceeded(format!(
+                "session `{}` reached max_turns = {}",
+                self.session_id, config.max_turns
+            )));
+        }
+        if let Some(ttl) = config.session_ttl {
+            if self.age() >= ttl {
+                return Err(AgentError::LimitExceeded(format!(
+                    "session `{}` expired: older than its TTL of {ttl:?}",
+                    self.session_id
+                )));
+            }
+        }
+        let start = HookContext::new(HookEvent::OnTurnStart).with_turn_index(self.turn_index);
+        let verdict = self
+            .bundle
+            .hook_executor
+            .execute(HookEvent::OnTurnStart, &start)
+            .await;
+        verdict.into_result().map_err(AgentError::from_llm)?;
+        let system_prompt = self.system_prompt().await?;
+        Ok(self.build_cycle(system_prompt))
+    }
+
+    /// The layered system prompt of the next turn, rebuilt from the current
+    /// agent, environment and session memory.
+    ///
+    /// # Errors
+    /// [`AgentError::Memory`] when the session memory cannot be read.
+    pub async fn system_prompt(&self) -> Result<Option<String>, AgentError> {
+        let mut composer = PromptComposer::new();
+        if let Some(base) = &self.bundle.base_prompt {
+            composer.set_base(base.clone());
+        }
+        if let Some(agent) = self.agent.system_prompt() {
+            composer.set_agent(agent);
+        }
+        composer.set_environment(self.bundle.environment.clone());
+        let mut memory = vec![self.session_memory.snapshot().await?];
+        memory.extend(self.bridged.iter().cloned());
+        let memory: Vec<String> = memory.into_iter().filter(|m| !m.is_empty()).collect();
+        if !memory.is_empty() {
+            composer.set_memory_context(memory.join("\n\n"));
+        }
+        Ok(composer.system_prompt())
+    }
+
+    fn build_cycle(&self, system_prompt: Option<String>) -> LlmCycle {
+        let bundle = &self.bundle;
+        let mut context = ToolContext::new()
+            .with_session_id(self.session_id.clone())
+            .with_agent_name(self.agent.name())
+            .with_cancellation(self.cancel.clone());
+        if let Some(user) = &self.user_id {
+            context = context.with_user_id(user.clone());
+        }
+        let tools = AgentToolExecutor::new(
+            &bundle.tool_registry,
+            context,
+            self.agent.name(),
+            self.agent.allowed_tools(),
+        );
+        let mut cycle =
+            LlmCycle::new_with_arc(Arc::clone(&bundle.provider), bundle.config.cycle_config())
+                .with_messages(self.history.clone())
+                .with_hooks(Arc::clone(&bundle.hook_executor))
+                .with_tools(Arc::new(tools))
+                .with_cancellation(self.cancel.clone());
+        if let Some(prompt) = system_prompt {
+            cycle = cycle.with_system_prompt(prompt);
+        }
+        if let Some(compact) = &bundle.config.compact_config {
+            cycle = cycle.with_compact_config(compact.clone());
+        }
+        cycle
+    }
+
+    /// The user message content, with the pending agent-switch reminder appended.
+    pub(super) fn user_content(&self, mut input: MessageContent) -> MessageContent {
+        if let Some(reminder) = &self.pending_reminder {
+            input.push_text(system_reminder(reminder));
+        }
+        input
+    }
+
+    /// Maps a cycle error; a cancelled turn gets the session a fresh token.
+    pub(super) fn turn_failed(&mut self, err: agcore_llm::LlmError) -> AgentError {
+        let err = AgentError::from_llm(err);
+        if matches!(err, AgentError::Cancelled) {
+            self.cancel = CancellationToken::new();
+        }
+        tracing::warn!(error = %err, "turn failed");
+        err
+    }
+
+    /// Fires `OnTurnEnd` and commits the turn's messages.
+    pub(super) async fn end_turn(
+        &mut self,
+        mut cycle: LlmCycle,
+        response: &ChatResponse,
+    ) -> Result<(), AgentError> {
+        let end = HookContext::new(HookEvent::OnTurnEnd)
+            .with_turn_index(self.turn_index)
+            .with_response(response);
+        let verdict = self
+            .bundle
+            .hook_executor
+            .execute(HookEvent::OnTurnEnd, &end)
+            .await;
+        verdict.into_result().map_err(AgentError::from_llm)?;
+        self.history = cycle.take_messages();
+        self.pending_reminder = None;
+        self.turn_index += 1;
+        Ok(())
+    }
+}

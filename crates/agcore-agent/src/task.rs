@@ -1,0 +1,155 @@
+use std::sync::Arc;
+
+use agcore_llm::{HookContext, HookEvent};
+use async_trait::async_trait;
+
+use crate::{AgentError, AgentSession, JsonPlanParser, Plan, PlanParser};
+
+/// An agent that turns a goal into a [`Plan`] and carries it out step by step.
+#[async_trait]
+pub trait TaskAgent: Send {
+    /// Drafts a plan for `goal` and executes it; returns the plan with every
+    /// step's final status.
+    ///
+    /// # Errors
+    /// [`AgentError::PlanParse`] when no plan can be read from the model;
+    /// the errors of [`TaskAgent::execute_plan`].
+    async fn run(&mut self, goal: &str) -> Result<Plan, AgentError>;
+
+    /// Executes the pending steps of `plan` in order and returns it.
+    ///
+    /// A failed step is recorded in its status; whether the remaining steps
+    /// run depends on the agent's policy.
+    ///
+    /// # Errors
+    /// Errors that stop the whole plan (a blocking `OnPlanStepComplete` hook,
+    /// an illegal state transition).
+    async fn execute_plan(&mut self, plan: Plan) -> Result<Plan, AgentError>;
+}
+
+/// What a [`PlanningAgent`] does after a step fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum FailurePolicy {
+    /// Skip every remaining step (the default).
+    #[default]
+    Stop,
+    /// Go on with the next step.
+    Continue,
+}
+
+/// The default planning instruction; `{goal}` is replaced by the goal.
+pub const DEFAULT_PLANNING_PROMPT: &str = "Break the following goal into a short list of concrete steps. \
+Answer with JSON only, in this shape: {\"steps\": [{\"description\": \"...\"}]}\n\nGoal: {goal}";
+
+/// The reference [`TaskAgent`]: drafts the plan with the model through its
+/// session, parses it with a [`PlanParser`] (default [`JsonPlanParser`]), runs
+/// each step as one [`AgentSession::submit_turn`], and fires
+/// `OnPlanStepComplete` with `plan_step_index` after each step.
+pub struct PlanningAgent {
+    session: AgentSession,
+    parser: Arc<dyn PlanParser>,
+    policy: FailurePolicy,
+    planning_prompt: String,
+}
+
+impl std::fmt::Debug for PlanningAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanningAgent")
+            .field("session", &self.session)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PlanningAgent {
+    /// A planning agent over `session` with the JSON parser and [`FailurePolicy::Stop`].
+    pub fn new(session: AgentSession) -> Self {
+        Self {
+            session,
+            parser: Arc::new(JsonPlanParser),
+            policy: FailurePolicy::Stop,
+            planning_prompt: DEFAULT_PLANNING_PROMPT.to_owned(),
+        }
+    }
+
+    /// Uses another plan parser.
+    pub fn with_parser(mut self, parser: Arc<dyn PlanParser>) -> Self {
+        self.parser = parser;
+        self
+    }
+
+    /// Sets the failure policy.
+    pub fn with_policy(mut self, policy: FailurePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the planning instruction (`{goal}` is replaced by the goal).
+    pub fn with_planning_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.planning_prompt = prompt.into();
+        self
+    }
+
+    /// The underlying session (history, cost, session memory).
+    pub fn session(&self) -> &AgentSession {
+        &self.session
+    }
+
+    /// Consumes the agent, returning its session.
+    pub fn into_session(self) -> AgentSession {
+        self.session
+    }
+
+    /// Asks the model for a plan for `goal` and parses it.
+    ///
+    /// # Errors
+    /// The errors of `submit_turn`; [`AgentError::PlanParse`].
+    pub async fn draft_plan(&mut self, goal: &str) -> Result<Plan, AgentError> {
+        let prompt = self.planning_prompt.replace("{goal}", goal);
+        let response = self.session.submit_turn(prompt).await?;
+        self.parser.parse(&response.text(), goal).await
+    }
+
+    async fn step_complete(&self, index: usize) -> Result<(), AgentError> {
+        let ctx = HookContext::new(HookEvent::OnPlanStepComplete).with_plan_step_index(index);
+        self.session
+            .bundle()
+            .hook_executor
+            .execute(HookEvent::OnPlanStepComplete, &ctx)
+            .await
+            .into_result()
+            .map_err(AgentError::from_llm)
+    }
+}
+
+#[async_trait]
+impl TaskAgent for PlanningAgent {
+    async fn run(&mut self, goal: &str) -> Result<Plan, AgentError> {
+        let plan = self.draft_plan(goal).await?;
+        self.execute_plan(plan).await
+    }
+
+    async fn execute_plan(&mut self, mut plan: Plan) -> Result<Plan, AgentError> {
+        let total = plan.steps.len();
+        let mut stop = false;
+        for step in plan.steps.iter_mut().filter(|s| s.status.is_pending()) {
+            if stop {
+                step.skip()?;
+                continue;
+            }
+            step.start()?;
+            let input = format!("Step {} of {total}: {}", step.index + 1, step.description);
+            match self.session.submit_turn(input).await {
+                Ok(response) => step.complete(response)?,
+                Err(err) => {
+                    tracing::warn!(step = step.index, error = %err, "plan step failed");
+                    step.fail(err)?;
+                    stop = self.policy == FailurePolicy::Stop;
+                }
+            }
+            self.step_complete(step.index).await?;
+        }
+        Ok(plan)
+    }
+}
