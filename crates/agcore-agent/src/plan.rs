@@ -81,8 +81,8 @@ pub enum StepStatus {
     Pending,
     /// Running now.
     Running,
-    /// Finished, with the model's final response.
-    Completed(ChatResponse),
+    /// Finished, with the model's final response (boxed: it is large).
+    Completed(Box<ChatResponse>),
     /// Failed, with the error.
     Failed(AgentError),
     /// Not run.
@@ -149,7 +149,7 @@ impl Step {
     /// [`AgentError::InvalidTransition`] from any other state.
     pub fn complete(&mut self, response: ChatResponse) -> Result<(), AgentError> {
         let ok = matches!(self.status, StepStatus::Running);
-        self.transition(StepStatus::Completed(response), ok)
+        self.transition(StepStatus::Completed(Box::new(response)), ok)
     }
 
     /// `Running → Failed(error)`.

@@ -75,10 +75,10 @@ fn find_json_object(raw: &str) -> Result<Value, AgentError> {
     }
     let mut candidates: Vec<&str> = vec![trimmed];
     candidates.extend(fenced_blocks(raw));
-    if let (Some(start), Some(end)) = (raw.find('{'), raw.rfind('}')) {
-        if let Some(span) = raw.get(start..=end) {
-            candidates.push(span);
-        }
+    if let (Some(start), Some(end)) = (raw.find('{'), raw.rfind('}'))
+        && let Some(span) = raw.get(start..=end)
+    {
+        candidates.push(span);
     }
     let mut first_error = None;
     for candidate in candidates

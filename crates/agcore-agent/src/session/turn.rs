@@ -59,13 +59,13 @@ impl AgentSession {
                 self.session_id, config.max_turns
             )));
         }
-        if let Some(ttl) = config.session_ttl {
-            if self.age() >= ttl {
-                return Err(AgentError::LimitExceeded(format!(
-                    "session `{}` expired: older than its TTL of {ttl:?}",
-                    self.session_id
-                )));
-            }
+        if let Some(ttl) = config.session_ttl
+            && self.age() >= ttl
+        {
+            return Err(AgentError::LimitExceeded(format!(
+                "session `{}` expired: older than its TTL of {ttl:?}",
+                self.session_id
+            )));
         }
         let start = HookContext::new(HookEvent::OnTurnStart).with_turn_index(self.turn_index);
         let verdict = self
