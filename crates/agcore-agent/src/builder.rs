@@ -1,17 +1,19 @@
 use std::sync::Arc;
 
 use agcore_llm::{HookExecutor, LlmProvider};
+use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
 use agcore_prompt::EnvironmentContext;
 use agcore_tools::{ToolRegistry, TypedTool};
 
+use crate::retrieve_tool::RetrieveTool;
 use crate::session_tools::{SessionMemoryGetTool, SessionMemorySetTool};
 use crate::{AgentConfig, AgentError, RuntimeBundle};
 
 /// Builds a [`RuntimeBundle`].
 ///
-/// The provider, tool registry and hook executor are required; memory, the
-/// base prompt, the environment layer and the session-memory tools are optional.
+/// The provider, tool registry and hook executor are required; memory, a
+/// retriever (which adds a `retrieve` tool), the base prompt, the environment layer and the session-memory tools are optional.
 ///
 /// # Examples
 ///
@@ -43,6 +45,7 @@ pub struct AgentBuilder {
     tool_registry: Option<Arc<ToolRegistry>>,
     hook_executor: Option<Arc<HookExecutor>>,
     memory_store: Option<Arc<dyn MemoryStore>>,
+    retriever: Option<Arc<MemoryRetriever>>,
     session_memory_backend: Option<Arc<dyn MemoryStore>>,
     base_prompt: Option<String>,
     environment: Option<EnvironmentContext>,
@@ -88,6 +91,12 @@ impl AgentBuilder {
     /// Long-lived memory.
     pub fn memory_store(mut self, store: Arc<dyn MemoryStore>) -> Self {
         self.memory_store = Some(store);
+        self
+    }
+
+    /// A retriever; when set, a `retrieve` tool that searches it is registered.
+    pub fn retriever(mut self, retriever: Arc<MemoryRetriever>) -> Self {
+        self.retriever = Some(retriever);
         self
     }
 
@@ -157,8 +166,12 @@ impl AgentBuilder {
                 SessionMemoryGetTool::new(Arc::clone(&session_memory_store)).into_tool(),
             )?;
         }
+        if let Some(retriever) = &self.retriever {
+            tool_registry.register(RetrieveTool::new(Arc::clone(retriever)).into_tool())?;
+        }
         let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
         bundle.memory_store = self.memory_store;
+        bundle.retriever = self.retriever;
         bundle.session_memory_store = session_memory_store;
         bundle.has_session_memory_backend = has_backend;
         bundle.base_prompt = self.base_prompt;

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use agcore_llm::{HookExecutor, LlmProvider};
+use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
 use agcore_prompt::EnvironmentContext;
 use agcore_tools::ToolRegistry;
@@ -20,6 +21,8 @@ pub struct RuntimeBundle {
     pub hook_executor: Arc<HookExecutor>,
     /// Long-lived memory, when the application has one.
     pub memory_store: Option<Arc<dyn MemoryStore>>,
+    /// The retriever behind the `retrieve` tool, when one was given.
+    pub retriever: Option<Arc<MemoryRetriever>>,
     /// Where session memories live: the configured backend, or one in-memory
     /// store shared by this bundle's sessions (each in its own namespace).
     pub session_memory_store: Arc<dyn MemoryStore>,
@@ -39,6 +42,7 @@ impl std::fmt::Debug for RuntimeBundle {
             .field("provider", &self.provider.name())
             .field("tools", &self.tool_registry.names())
             .field("has_memory_store", &self.memory_store.is_some())
+            .field("has_retriever", &self.retriever.is_some())
             .field(
                 "has_session_memory_backend",
                 &self.has_session_memory_backend,
@@ -61,6 +65,7 @@ impl RuntimeBundle {
             tool_registry,
             hook_executor,
             memory_store: None,
+            retriever: None,
             session_memory_store: Arc::new(InMemoryStore::new()),
             has_session_memory_backend: false,
             base_prompt: None,
