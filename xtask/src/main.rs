@@ -1,1 +1,80 @@
-fn main() {}
+//! Project automation for the agcore workspace, run as `cargo xtask <command>`
+//! (the alias lives in `.cargo/config.toml`).
+//!
+//! Commands:
+//! - `check`: rustfmt check, clippy with `-D warnings` on all targets and features,
+//!   the workspace tests, `cargo doc` with `-D warnings`, and
+//!   `cargo deny --offline check licenses bans sources` when cargo-deny is installed;
+//!   stops at the first failing step unless `--keep-going` is given.
+//! - `test`: only the workspace tests.
+//! - `ci`: `scripts/services.sh start`, then `check` with `AGCORE_REQUIRE_SERVICES=1`,
+//!   then `scripts/services.sh stop` (also when `check` fails).
+//! - `bench [--quick] [FILTER]`: the criterion benches, then a summary table;
+//!   `bench --report` only prints the summary of the results already on disk.
+//!
+//! Test steps load `KEY=VALUE` lines from `.services/env` when that file exists (written by
+//! `scripts/services.sh start`), so tests find the local servers without manual exports.
+
+#![allow(clippy::print_stdout)]
+
+mod bench;
+mod check;
+mod report;
+mod step;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  check [--keep-going]  fmt --check, clippy -D warnings, tests, doc -D warnings, cargo-deny
+                        (stops at the first failing step unless --keep-going)
+  test                  workspace tests (env from .services/env when present)
+  ci                    services start, check with AGCORE_REQUIRE_SERVICES=1, services stop
+  bench [--quick] [F]   criterion benches (optionally filtered by F), then a summary table
+  bench --report        summary table of the criterion results already on disk
+  help                  this text";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (command, rest) = match args.split_first() {
+        Some((command, rest)) => (command.as_str(), rest),
+        None => ("help", &[][..]),
+    };
+    let result = match command {
+        "check" => match rest {
+            [] => check::check(&step::Context::new(), false),
+            [flag] if flag == "--keep-going" => check::check(&step::Context::new(), true),
+            _ => Err(format!(
+                "`check` takes only --keep-going (got {rest:?})\n\n{USAGE}"
+            )),
+        },
+        "test" => no_args(command, rest).and_then(|()| check::test(&step::Context::new())),
+        "ci" => no_args(command, rest).and_then(|()| check::ci()),
+        "bench" => bench::BenchArgs::parse(rest).and_then(|args| bench::bench(&args)),
+        "help" | "-h" | "--help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: FAILED: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Rejects extra arguments for commands that take none.
+fn no_args(command: &str, rest: &[String]) -> Result<(), String> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{command}` takes no arguments (got {rest:?})\n\n{USAGE}"
+        ))
+    }
+}

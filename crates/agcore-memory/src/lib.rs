@@ -1,19 +1,66 @@
-//! Memory for agcore agents.
+//! Memory for agcore agents: a pluggable store, conversation history, an
+//! LLM-Wiki knowledge base and keyword retrieval — no embeddings.
 //!
-//! - [`MemoryStore`]: the storage abstraction (upsert, get, delete, list, search).
-//! - [`MemoryItem`], [`MemoryFilter`], [`SearchOptions`], [`ScoredItem`]: its data.
+//! - [`MemoryStore`]: the storage abstraction (upsert, get, delete, list,
+//!   count, full-text search), `Send + Sync` and async. [`InMemoryStore`] is
+//!   the default (inverted index + BM25, [`EvictionConfig`] TTL / capacity);
+//!   `SqliteStore` (feature `sqlite`) persists with an FTS5 index.
+//! - [`ConversationMemory`]: per-session chat history with sliding-window or
+//!   full strategies, capacity eviction and tool-result compaction.
+//! - [`KnowledgeStore`]: wiki pages with an index, backlinks, a change log
+//!   and Markdown export/import.
+//! - [`retriever`]: keyword extraction (CJK bigrams), the [`TextOverlap`](retriever::TextOverlap)
+//!   and [`Bm25`](retriever::Bm25) scorers, and the [`MemoryRetriever`].
 //! - [`MemoryError`]: every failure, with [`MemoryError::is_recoverable`].
+//! - `testkit` (feature `testkit`): the conformance suite every backend passes.
+//!
+//! # Examples
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use agcore_memory::{InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
+//!
+//! let store: Arc<dyn MemoryStore> = Arc::new(InMemoryStore::new());
+//! store.save(MemoryItem::new("pref:style", "The user prefers concise answers")).await?;
+//! store.save(MemoryItem::new("pref:lang", "用户喜欢用中文交流")).await?;
+//!
+//! let hits = store.search("concise answers", &SearchOptions::default()).await?;
+//! assert_eq!(hits[0].item.id, "pref:style");
+//! let hits = store.search("中文", &SearchOptions::default()).await?;
+//! assert_eq!(hits[0].item.id, "pref:lang");
+//! assert_eq!(store.count(&MemoryFilter::with_prefix("pref:")).await?, 2);
+//! # Ok::<(), agcore_memory::MemoryError>(()) }).unwrap();
+//! ```
 
+mod conversation;
 mod error;
 mod eviction;
+mod in_memory;
+pub mod knowledge;
+pub mod long_term;
 pub mod retriever;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 mod store;
+#[cfg(any(test, feature = "testkit"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "testkit")))]
+pub mod testkit;
 mod types;
 
+pub use conversation::{
+    CONVERSATION_PREFIX, ConversationMemory, ConversationMemoryConfig, MAX_SESSION_ID_BYTES,
+    StoredMessage,
+};
 pub use error::MemoryError;
 pub use eviction::{EvictionConfig, EvictionPolicy};
+pub use in_memory::InMemoryStore;
+pub use knowledge::{KnowledgeStore, LogAction, LogEntry, ScoredPage};
+pub use retriever::{MemoryRetriever, RetrievalResult, RetrieverConfig};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
 pub use store::{MemoryStore, ScoredItem, SearchOptions};
-pub use types::{validate_id, 
+pub use types::{
     KnowledgePage, MAX_CONTENT_BYTES, MAX_ID_BYTES, MemoryFilter, MemoryItem, MemoryStrategy,
-    PageIndexEntry,
+    PageIndexEntry, validate_id,
 };

@@ -161,18 +161,22 @@ impl MemoryFilter {
     /// `since`, a metadata key is empty, or a metadata value is an array or object.
     pub fn validate(&self) -> Result<(), MemoryError> {
         if self.limit == Some(0) {
-            return Err(MemoryError::InvalidInput("filter limit must be at least 1".into()));
+            return Err(MemoryError::InvalidInput(
+                "filter limit must be at least 1".into(),
+            ));
         }
-        if let (Some(since), Some(until)) = (self.since, self.until) {
-            if until <= since {
-                return Err(MemoryError::InvalidInput(format!(
-                    "filter `until` ({until}) must be after `since` ({since})"
-                )));
-            }
+        if let (Some(since), Some(until)) = (self.since, self.until)
+            && until <= since
+        {
+            return Err(MemoryError::InvalidInput(format!(
+                "filter `until` ({until}) must be after `since` ({since})"
+            )));
         }
         for (key, value) in &self.metadata {
             if key.is_empty() {
-                return Err(MemoryError::InvalidInput("metadata filter key must not be empty".into()));
+                return Err(MemoryError::InvalidInput(
+                    "metadata filter key must not be empty".into(),
+                ));
             }
             if value.is_array() || value.is_object() {
                 return Err(MemoryError::InvalidInput(format!(
@@ -185,10 +189,10 @@ impl MemoryFilter {
 
     /// Whether `item` satisfies every condition except `limit`.
     pub fn matches(&self, item: &MemoryItem) -> bool {
-        if let Some(prefix) = &self.prefix {
-            if !item.id.starts_with(prefix.as_str()) {
-                return false;
-            }
+        if let Some(prefix) = &self.prefix
+            && !item.id.starts_with(prefix.as_str())
+        {
+            return false;
         }
         if self.since.is_some_and(|since| item.created_at < since) {
             return false;
@@ -226,6 +230,55 @@ pub struct KnowledgePage {
     pub updated_at: DateTime<Utc>,
 }
 
+impl KnowledgePage {
+    /// A page created and updated now, without tags or references.
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        summary: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        let now = Utc::now();
+        Self {
+            id: id.into(),
+            title: title.into(),
+            summary: summary.into(),
+            content: content.into(),
+            tags: Vec::new(),
+            references: Vec::new(),
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// Sets the tags.
+    pub fn with_tags<I, S>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the ids of the pages this page links to.
+    pub fn with_references<I, S>(mut self, references: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.references = references.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets both timestamps.
+    pub fn with_timestamps(mut self, created_at: DateTime<Utc>, updated_at: DateTime<Utc>) -> Self {
+        self.created_at = created_at;
+        self.updated_at = updated_at;
+        self
+    }
+}
+
 /// One line of the knowledge store's index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageIndexEntry {
@@ -242,7 +295,7 @@ pub struct PageIndexEntry {
     pub updated_at: DateTime<Utc>,
 }
 
-/// How [`ConversationMemory`](crate) keeps history.
+/// How a [`ConversationMemory`](crate::ConversationMemory) keeps history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]

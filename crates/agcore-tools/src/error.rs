@@ -9,6 +9,9 @@ pub enum ToolError {
     /// No tool with this name is registered.
     #[error("tool not found: {0}")]
     NotFound(String),
+    /// The tool name is not `^[a-zA-Z0-9_-]{1,64}$`, which the OpenAI API requires.
+    #[error("invalid tool name `{0}`: use 1 to 64 ASCII letters, digits, `_` or `-`")]
+    InvalidName(String),
     /// A tool with this name is registered already.
     #[error("tool already registered: {0}")]
     AlreadyRegistered(String),
@@ -57,12 +60,31 @@ pub enum ToolError {
     /// The call was cancelled through its [`crate::ToolContext`].
     #[error("tool `{0}` was cancelled")]
     Cancelled(String),
+    /// A tool's parameter schema is not a valid JSON Schema (found when the
+    /// tool is registered).
+    #[error("tool `{tool}` has an invalid parameter schema: {message}")]
+    InvalidSchema {
+        /// Tool name.
+        tool: String,
+        /// What the schema compiler reported.
+        message: String,
+    },
+    /// A permission rule's tool-name glob does not parse.
+    #[error("invalid permission pattern `{pattern}`: {message}")]
+    InvalidPattern {
+        /// The glob as given.
+        pattern: String,
+        /// What the glob parser reported.
+        message: String,
+    },
 }
 
 impl ToolError {
     /// Whether the model (or caller) may usefully try again: invalid arguments,
     /// timeouts and execution failures are recoverable; a missing tool, a
-    /// denied permission, a dead MCP server and cancellation are not.
+    /// denied permission, a dead MCP server, cancellation and configuration
+    /// errors (invalid name, schema or permission pattern, duplicate name) are
+    /// not.
     pub fn is_recoverable(&self) -> bool {
         matches!(
             self,

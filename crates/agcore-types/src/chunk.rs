@@ -71,9 +71,14 @@ pub struct ChunkChoice {
 /// The incremental part of a message.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ChunkDelta {
-    /// Role, usually only on the first chunk.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<Role>,
+    /// Role: absent, `null` (llama.cpp sends it on every chunk) or set,
+    /// usually only on the first chunk.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    pub role: Option<Option<Role>>,
     /// Text to append: absent, `null` or a string.
     #[serde(
         default,
@@ -88,9 +93,14 @@ pub struct ChunkDelta {
         with = "::serde_with::rust::double_option"
     )]
     pub reasoning_content: Option<Option<String>>,
-    /// Tool-call fragments, assembled by `index`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<ToolCallDelta>>,
+    /// Tool-call fragments, assembled by `index`: absent, `null` (llama.cpp)
+    /// or a list.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    pub tool_calls: Option<Option<Vec<ToolCallDelta>>>,
     /// Fields not named above (e.g. `refusal`, legacy `function_call`).
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -105,6 +115,19 @@ impl ChunkDelta {
     /// The reasoning fragment, if any.
     pub fn reasoning(&self) -> Option<&str> {
         self.reasoning_content.as_ref().and_then(|c| c.as_deref())
+    }
+
+    /// The role, if set.
+    pub fn role(&self) -> Option<Role> {
+        self.role.flatten()
+    }
+
+    /// The tool-call fragments (empty when absent or `null`).
+    pub fn tool_calls(&self) -> &[ToolCallDelta] {
+        self.tool_calls
+            .as_ref()
+            .and_then(|c| c.as_deref())
+            .unwrap_or_default()
     }
 }
 

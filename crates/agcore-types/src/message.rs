@@ -276,7 +276,9 @@ mod tests {
     #[test]
     fn image_parts_are_skipped_by_text() {
         let msg = ChatMessage::user_parts(vec![
-            ContentPart::Text { text: "look".into() },
+            ContentPart::Text {
+                text: "look".into(),
+            },
             ContentPart::ImageUrl {
                 image_url: ImageUrl {
                     url: "https://example.com/a.png".into(),

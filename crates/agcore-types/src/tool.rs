@@ -149,7 +149,12 @@ mod tests {
     #[test]
     fn parses_typed_arguments() {
         let call = ToolCall::new("c", "weather", r#"{"city":"上海"}"#);
-        assert_eq!(call.parse_arguments::<Args>().unwrap(), Args { city: "上海".into() });
+        assert_eq!(
+            call.parse_arguments::<Args>().unwrap(),
+            Args {
+                city: "上海".into()
+            }
+        );
     }
 
     #[test]

@@ -1,0 +1,270 @@
+//! [`InMemoryStore`]: the default [`MemoryStore`], in process memory.
+
+mod index;
+
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use async_trait::async_trait;
+use chrono::Utc;
+
+use crate::retriever::{Bm25, rank_items, unique_keywords, validate_search_options};
+use crate::{
+    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
+    SearchOptions, validate_id,
+};
+use index::{Analyzed, Index};
+
+/// A thread-safe, volatile [`MemoryStore`] (memory design §3.3, §4.2, §5.5).
+///
+/// Items live in a `HashMap`-like slot table guarded by one `RwLock` (never
+/// held across an `.await`), beside three indexes: ids (ordered, so a prefix
+/// is a range scan), creation time (list order and eviction) and an inverted
+/// index of terms with their frequencies, so [`MemoryStore::search`] scores
+/// with BM25 only the items holding a query term instead of scanning all.
+///
+/// [`EvictionConfig`] is applied after every `check_interval` writes: TTL drops
+/// items with `created_at` at or before `now − ttl`; capacity drops the oldest
+/// by `created_at`, then id, until `max_items` remain.
+///
+/// # Examples
+/// ```
+/// # tokio_test_block_on(async {
+/// use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
+/// let store = InMemoryStore::new();
+/// store.save(MemoryItem::new("note:1", "The user prefers short answers")).await?;
+/// let hits = store.search("short answers", &SearchOptions::default()).await?;
+/// assert_eq!(hits[0].item.id, "note:1");
+/// # Ok::<(), agcore_memory::MemoryError>(()) });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub struct InMemoryStore {
+    inner: RwLock<Index>,
+    eviction: EvictionConfig,
+    bm25: Bm25,
+}
+
+impl Default for InMemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for InMemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let len = self.inner.read().map(|i| i.len()).unwrap_or(0);
+        f.debug_struct("InMemoryStore")
+            .field("items", &len)
+            .field("eviction", &self.eviction)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InMemoryStore {
+    /// An empty store that never evicts.
+    pub fn new() -> Self {
+        Self::with_eviction(EvictionConfig::none())
+    }
+
+    /// An empty store applying `config` (a `check_interval` of 0 counts as 1).
+    pub fn with_eviction(config: EvictionConfig) -> Self {
+        Self {
+            inner: RwLock::new(Index::default()),
+            eviction: config,
+            bm25: Bm25::default(),
+        }
+    }
+
+    /// Uses `bm25` (its k1 and b) for [`MemoryStore::search`].
+    pub fn with_bm25(mut self, bm25: Bm25) -> Self {
+        self.bm25 = bm25;
+        self
+    }
+
+    /// The eviction configuration.
+    pub fn eviction(&self) -> &EvictionConfig {
+        &self.eviction
+    }
+
+    /// Searches by listing every candidate and ranking it with
+    /// [`rank_items`]: the linear-scan baseline the indexed
+    /// [`MemoryStore::search`] is measured against. Same results, slower.
+    ///
+    /// # Errors
+    /// As [`MemoryStore::search`].
+    pub async fn linear_scan_search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        let mut filter = options.filter.clone();
+        filter.limit = None;
+        let candidates = self.list(&filter).await?;
+        rank_items(query, candidates, options)
+    }
+
+    /// Applies the eviction policy now, whatever the write count; returns how
+    /// many items were dropped.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the lock is poisoned.
+    pub fn evict_now(&self) -> Result<usize, MemoryError> {
+        let mut inner = self.write()?;
+        Ok(self.evict(&mut inner))
+    }
+
+    fn read(&self) -> Result<RwLockReadGuard<'_, Index>, MemoryError> {
+        self.inner
+            .read()
+            .map_err(|_| MemoryError::Storage("in-memory store lock poisoned".into()))
+    }
+
+    fn write(&self) -> Result<RwLockWriteGuard<'_, Index>, MemoryError> {
+        self.inner
+            .write()
+            .map_err(|_| MemoryError::Storage("in-memory store lock poisoned".into()))
+    }
+
+    /// Counts `writes` and evicts when `check_interval` is reached.
+    fn after_writes(&self, inner: &mut Index, writes: usize) {
+        inner.writes_since_check = inner.writes_since_check.saturating_add(writes);
+        if inner.writes_since_check >= self.eviction.check_interval.max(1) {
+            inner.writes_since_check = 0;
+            self.evict(inner);
+        }
+    }
+
+    fn evict(&self, inner: &mut Index) -> usize {
+        let victims = match &self.eviction.policy {
+            EvictionPolicy::Ttl { ttl_secs } => {
+                let ttl = i64::try_from(*ttl_secs)
+                    .ok()
+                    .and_then(chrono::Duration::try_seconds);
+                match ttl.and_then(|ttl| Utc::now().checked_sub_signed(ttl)) {
+                    Some(cutoff) => inner.created_up_to(cutoff),
+                    None => Vec::new(),
+                }
+            }
+            EvictionPolicy::Capacity { max_items } => {
+                inner.oldest(inner.len().saturating_sub(*max_items))
+            }
+            _ => Vec::new(),
+        };
+        for id in &victims {
+            inner.remove(id);
+        }
+        if !victims.is_empty() {
+            tracing::debug!(store = "in_memory", evicted = victims.len(), "eviction");
+        }
+        victims.len()
+    }
+}
+
+/// Content size above which tokenising moves to the blocking thread pool.
+const BLOCKING_ANALYSIS_BYTES: usize = 256 * 1024;
+
+/// Tokenises items for the index; large batches run on tokio's blocking pool
+/// (when a tokio runtime is present) so the async workers stay free.
+async fn analyze(items: Vec<MemoryItem>) -> Result<Vec<Analyzed>, MemoryError> {
+    let bytes: usize = items.iter().map(|i| i.content.len()).sum();
+    let work = move || items.into_iter().map(Analyzed::new).collect::<Vec<_>>();
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if bytes > BLOCKING_ANALYSIS_BYTES => handle
+            .spawn_blocking(work)
+            .await
+            .map_err(|e| MemoryError::Storage(format!("indexing task failed: {e}"))),
+        _ => Ok(work()),
+    }
+}
+
+#[async_trait]
+impl MemoryStore for InMemoryStore {
+    async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
+        item.validate()?;
+        let analyzed = analyze(vec![item]).await?;
+        let mut inner = self.write()?;
+        for a in analyzed {
+            inner.insert(a);
+        }
+        self.after_writes(&mut inner, 1);
+        Ok(())
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
+        validate_id(id)?;
+        Ok(self.read()?.get(id).cloned())
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), MemoryError> {
+        validate_id(id)?;
+        self.write()?.remove(id);
+        Ok(())
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryItem>, MemoryError> {
+        filter.validate()?;
+        let limit = filter.limit.unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        self.read()?.scan(filter, |item| {
+            out.push(item.clone());
+            out.len() < limit
+        });
+        Ok(out)
+    }
+
+    async fn save_many(&self, items: Vec<MemoryItem>) -> Result<(), MemoryError> {
+        for item in &items {
+            item.validate()?;
+        }
+        let analyzed = analyze(items).await?;
+        let writes = analyzed.len();
+        let mut inner = self.write()?;
+        for a in analyzed {
+            inner.insert(a);
+        }
+        self.after_writes(&mut inner, writes);
+        Ok(())
+    }
+
+    async fn count(&self, filter: &MemoryFilter) -> Result<usize, MemoryError> {
+        let mut filter = filter.clone();
+        filter.limit = None;
+        filter.validate()?;
+        let filter = &filter;
+        let inner = self.read()?;
+        let unfiltered = filter.prefix.is_none()
+            && filter.since.is_none()
+            && filter.until.is_none()
+            && filter.metadata.is_empty();
+        if unfiltered {
+            return Ok(inner.len());
+        }
+        let mut n = 0;
+        inner.scan(filter, |_| {
+            n += 1;
+            true
+        });
+        Ok(n)
+    }
+
+    async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        validate_search_options(options)?;
+        let terms = unique_keywords(query);
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hits = self.read()?.search(&self.bm25, &terms, options);
+        tracing::trace!(
+            store = "in_memory",
+            terms = terms.len(),
+            hits = hits.len(),
+            "search"
+        );
+        Ok(hits)
+    }
+}

@@ -1,0 +1,211 @@
+//! The storage contract of long-term memory ([`LongTermBackend`]).
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+pub use super::records::{
+    DialogueTurn, HistoryEntry, HistoryReason, MaintenanceReport, SaveOutcome, ScoredEntry,
+    UsageLogRow, UsageRecord,
+};
+pub use super::requests::{ArchivedFilter, ListOrder, ListRequest, SearchRequest};
+use super::weights::WeightRules;
+use crate::MemoryError;
+
+/// Storage of long-term memories, confined per call to one [`MemoryScope`].
+///
+/// Every method takes the scope and touches only that scope's rows: an id of
+/// another scope behaves exactly as an id that does not exist. Callers use
+/// [`ScopedMemory`](super::ScopedMemory), which fixes the scope once.
+/// Implementations must be `Send + Sync`; none blocks the async runtime.
+/// Scopes and inputs are validated by the caller ([`ScopedMemory`](super::ScopedMemory)).
+#[async_trait]
+pub trait LongTermBackend: Send + Sync + std::fmt::Debug {
+    /// Saves `new` (already validated) at `now`. If an entry of `scope` has the
+    /// same [`content_key`](super::content_key), that entry is updated instead
+    /// (new text, title, description and type; tags merged; metadata merged,
+    /// new keys winning; weight the larger; un-archived).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn save(
+        &self,
+        scope: &MemoryScope,
+        new: NewMemory,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, MemoryError>;
+
+    /// Applies `update` to entry `id` of `scope`. A content change writes the
+    /// old text to the history with `reason`.
+    ///
+    /// # Errors
+    /// [`MemoryError::NotFound`] when `scope` has no entry `id`;
+    /// [`MemoryError::AlreadyExists`] when the new content equals another
+    /// entry's of the scope; [`MemoryError::Storage`].
+    async fn update(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+        update: MemoryUpdate,
+        reason: HistoryReason,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<MemoryEntry, MemoryError>;
+
+    /// Deletes entry `id` of `scope`, keeping its text in the history.
+    /// `Ok(false)` when the scope has no such entry.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn delete(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, MemoryError>;
+
+    /// Entry `id` of `scope`, `None` when absent.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError>;
+
+    /// The entry of `scope` whose content has this [`content_key`](super::content_key).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn find_by_key(
+        &self,
+        scope: &MemoryScope,
+        key: &str,
+    ) -> Result<Option<MemoryEntry>, MemoryError>;
+
+    /// Previous texts of entry `id` (also after deletion), oldest first.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn history(&self, scope: &MemoryScope, id: i64)
+    -> Result<Vec<HistoryEntry>, MemoryError>;
+
+    /// BM25 search of `query` (literal text; CJK as character bigrams) over
+    /// name, content and description. Best first, ties by id; a query without
+    /// keywords gives no hits.
+    ///
+    /// # Errors
+    /// [`MemoryError::RetrievalError`] or [`MemoryError::Storage`].
+    async fn search(
+        &self,
+        scope: &MemoryScope,
+        query: &str,
+        request: &SearchRequest,
+    ) -> Result<Vec<ScoredEntry>, MemoryError>;
+
+    /// The entries of `scope` passing `request`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn list(
+        &self,
+        scope: &MemoryScope,
+        request: &ListRequest,
+    ) -> Result<Vec<MemoryEntry>, MemoryError>;
+
+    /// Logs `record` to the usage log and updates use counts and weights
+    /// ([`WeightRules::after_use`]); returns the number of entries updated.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn record_use(
+        &self,
+        scope: &MemoryScope,
+        record: UsageRecord,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError>;
+
+    /// The usage-log rows of entry `id` of `scope`, oldest first.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn usage_log(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+    ) -> Result<Vec<UsageLogRow>, MemoryError>;
+
+    /// Archives the active entries of `scope` with weight below `threshold`;
+    /// returns how many.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn archive_below(
+        &self,
+        scope: &MemoryScope,
+        threshold: f64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError>;
+
+    /// Age decay ([`WeightRules::after_age`]) of every active entry, archiving
+    /// below `rules.archive_threshold`, purging applied buffer turns applied
+    /// before `purge_before`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn maintenance(
+        &self,
+        scope: &MemoryScope,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+        purge_before: DateTime<Utc>,
+    ) -> Result<MaintenanceReport, MemoryError>;
+
+    /// Appends a turn to the dialogue buffer of (`scope`, `session_id`).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn buffer_append(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        user_query: &str,
+        assistant_response: &str,
+        now: DateTime<Utc>,
+    ) -> Result<DialogueTurn, MemoryError>;
+
+    /// Unapplied turns of (`scope`, `session_id`), oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn buffer_pending(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<DialogueTurn>, MemoryError>;
+
+    /// Marks the unapplied turns of (`scope`, `session_id`) with id ≤ `up_to`
+    /// as applied; returns how many.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn buffer_mark_applied(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        up_to: i64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError>;
+
+    /// Every scope that holds entries or buffered turns (for maintenance jobs).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError>;
+
+    /// Flushes and releases resources; later calls fail with [`MemoryError::Storage`].
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] when closing fails.
+    async fn close(&self) -> Result<(), MemoryError>;
+}

@@ -1,0 +1,259 @@
+//! TOML configuration of the memory system: the `[memory]` and
+//! `[memory_agent]` sections of the memory-system plan (§2). Every key has a
+//! default; `config.example.toml` at the repository root documents them all.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::weights::WeightRules;
+
+mod agent;
+
+use crate::MemoryError;
+pub use agent::{ExtractConfig, MemoryAgentConfig, SummarizeConfig, parse_duration};
+
+/// The memory sections of a configuration file. Other top-level sections are
+/// ignored (they belong to other components); unknown keys inside the memory
+/// sections are errors.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct MemorySettings {
+    /// `[memory]`.
+    pub memory: MemoryConfig,
+    /// `[memory_agent]`.
+    pub memory_agent: MemoryAgentConfig,
+}
+
+impl MemorySettings {
+    /// Parses and validates a TOML document.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] with TOML's message (line and key) for
+    /// syntax errors, wrong types or unknown keys, or the failed check of
+    /// [`MemorySettings::validate`].
+    ///
+    /// # Examples
+    /// ```
+    /// use agcore_memory::long_term::MemorySettings;
+    /// let s = MemorySettings::from_toml_str("[memory.inject]\nmin_query_length = 8\n")?;
+    /// assert_eq!(s.memory.inject.min_query_length, 8);
+    /// assert_eq!(s.memory.long_term.max_return, 5);
+    /// # Ok::<(), agcore_memory::MemoryError>(())
+    /// ```
+    pub fn from_toml_str(text: &str) -> Result<Self, MemoryError> {
+        let settings: Self = toml::from_str(text)
+            .map_err(|e| MemoryError::InvalidInput(format!("memory configuration: {e}")))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks the values: weight rules, `0 ≤ min_confidence ≤ 1`, batch
+    /// size and `max_return` ≥ 1, a parsable timeout.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] naming the key.
+    pub fn validate(&self) -> Result<(), MemoryError> {
+        self.memory.long_term.weight_rules().validate()?;
+        let invalid = |m: &str| {
+            Err(MemoryError::InvalidInput(format!(
+                "memory configuration: {m}"
+            )))
+        };
+        if self.memory.long_term.max_return == 0 {
+            return invalid("memory.long_term.max_return must be ≥ 1");
+        }
+        let extract = &self.memory_agent.extract;
+        if !(0.0..=1.0).contains(&extract.min_confidence) {
+            return invalid("memory_agent.extract.min_confidence must be in [0, 1]");
+        }
+        if extract.batch_size == 0 || extract.max_facts == 0 {
+            return invalid("memory_agent.extract.batch_size and max_facts must be ≥ 1");
+        }
+        self.memory_agent.timeout()?;
+        Ok(())
+    }
+}
+
+/// `[memory]`: short-term and long-term memory and injection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MemoryConfig {
+    /// Master switch (default `true`).
+    pub enabled: bool,
+    /// Most conversation messages kept per session (default 50).
+    pub max_history: usize,
+    /// `[memory.short_term]`.
+    pub short_term: ShortTermConfig,
+    /// `[memory.long_term]`.
+    pub long_term: LongTermConfig,
+    /// `[memory.inject]`.
+    pub inject: InjectConfig,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_history: 50,
+            short_term: ShortTermConfig::default(),
+            long_term: LongTermConfig::default(),
+            inject: InjectConfig::default(),
+        }
+    }
+}
+
+/// `[memory.short_term]`: the session's working memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ShortTermConfig {
+    /// Most short-term items kept per session (default 20).
+    pub max_items: usize,
+    /// Compress the history once it exceeds this many tokens (default 4000).
+    pub compression_threshold: usize,
+}
+
+impl Default for ShortTermConfig {
+    fn default() -> Self {
+        Self {
+            max_items: 20,
+            compression_threshold: 4000,
+        }
+    }
+}
+
+/// Which long-term backend to open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum BackendKind {
+    /// [`SqliteLongTerm`](super::SqliteLongTerm) at `path` (feature `sqlite`; the default).
+    #[default]
+    Sqlite,
+    /// [`InMemoryLongTerm`](super::InMemoryLongTerm): nothing persists.
+    Memory,
+}
+
+/// `[memory.long_term]`: the store and its weight rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct LongTermConfig {
+    /// Long-term memory on (default `true`).
+    pub enabled: bool,
+    /// Backend (default `sqlite`).
+    pub backend: BackendKind,
+    /// SQLite file (default `memory/long_term.db`, relative to the working directory).
+    pub path: PathBuf,
+    /// Most memories returned by a prefetch or recall (default 5, spec §6.1).
+    pub max_return: usize,
+    /// Maintenance archives entries whose weight is below this (default 0.3).
+    pub archive_threshold: f64,
+    /// Applied dialogue-buffer turns are purged after this many days (default 7).
+    pub buffer_retention_days: u32,
+    /// `[memory.long_term.weights]`: the weight formulas.
+    pub weights: WeightRules,
+}
+
+impl Default for LongTermConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            backend: BackendKind::Sqlite,
+            path: PathBuf::from("memory/long_term.db"),
+            max_return: 5,
+            archive_threshold: WeightRules::default().archive_threshold,
+            buffer_retention_days: 7,
+            weights: WeightRules::default(),
+        }
+    }
+}
+
+impl LongTermConfig {
+    /// The weight rules with `archive_threshold` taken from this section.
+    pub fn weight_rules(&self) -> WeightRules {
+        WeightRules {
+            archive_threshold: self.archive_threshold,
+            ..self.weights
+        }
+    }
+
+    /// How long applied buffer turns are kept.
+    pub fn buffer_retention(&self) -> Duration {
+        Duration::from_secs(u64::from(self.buffer_retention_days) * 86_400)
+    }
+}
+
+/// When long-term memories are searched for a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum LongTermTrigger {
+    /// Every turn that passes the other rules (default).
+    #[default]
+    Always,
+    /// Only turns whose message contains one of `trigger_keywords`.
+    Keywords,
+}
+
+/// `[memory.inject]`: the rules for putting memories into the prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InjectConfig {
+    /// Inject nothing on the first turn of a session (default `true`).
+    pub first_round_empty: bool,
+    /// Recent short-term items injected (default 3).
+    pub short_term_count: usize,
+    /// When to search long-term memory (default `always`).
+    pub long_term_trigger: LongTermTrigger,
+    /// Keywords for `long_term_trigger = "keywords"` (case-insensitive substrings).
+    pub trigger_keywords: Vec<String>,
+    /// Messages shorter than this many characters (after trimming) inject nothing (default 4).
+    pub min_query_length: usize,
+    /// Most tokens of injected memory text (default 800).
+    pub token_budget: usize,
+}
+
+impl Default for InjectConfig {
+    fn default() -> Self {
+        Self {
+            first_round_empty: true,
+            short_term_count: 3,
+            long_term_trigger: LongTermTrigger::Always,
+            trigger_keywords: Vec::new(),
+            min_query_length: 4,
+            token_budget: 800,
+        }
+    }
+}
+
+impl InjectConfig {
+    /// Whether to search long-term memory for `query` when the session already
+    /// holds `prior_messages` messages (memory-system plan §3.3
+    /// `ShouldInjectMemory`): not on the first round when `first_round_empty`,
+    /// not for messages shorter than `min_query_length` characters, and with
+    /// the `keywords` trigger only when a keyword occurs.
+    pub fn should_inject(&self, query: &str, prior_messages: usize) -> bool {
+        if self.first_round_empty && prior_messages == 0 {
+            return false;
+        }
+        let query = query.trim();
+        if query.chars().count() < self.min_query_length {
+            return false;
+        }
+        match self.long_term_trigger {
+            LongTermTrigger::Always => true,
+            LongTermTrigger::Keywords => {
+                let lower = query.to_lowercase();
+                self.trigger_keywords
+                    .iter()
+                    .any(|k| !k.trim().is_empty() && lower.contains(&k.trim().to_lowercase()))
+            }
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! The long-term memory record ([`MemoryEntry`]), its kind ([`MemoryType`]),
+//! its owner ([`MemoryScope`]) and the write inputs ([`NewMemory`], [`MemoryUpdate`]).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::MemoryError;
+
+/// Longest agent name or user id, in bytes.
+pub const MAX_SCOPE_PART_BYTES: usize = 256;
+/// Longest memory content, in bytes (64 KiB: a memory is a fact, not a document).
+pub const MAX_ENTRY_CONTENT_BYTES: usize = 64 * 1024;
+
+/// The four kinds of long-term memory (long-term memory spec §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    /// The user: preferences, role, habits.
+    User,
+    /// Project knowledge: progress, decisions, constraints.
+    Project,
+    /// Feedback on the agent's behaviour: corrections and confirmations.
+    Feedback,
+    /// References: links to external resources and documents.
+    Reference,
+}
+
+impl MemoryType {
+    /// Every type, in declaration order.
+    pub const ALL: [Self; 4] = [Self::User, Self::Project, Self::Feedback, Self::Reference];
+
+    /// The stored name: `user`, `project`, `feedback` or `reference`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Project => "project",
+            Self::Feedback => "feedback",
+            Self::Reference => "reference",
+        }
+    }
+
+    /// Parses a stored name (case-insensitive, surrounding spaces ignored).
+    /// The fact-extraction aliases `preference` and `fact` mean
+    /// [`MemoryType::User`] (the memory-system plan's fact types).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for any other text.
+    pub fn parse(text: &str) -> Result<Self, MemoryError> {
+        match text.trim().to_lowercase().as_str() {
+            "user" | "preference" | "fact" => Ok(Self::User),
+            "project" => Ok(Self::Project),
+            "feedback" => Ok(Self::Feedback),
+            "reference" => Ok(Self::Reference),
+            other => Err(MemoryError::InvalidInput(format!(
+                "unknown memory type `{other}` (expected user, project, feedback or reference)"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The owner of a memory: one agent serving one user. Every long-term memory
+/// call is confined to one scope.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MemoryScope {
+    /// The agent's name (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
+    pub agent: String,
+    /// The user's id (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
+    pub user: String,
+}
+
+impl MemoryScope {
+    /// A scope; check it with [`MemoryScope::validate`].
+    pub fn new(agent: impl Into<String>, user: impl Into<String>) -> Self {
+        Self {
+            agent: agent.into(),
+            user: user.into(),
+        }
+    }
+
+    /// Checks both parts are non-empty, at most [`MAX_SCOPE_PART_BYTES`] and
+    /// free of control characters.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] naming the bad part.
+    pub fn validate(&self) -> Result<(), MemoryError> {
+        for (what, part) in [("agent name", &self.agent), ("user id", &self.user)] {
+            if part.trim().is_empty() {
+                return Err(MemoryError::InvalidInput(format!("{what} is empty")));
+            }
+            if part.len() > MAX_SCOPE_PART_BYTES {
+                return Err(MemoryError::InvalidInput(format!(
+                    "{what} is {} bytes (max {MAX_SCOPE_PART_BYTES})",
+                    part.len()
+                )));
+            }
+            if part.chars().any(char::is_control) {
+                return Err(MemoryError::InvalidInput(format!(
+                    "{what} contains control characters"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One long-term memory (spec §3.1 plus the weight, tags, archive flag and
+/// usage counters of the memory-system plan, Phase 1.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// Row id, unique within the store, assigned on creation.
+    pub id: i64,
+    /// The owning agent.
+    pub agent_name: String,
+    /// The owning user.
+    pub user_id: String,
+    /// The kind of memory.
+    pub memory_type: MemoryType,
+    /// A short title.
+    pub name: String,
+    /// The memory text.
+    pub content: String,
+    /// A one-line description used to judge relevance at a glance.
+    pub description: String,
+    /// Free-form JSON object (empty when none).
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Lowercased, de-duplicated tags.
+    pub tags: Vec<String>,
+    /// Importance, in `[weights.min, weights.max]` (default range 0–10, new entries 1.0).
+    pub weight: f64,
+    /// Archived entries are left out of search and default listings.
+    pub archived: bool,
+    /// How many times the entry was recorded as used (injected or recalled).
+    pub use_count: u64,
+    /// When it was last used, if ever.
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// When `weight` was last set (age decay counts from here).
+    pub weight_updated_at: DateTime<Utc>,
+    /// Creation time (UTC).
+    pub created_at: DateTime<Utc>,
+    /// Last change of any field (UTC).
+    pub updated_at: DateTime<Utc>,
+}
+
+impl MemoryEntry {
+    /// The scope the entry belongs to.
+    pub fn scope(&self) -> MemoryScope {
+        MemoryScope::new(self.agent_name.clone(), self.user_id.clone())
+    }
+
+    /// The text that is indexed for search: name, content and description.
+    pub fn search_text(&self) -> String {
+        format!("{} {} {}", self.name, self.content, self.description)
+    }
+}
+
+/// A memory to save (the caller-supplied fields of a [`MemoryEntry`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NewMemory {
+    /// The kind of memory.
+    pub memory_type: MemoryType,
+    /// A short title; derived from the content when empty.
+    pub name: String,
+    /// The memory text (non-empty, at most [`MAX_ENTRY_CONTENT_BYTES`]).
+    pub content: String,
+    /// One-line description (may be empty).
+    pub description: String,
+    /// Free-form JSON object.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Tags (lowercased and de-duplicated on save).
+    pub tags: Vec<String>,
+    /// Initial weight; `None` uses `weights.initial` of the configuration.
+    pub weight: Option<f64>,
+}
+
+impl NewMemory {
+    /// A memory of `memory_type` titled `name` with `content`.
+    pub fn new(
+        memory_type: MemoryType,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Self {
+            memory_type,
+            name: name.into(),
+            content: content.into(),
+            description: String::new(),
+            metadata: serde_json::Map::new(),
+            tags: Vec::new(),
+            weight: None,
+        }
+    }
+
+    /// Sets the one-line description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Sets the tags.
+    #[must_use]
+    pub fn with_tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Self {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the metadata object.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.metadata = metadata;
+        self
+    }
+
+    /// Sets the initial weight.
+    #[must_use]
+    pub fn with_weight(mut self, weight: f64) -> Self {
+        self.weight = Some(weight);
+        self
+    }
+}
+
+/// A partial change to an entry; `None` fields stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct MemoryUpdate {
+    /// New kind.
+    pub memory_type: Option<MemoryType>,
+    /// New title.
+    pub name: Option<String>,
+    /// New text; the previous text is kept in the entry's history.
+    pub content: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// Replaces the metadata object.
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Replaces the tags.
+    pub tags: Option<Vec<String>>,
+    /// Sets the weight (clamped to the configured range).
+    pub weight: Option<f64>,
+    /// Archives (`true`) or restores (`false`) the entry.
+    pub archived: Option<bool>,
+}
+
+impl MemoryUpdate {
+    /// An update that changes nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Changes the content.
+    #[must_use]
+    pub fn content(mut self, content: impl Into<String>) -> Self {
+        self.content = Some(content.into());
+        self
+    }
+
+    /// Changes the title.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Changes the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Changes the kind.
+    #[must_use]
+    pub fn memory_type(mut self, memory_type: MemoryType) -> Self {
+        self.memory_type = Some(memory_type);
+        self
+    }
+
+    /// Replaces the metadata.
+    #[must_use]
+    pub fn metadata(mut self, metadata: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// Replaces the tags.
+    #[must_use]
+    pub fn tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Self {
+        self.tags = Some(tags.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the weight.
+    #[must_use]
+    pub fn weight(mut self, weight: f64) -> Self {
+        self.weight = Some(weight);
+        self
+    }
+
+    /// Archives or restores.
+    #[must_use]
+    pub fn archived(mut self, archived: bool) -> Self {
+        self.archived = Some(archived);
+        self
+    }
+}

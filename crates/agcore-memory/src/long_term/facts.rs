@@ -1,0 +1,345 @@
+//! Facts extracted from dialogue by an LLM (memory-system plan, Phase 4):
+//! the [`Fact`] type, the extractor prompt and a tolerant JSON parser.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::backend::DialogueTurn;
+use super::entry::{MemoryEntry, MemoryType};
+use crate::MemoryError;
+
+/// One fact proposed by the extractor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Fact {
+    /// The fact, one self-contained sentence.
+    pub content: String,
+    /// Its kind.
+    pub memory_type: MemoryType,
+    /// Lowercased tags.
+    pub tags: Vec<String>,
+    /// The extractor's confidence, in `[0, 1]`.
+    pub confidence: f64,
+    /// The text of an existing memory this fact makes obsolete.
+    pub replace: Option<String>,
+}
+
+impl Fact {
+    /// A fact of `memory_type` with `content` and `confidence` (clamped to `[0, 1]`).
+    pub fn new(content: impl Into<String>, memory_type: MemoryType, confidence: f64) -> Self {
+        Self {
+            content: content.into(),
+            memory_type,
+            tags: Vec::new(),
+            confidence: if confidence.is_nan() {
+                0.0
+            } else {
+                confidence.clamp(0.0, 1.0)
+            },
+            replace: None,
+        }
+    }
+
+    /// Sets the tags.
+    #[must_use]
+    pub fn with_tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Self {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Marks the fact as replacing the memory whose text is `old`.
+    #[must_use]
+    pub fn replacing(mut self, old: impl Into<String>) -> Self {
+        self.replace = Some(old.into());
+        self
+    }
+}
+
+/// What [`parse_facts`] recovered from a model reply.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct ParsedFacts {
+    /// The valid facts, in reply order.
+    pub facts: Vec<Fact>,
+    /// Why each invalid element was skipped (`"fact 2: missing content"`).
+    pub rejected: Vec<String>,
+    /// The JSON was cut off; `facts` holds the complete elements before the cut.
+    pub truncated: bool,
+}
+
+/// The system prompt asking a model for facts as JSON, given the buffered
+/// `turns`, the scope's `existing` memories (so it can name one to replace)
+/// and the most facts wanted.
+pub fn extractor_prompt(
+    turns: &[DialogueTurn],
+    existing: &[MemoryEntry],
+    max_facts: usize,
+) -> String {
+    let mut out = String::from(
+        "You extract durable facts about the user and their work from a dialogue, for long-term memory.\n\
+         Reply with JSON only: {\"facts\": [{\"content\": string, \"type\": \"user\"|\"project\"|\"feedback\"|\"reference\", \
+         \"tags\": [string], \"confidence\": number between 0 and 1, \"replace\": string or null}]}\n\
+         Rules:\n\
+         - user: preferences, role, habits; project: progress, decisions, constraints; \
+         feedback: corrections or confirmations of the assistant's behaviour; reference: links and documents.\n\
+         - One self-contained sentence per fact, in the dialogue's language. Skip small talk and one-off requests.\n\
+         - When a fact updates a known memory, set \"replace\" to that memory's exact text.\n",
+    );
+    out.push_str(&format!(
+        "- At most {max_facts} facts; {{\"facts\": []}} when nothing is worth keeping.\n"
+    ));
+    if !existing.is_empty() {
+        out.push_str("\nKnown memories:\n");
+        for e in existing {
+            out.push_str(&format!("- [{}] {}\n", e.memory_type, e.content));
+        }
+    }
+    out.push_str("\nDialogue:\n");
+    for t in turns {
+        out.push_str(&format!(
+            "User: {}\nAssistant: {}\n",
+            t.user_query, t.assistant_response
+        ));
+    }
+    out
+}
+
+/// The text inside the first Markdown code fence, or all of `text`.
+fn strip_fence(text: &str) -> &str {
+    let Some(start) = text.find("```") else {
+        return text;
+    };
+    let after = text.get(start + 3..).unwrap_or_default();
+    let body = after
+        .find('\n')
+        .map_or(after, |nl| after.get(nl + 1..).unwrap_or_default());
+    body.find("```")
+        .map_or(body, |end| body.get(..end).unwrap_or_default())
+}
+
+/// Parses a model reply into facts. Accepts `{"facts": [...]}`, a bare array
+/// or a single fact object, inside a code fence or surrounded by prose;
+/// recovers the complete elements of an array cut off mid-way. Element
+/// fields: `content` (required), `type` (default `user`; also `preference`
+/// and `fact`), `tags`, `confidence` (required, 0–1; 1–100 read as percent),
+/// `replace`. Never panics.
+///
+/// # Errors
+/// [`MemoryError::Serialization`] when the reply holds no JSON value or one
+/// that is not a fact list (text, number, object without `facts`).
+///
+/// # Examples
+/// ```
+/// use agcore_memory::long_term::parse_facts;
+/// let reply = "Here you go:\n```json\n{\"facts\": [{\"content\": \"Likes tea\", \"type\": \"user\", \"confidence\": 0.9}]}\n```";
+/// let parsed = parse_facts(reply)?;
+/// assert_eq!(parsed.facts[0].content, "Likes tea");
+/// # Ok::<(), agcore_memory::MemoryError>(())
+/// ```
+pub fn parse_facts(reply: &str) -> Result<ParsedFacts, MemoryError> {
+    let text = strip_fence(reply);
+    let start = text.find(['{', '[']).ok_or_else(|| {
+        MemoryError::Serialization("fact extraction: the reply holds no JSON".into())
+    })?;
+    let json = text.get(start..).unwrap_or_default();
+    let mut stream = serde_json::Deserializer::from_str(json).into_iter::<Value>();
+    let (elements, truncated) = match stream.next() {
+        Some(Ok(value)) => (elements_of(value)?, false),
+        Some(Err(e)) if e.is_eof() => (salvage(json), true),
+        Some(Err(e)) => {
+            return Err(MemoryError::Serialization(format!(
+                "fact extraction: malformed JSON: {e}"
+            )));
+        }
+        None => {
+            return Err(MemoryError::Serialization(
+                "fact extraction: the reply holds no JSON".into(),
+            ));
+        }
+    };
+    let mut parsed = ParsedFacts {
+        truncated,
+        ..ParsedFacts::default()
+    };
+    for (n, element) in elements.into_iter().enumerate() {
+        match fact_from(element) {
+            Ok(fact) => parsed.facts.push(fact),
+            Err(reason) => parsed.rejected.push(format!("fact {}: {reason}", n + 1)),
+        }
+    }
+    Ok(parsed)
+}
+
+fn elements_of(value: Value) -> Result<Vec<Value>, MemoryError> {
+    match value {
+        Value::Array(items) => Ok(items),
+        Value::Object(mut map) => match map.remove("facts") {
+            Some(Value::Array(items)) => Ok(items),
+            Some(Value::Null) => Ok(Vec::new()),
+            Some(_) => Err(MemoryError::Serialization(
+                "fact extraction: `facts` is not an array".into(),
+            )),
+            None if map.contains_key("content") => Ok(vec![Value::Object(map)]),
+            None => Err(MemoryError::Serialization(
+                "fact extraction: expected {\"facts\": [...]}, an array or a fact object".into(),
+            )),
+        },
+        other => Err(MemoryError::Serialization(format!(
+            "fact extraction: expected a fact list, got {}",
+            kind(&other)
+        ))),
+    }
+}
+
+/// The complete elements of a truncated array (`[...` or `{"facts": [...`).
+fn salvage(json: &str) -> Vec<Value> {
+    let open = match (json.find('['), json.starts_with('{')) {
+        (Some(i), true) if json.get(..i).is_some_and(|p| p.contains("\"facts\"")) => i,
+        (Some(0), false) => 0,
+        _ => return Vec::new(),
+    };
+    let mut rest = json.get(open + 1..).unwrap_or_default();
+    let mut out = Vec::new();
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        if rest.is_empty() || rest.starts_with(']') {
+            break;
+        }
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(v)) => {
+                let used = stream.byte_offset();
+                out.push(v);
+                rest = rest.get(used..).unwrap_or_default();
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn fact_from(value: Value) -> Result<Fact, String> {
+    let Value::Object(map) = value else {
+        return Err(format!("expected an object, got {}", kind(&value)));
+    };
+    let content = match map.get("content") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::String(_)) | None => return Err("missing content".into()),
+        Some(other) => return Err(format!("content is {}, not a string", kind(other))),
+    };
+    let memory_type = match map.get("type").or_else(|| map.get("memory_type")) {
+        None | Some(Value::Null) => MemoryType::User,
+        Some(Value::String(s)) => MemoryType::parse(s).map_err(|e| e.to_string())?,
+        Some(other) => return Err(format!("type is {}, not a string", kind(other))),
+    };
+    let confidence = match map.get("confidence") {
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("confidence `{s}` is not a number"))?,
+        _ => return Err("missing confidence".into()),
+    };
+    let confidence = if (1.0..=100.0).contains(&confidence) && confidence > 1.0 {
+        confidence / 100.0
+    } else {
+        confidence
+    };
+    if !(0.0..=1.0).contains(&confidence) {
+        return Err(format!("confidence {confidence} is outside [0, 1]"));
+    }
+    let tags = match map.get("tags") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        Some(Value::String(s)) => s.split(',').map(|t| t.trim().to_owned()).collect(),
+        _ => Vec::new(),
+    };
+    let replace = match map.get("replace") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    Ok(Fact {
+        content,
+        memory_type,
+        tags,
+        confidence,
+        replace,
+    })
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_array_and_single_forms() {
+        let a = parse_facts(
+            r#"{"facts":[{"content":"A","type":"project","confidence":0.8,"tags":["x"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.facts[0].memory_type, MemoryType::Project);
+        assert_eq!(a.facts[0].tags, vec!["x"]);
+        let b = parse_facts(r#"[{"content":"B","confidence":"0.5","replace":"old"}]"#).unwrap();
+        assert_eq!(b.facts[0].replace.as_deref(), Some("old"));
+        let c = parse_facts(r#"{"content":"C","confidence":90}"#).unwrap();
+        assert!((c.facts[0].confidence - 0.9).abs() < 1e-12);
+        assert!(parse_facts(r#"{"facts":[]}"#).unwrap().facts.is_empty());
+    }
+
+    #[test]
+    fn truncated_replies_keep_complete_elements() {
+        let p = parse_facts(
+            r#"```json
+{"facts":[{"content":"A","confidence":0.9},{"content":"B","conf"#,
+        )
+        .unwrap();
+        assert!(p.truncated);
+        assert_eq!(p.facts.len(), 1);
+        assert_eq!(p.facts[0].content, "A");
+    }
+
+    #[test]
+    fn invalid_elements_are_reported() {
+        let p = parse_facts(r#"[{"content":""},{"content":"x"},{"content":"y","confidence":2.5e3},7,{"content":"z","type":"alien","confidence":1}]"#).unwrap();
+        assert!(p.facts.is_empty());
+        assert_eq!(p.rejected.len(), 5, "{:?}", p.rejected);
+        assert!(p.rejected[1].contains("missing confidence"));
+    }
+
+    #[test]
+    fn clear_errors_for_non_fact_replies() {
+        for reply in [
+            "no json here",
+            "\"just text\"",
+            "{\"answer\": 1}",
+            "{\"facts\": 3}",
+            "[1, }",
+        ] {
+            let err = parse_facts(reply).unwrap_err();
+            assert!(
+                matches!(err, MemoryError::Serialization(_)),
+                "{reply}: {err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! [`LongTermMemory`]: a backend plus weight rules; hands out [`ScopedMemory`]
+//! handles, each confined to one (agent, user) scope.
+
+use std::sync::Arc;
+
+use super::normalize::now;
+
+use super::backend::LongTermBackend;
+use super::config::{BackendKind, LongTermConfig};
+use super::entry::MemoryScope;
+use super::in_memory::InMemoryLongTerm;
+use super::scoped::ScopedMemory;
+use super::weights::WeightRules;
+use crate::MemoryError;
+
+/// Long-term memory shared by every agent and user of a process.
+///
+/// Cheap to clone (`Arc` inside), `Send + Sync`. All reads and writes go
+/// through [`LongTermMemory::scope`], so each call is confined to one scope.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::long_term::{InMemoryLongTerm, LongTermMemory, MemoryType, NewMemory};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), agcore_memory::MemoryError> {
+/// let memory = LongTermMemory::new(InMemoryLongTerm::new());
+/// let alice = memory.scope("assistant", "alice")?;
+/// let saved = alice.save(NewMemory::new(MemoryType::User, "style", "Prefers concise answers")).await?;
+/// // Saving the same text again updates the entry instead of copying it.
+/// let again = alice.save(NewMemory::new(MemoryType::User, "style", "prefers  CONCISE answers")).await?;
+/// assert!(!again.created && again.entry.id == saved.entry.id);
+/// // Another user sees nothing.
+/// let bob = memory.scope("assistant", "bob")?;
+/// assert!(bob.get(saved.entry.id).await?.is_none());
+/// assert!(bob.search("concise", 5).await?.is_empty());
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct LongTermMemory {
+    backend: Arc<dyn LongTermBackend>,
+    rules: WeightRules,
+    buffer_retention: chrono::Duration,
+}
+
+impl LongTermMemory {
+    /// Long-term memory on `backend` with the default [`WeightRules`].
+    pub fn new(backend: impl LongTermBackend + 'static) -> Self {
+        Self::from_arc(Arc::new(backend))
+    }
+
+    /// Long-term memory on a shared backend.
+    pub fn from_arc(backend: Arc<dyn LongTermBackend>) -> Self {
+        Self {
+            backend,
+            rules: WeightRules::default(),
+            buffer_retention: chrono::Duration::days(7),
+        }
+    }
+
+    /// Opens the backend named by `config` (`sqlite` at `config.path`,
+    /// creating parent directories, or `memory`) with its weight rules.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for invalid weight rules or `sqlite`
+    /// without the feature; [`MemoryError::Storage`] when the database cannot
+    /// be opened or migrated.
+    pub async fn open(config: &LongTermConfig) -> Result<Self, MemoryError> {
+        let memory = match config.backend {
+            BackendKind::Memory => Self::new(InMemoryLongTerm::new()),
+            BackendKind::Sqlite => Self::open_sqlite(config).await?,
+        };
+        let retention = chrono::Duration::days(i64::from(config.buffer_retention_days));
+        Ok(memory
+            .with_rules(config.weight_rules())?
+            .with_buffer_retention(retention))
+    }
+
+    #[cfg(feature = "sqlite")]
+    async fn open_sqlite(config: &LongTermConfig) -> Result<Self, MemoryError> {
+        if let Some(parent) = config.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            tokio::fs::create_dir_all(parent).await.map_err(|e| {
+                MemoryError::Storage(format!(
+                    "long-term memory: cannot create {}: {e}",
+                    parent.display()
+                ))
+            })?;
+        }
+        Ok(Self::new(super::SqliteLongTerm::open(&config.path).await?))
+    }
+
+    #[cfg(not(feature = "sqlite"))]
+    async fn open_sqlite(_config: &LongTermConfig) -> Result<Self, MemoryError> {
+        Err(MemoryError::InvalidInput(
+            "long-term memory backend `sqlite` needs the `sqlite` feature of agcore-memory".into(),
+        ))
+    }
+
+    /// Replaces the weight rules.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] when [`WeightRules::validate`] fails.
+    pub fn with_rules(mut self, rules: WeightRules) -> Result<Self, MemoryError> {
+        rules.validate()?;
+        self.rules = rules;
+        Ok(self)
+    }
+
+    /// How long applied dialogue-buffer turns survive maintenance (default 7 days).
+    #[must_use]
+    pub fn with_buffer_retention(mut self, retention: chrono::Duration) -> Self {
+        self.buffer_retention = retention;
+        self
+    }
+
+    /// The weight rules in use.
+    pub fn rules(&self) -> &WeightRules {
+        &self.rules
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &Arc<dyn LongTermBackend> {
+        &self.backend
+    }
+
+    /// A handle confined to the memories of `agent` serving `user`.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for an empty, oversized or control-character name.
+    pub fn scope(
+        &self,
+        agent: impl Into<String>,
+        user: impl Into<String>,
+    ) -> Result<ScopedMemory, MemoryError> {
+        let scope = MemoryScope::new(agent, user);
+        scope.validate()?;
+        Ok(ScopedMemory::new(
+            Arc::clone(&self.backend),
+            scope,
+            self.rules,
+            self.buffer_retention,
+        ))
+    }
+
+    /// Every scope holding memories or buffered turns.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {
+        self.backend.scopes().await
+    }
+
+    /// Runs [`ScopedMemory::maintenance`] on every scope; returns the summed counts.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] (scopes done before the failure stay done).
+    pub async fn maintenance_all(&self) -> Result<super::MaintenanceReport, MemoryError> {
+        let mut total = super::MaintenanceReport::default();
+        let now = now();
+        for scope in self.backend.scopes().await? {
+            let r = self
+                .backend
+                .maintenance(&scope, &self.rules, now, now - self.buffer_retention)
+                .await?;
+            total.decayed += r.decayed;
+            total.archived += r.archived;
+            total.buffer_purged += r.buffer_purged;
+            total.active += r.active;
+        }
+        Ok(total)
+    }
+
+    /// Closes the backend; later calls fail with [`MemoryError::Storage`].
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] when closing fails.
+    pub async fn close(&self) -> Result<(), MemoryError> {
+        self.backend.close().await
+    }
+}

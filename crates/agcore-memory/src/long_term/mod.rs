@@ -1,0 +1,79 @@
+//! Long-term memory per (agent, user): memories that survive sessions.
+//!
+//! Built from the long-term memory spec (entry model §3.1, provider API §4.1,
+//! SQLite layout §3.3) and the memory-system plan (weights, usage log,
+//! archiving, dialogue buffer, fact extraction, `[memory]` configuration).
+//!
+//! - [`LongTermMemory`] wraps a [`LongTermBackend`] — [`InMemoryLongTerm`] or
+//!   [`SqliteLongTerm`] (feature `sqlite`) — and hands out [`ScopedMemory`]
+//!   handles. Every operation of a handle is confined to its
+//!   [`MemoryScope`]: another scope's ids behave as missing.
+//! - Write path without duplicates: a save whose [`content_key`] matches an
+//!   entry of the scope updates it; [`ScopedMemory::supersede`], updates and
+//!   deletes keep the old text in the [history](ScopedMemory::history).
+//! - Search: BM25 over name, content and description, CJK text as character
+//!   bigrams ([`extract_keywords`](crate::retriever::extract_keywords)).
+//! - Weights ([`WeightRules`]): raised when a reply referenced a memory
+//!   ([`detect_references`]), decayed when not and with age; archived below a
+//!   threshold by [`ScopedMemory::maintenance`].
+//! - Dialogue buffer and facts: [`ScopedMemory::buffer_append`] per session,
+//!   [`extractor_prompt`] and [`parse_facts`] for an LLM extractor,
+//!   [`ScopedMemory::apply_facts`].
+//! - Configuration: [`MemorySettings::from_toml_str`] (`[memory]`,
+//!   `[memory_agent]`).
+//!
+//! # Examples
+//! ```
+//! use agcore_memory::long_term::{InMemoryLongTerm, LongTermMemory, MemoryType, NewMemory};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), agcore_memory::MemoryError> {
+//! let memory = LongTermMemory::new(InMemoryLongTerm::new());
+//! let alice = memory.scope("assistant", "alice")?;
+//! let tea = alice.save(NewMemory::new(MemoryType::User, "drink", "Alice prefers green tea")).await?.entry;
+//! let hits = alice.search("what tea does she like", 5).await?;
+//! assert_eq!(hits[0].entry.id, tea.id);
+//! // The reply used it: the weight rises (1.0 + 0.5).
+//! alice.record_use("session-1", "tea", &[tea.id], true).await?;
+//! assert_eq!(alice.get(tea.id).await?.map(|e| e.weight), Some(1.5));
+//! # Ok(()) }
+//! ```
+
+mod apply;
+mod apply_facts;
+mod backend;
+mod config;
+mod entry;
+mod facts;
+mod in_memory;
+mod memory;
+mod normalize;
+mod records;
+mod requests;
+mod scoped;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod weights;
+
+pub use apply_facts::{FactReport, detect_references};
+pub use backend::{
+    ArchivedFilter, DialogueTurn, HistoryEntry, HistoryReason, ListOrder, ListRequest,
+    LongTermBackend, MaintenanceReport, SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow,
+    UsageRecord,
+};
+pub use config::{
+    BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
+    MemoryConfig, MemorySettings, ShortTermConfig, SummarizeConfig, parse_duration,
+};
+pub use entry::{
+    MAX_ENTRY_CONTENT_BYTES, MAX_SCOPE_PART_BYTES, MemoryEntry, MemoryScope, MemoryType,
+    MemoryUpdate, NewMemory,
+};
+pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
+pub use in_memory::InMemoryLongTerm;
+pub use memory::LongTermMemory;
+pub use normalize::{content_key, derive_name, normalize_tags};
+pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub use sqlite::{SQLITE_SCHEMA_VERSION, SqliteLongTerm};
+pub use weights::WeightRules;

@@ -1,0 +1,367 @@
+//! The backend operations as synchronous functions on the connection; each
+//! write runs in one transaction. Every statement names the scope in its
+//! `WHERE` clause.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, TransactionBehavior, params};
+
+use super::rows::{self, ENTRY_COLUMNS, entry_from_row, format_time, parse_time};
+use crate::MemoryError;
+use crate::long_term::apply::{apply_age, apply_update, apply_use, merge_duplicate, new_entry};
+use crate::long_term::backend::{
+    HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport, SaveOutcome,
+    ScoredEntry, SearchRequest, UsageRecord,
+};
+use crate::long_term::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+use crate::long_term::normalize::content_key;
+use crate::long_term::weights::WeightRules;
+use crate::retriever::unique_keywords;
+
+/// Most distinct query keywords sent to FTS5.
+const MAX_QUERY_TERMS: usize = 256;
+
+fn add_history(
+    conn: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+    name: &str,
+    content: &str,
+    reason: HistoryReason,
+    now: DateTime<Utc>,
+) -> Result<(), MemoryError> {
+    conn.prepare_cached(
+        "INSERT INTO memory_history (memory_id, agent_name, user_id, name, content, reason, recorded_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![id, scope.agent, scope.user, name, content, reason.as_str(), format_time(now)])?;
+    Ok(())
+}
+
+pub(crate) fn save(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    new: NewMemory,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome, MemoryError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let key = content_key(&new.content);
+    let existing = match rows::id_by_key(&tx, scope, &key)? {
+        Some(id) => rows::load(&tx, scope, id)?,
+        None => None,
+    };
+    let outcome = if let Some(mut entry) = existing {
+        merge_duplicate(&mut entry, new, rules, now);
+        rows::store(&tx, &entry)?;
+        SaveOutcome {
+            entry,
+            created: false,
+        }
+    } else {
+        let mut entry = new_entry(scope, new, rules, now);
+        entry.id = rows::insert(&tx, &entry)?;
+        SaveOutcome {
+            entry,
+            created: true,
+        }
+    };
+    tx.commit()?;
+    Ok(outcome)
+}
+
+pub(crate) fn update(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    id: i64,
+    update: MemoryUpdate,
+    reason: HistoryReason,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<MemoryEntry, MemoryError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut entry =
+        rows::load(&tx, scope, id)?.ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
+    let old = apply_update(&mut entry, update, rules, now)?;
+    let key = content_key(&entry.content);
+    if rows::id_by_key(&tx, scope, &key)?.is_some_and(|other| other != id) {
+        return Err(MemoryError::AlreadyExists(format!(
+            "another memory of this scope already has this content (memory {id} unchanged)"
+        )));
+    }
+    if let Some((name, content)) = old {
+        add_history(&tx, scope, id, &name, &content, reason, now)?;
+    }
+    rows::store(&tx, &entry)?;
+    tx.commit()?;
+    Ok(entry)
+}
+
+pub(crate) fn delete(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<bool, MemoryError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let Some(entry) = rows::load(&tx, scope, id)? else {
+        return Ok(false);
+    };
+    add_history(
+        &tx,
+        scope,
+        id,
+        &entry.name,
+        &entry.content,
+        HistoryReason::Delete,
+        now,
+    )?;
+    tx.execute(
+        "DELETE FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+        params![id, scope.agent, scope.user],
+    )?;
+    tx.commit()?;
+    Ok(true)
+}
+
+pub(crate) fn find_by_key(
+    conn: &Connection,
+    scope: &MemoryScope,
+    key: &str,
+) -> Result<Option<MemoryEntry>, MemoryError> {
+    match rows::id_by_key(conn, scope, key)? {
+        Some(id) => rows::load(conn, scope, id),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn history(
+    conn: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<HistoryEntry>, MemoryError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, content, reason, recorded_at FROM memory_history \
+         WHERE memory_id = ?1 AND agent_name = ?2 AND user_id = ?3 ORDER BY id",
+    )?;
+    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(HistoryEntry {
+            memory_id: id,
+            name: row.get(0)?,
+            content: row.get(1)?,
+            reason: HistoryReason::parse(&row.get::<_, String>(2)?)?,
+            recorded_at: parse_time(&row.get::<_, String>(3)?)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The FTS5 expression for literal `query` text: its distinct keywords
+/// (the crate's [`unique_keywords`], CJK as bigrams), each quoted with `"`
+/// doubled, OR-ed — the scheme of `SqliteStore`. `None` without keywords.
+pub(crate) fn match_expression(query: &str) -> Option<String> {
+    let terms = unique_keywords(query);
+    (!terms.is_empty()).then(|| {
+        terms
+            .iter()
+            .take(MAX_QUERY_TERMS)
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR ")
+    })
+}
+
+fn archived_sql(filter: crate::long_term::ArchivedFilter) -> &'static str {
+    use crate::long_term::ArchivedFilter as A;
+    match filter {
+        A::Include => "1",
+        A::Only => "m.archived = 1",
+        _ => "m.archived = 0",
+    }
+}
+
+/// Scoped BM25 search. Fast path: FTS5 ranks the matches of
+/// `scope-token AND (keywords)` inside the index and only the best
+/// `4·limit + 16` rows are joined and filtered; when filters (type, archive,
+/// a scope-token collision) leave fewer than `limit` of a full page, the
+/// full query ranks every match of the scope.
+pub(crate) fn search(
+    conn: &Connection,
+    scope: &MemoryScope,
+    query: &str,
+    request: &SearchRequest,
+) -> Result<Vec<ScoredEntry>, MemoryError> {
+    let Some(keywords) = match_expression(query) else {
+        return Ok(Vec::new());
+    };
+    if request.limit == 0 {
+        return Ok(Vec::new());
+    }
+    let expression = format!(
+        "\"{}\" AND ({keywords})",
+        rows::scope_token(&scope.agent, &scope.user)
+    );
+    let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
+    let fetch = limit.saturating_mul(4).saturating_add(16);
+    let fast = format!(
+        "SELECT {ENTRY_COLUMNS}, -f.rank AS score \
+         FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rank LIMIT ?6) AS f \
+         JOIN memory m ON m.id = f.rowid \
+         WHERE m.agent_name = ?2 AND m.user_id = ?3 AND (?4 IS NULL OR m.type = ?4) AND {} \
+         ORDER BY score DESC, m.id LIMIT ?5",
+        archived_sql(request.archived)
+    );
+    let ty = request.memory_type.map(|t| t.as_str());
+    let (hits, page_full) = {
+        let mut stmt = conn.prepare_cached(&fast)?;
+        let rows = stmt
+            .query(params![
+                expression,
+                scope.agent,
+                scope.user,
+                ty,
+                limit,
+                fetch
+            ])
+            .map_err(|e| MemoryError::RetrievalError(format!("long-term memory search: {e}")))?;
+        let hits = collect_hits(rows)?;
+        let fetched: i64 = conn
+            .prepare_cached("SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)")?
+            .query_row(params![expression, fetch], |r| r.get(0))?;
+        (hits, fetched >= fetch)
+    };
+    if hits.len() >= request.limit || !page_full {
+        return Ok(hits);
+    }
+    let full = format!(
+        "SELECT {ENTRY_COLUMNS}, -bm25(memory_fts) AS score \
+         FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid \
+         WHERE memory_fts MATCH ?1 AND m.agent_name = ?2 AND m.user_id = ?3 \
+         AND (?4 IS NULL OR m.type = ?4) AND {} \
+         ORDER BY score DESC, m.id LIMIT ?5",
+        archived_sql(request.archived)
+    );
+    let mut stmt = conn.prepare_cached(&full)?;
+    let rows = stmt
+        .query(params![expression, scope.agent, scope.user, ty, limit])
+        .map_err(|e| MemoryError::RetrievalError(format!("long-term memory search: {e}")))?;
+    collect_hits(rows)
+}
+
+fn collect_hits(mut rows: rusqlite::Rows<'_>) -> Result<Vec<ScoredEntry>, MemoryError> {
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let score: f64 = row.get(16)?;
+        if score > 0.0 {
+            out.push(ScoredEntry {
+                entry: entry_from_row(row)?,
+                score,
+            });
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn list(
+    conn: &Connection,
+    scope: &MemoryScope,
+    request: &ListRequest,
+) -> Result<Vec<MemoryEntry>, MemoryError> {
+    let order = match request.order {
+        ListOrder::Weight => "m.weight DESC, m.id ASC",
+        ListOrder::Created => "m.id ASC",
+        _ => "m.updated_at DESC, m.id DESC",
+    };
+    let limit = request
+        .limit
+        .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.agent_name = ?1 AND m.user_id = ?2 \
+         AND (?3 IS NULL OR m.type = ?3) AND (?4 IS NULL OR m.weight >= ?4) AND {} \
+         ORDER BY {order} LIMIT ?5",
+        archived_sql(request.archived)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![
+        scope.agent,
+        scope.user,
+        request.memory_type.map(|t| t.as_str()),
+        request.min_weight,
+        limit
+    ])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(entry_from_row(row)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn record_use(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    record: &UsageRecord,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<usize, MemoryError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut ids = record.ids.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut updated = 0;
+    for id in ids {
+        let Some(mut entry) = rows::load(&tx, scope, id)? else {
+            continue;
+        };
+        apply_use(&mut entry, record.referenced, rules, now);
+        rows::store(&tx, &entry)?;
+        tx.prepare_cached(
+            "INSERT INTO memory_usage_log (memory_id, session_id, query, was_referenced, used_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id, record.session_id, record.query, i64::from(record.referenced), format_time(now)])?;
+        updated += 1;
+    }
+    tx.commit()?;
+    Ok(updated)
+}
+
+pub(crate) fn archive_below(
+    conn: &Connection,
+    scope: &MemoryScope,
+    threshold: f64,
+    now: DateTime<Utc>,
+) -> Result<usize, MemoryError> {
+    Ok(conn.execute(
+        "UPDATE memory SET archived = 1, updated_at = ?4 \
+         WHERE agent_name = ?1 AND user_id = ?2 AND archived = 0 AND weight < ?3",
+        params![scope.agent, scope.user, threshold, format_time(now)],
+    )?)
+}
+
+pub(crate) fn maintenance(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+    purge_before: DateTime<Utc>,
+) -> Result<MaintenanceReport, MemoryError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let active = list(&tx, scope, &ListRequest::all().order(ListOrder::Created))?;
+    let mut report = MaintenanceReport::default();
+    for mut entry in active {
+        let (decayed, archived) = apply_age(&mut entry, rules, now);
+        if decayed || archived {
+            rows::store(&tx, &entry)?;
+        }
+        report.decayed += usize::from(decayed);
+        report.archived += usize::from(archived);
+        report.active += usize::from(!archived);
+    }
+    report.buffer_purged = tx.execute(
+        "DELETE FROM dialogue_buffer WHERE agent_name = ?1 AND user_id = ?2 \
+         AND applied_at IS NOT NULL AND applied_at < ?3",
+        params![scope.agent, scope.user, format_time(purge_before)],
+    )?;
+    tx.commit()?;
+    Ok(report)
+}

@@ -1,0 +1,199 @@
+//! Relevance scorers: [`TextOverlap`] (Dice coefficient) and [`Bm25`].
+
+use std::collections::{HashMap, HashSet};
+
+/// Scores documents against a query. Both sides are term lists produced by
+/// [`extract_keywords`](super::extract_keywords) (duplicates = term frequency).
+///
+/// A scorer sees the whole candidate set at once because corpus statistics
+/// (BM25's document frequencies and average length) come from it. The score
+/// of one document never depends on the order of the others.
+pub trait Scorer: Send + Sync {
+    /// One score per document, in the order given; higher is more relevant,
+    /// never negative, never NaN.
+    fn score_all(&self, query: &[String], documents: &[Vec<String>]) -> Vec<f64>;
+
+    /// A short name for logs and reports (`"bm25"`, `"text_overlap"`).
+    fn name(&self) -> &'static str;
+}
+
+/// The memory design's TextOverlap: the Dice coefficient
+/// `2·|Q ∩ D| / (|Q| + |D|)` between the sets of n-grams (keywords; CJK text
+/// contributes character bigrams) of the query and of the document.
+///
+/// Scores are in `[0, 1]`; 1 means the same term sets. Source: Dice, L. R.
+/// (1945), "Measures of the Amount of Ecologic Association Between Species".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextOverlap;
+
+impl TextOverlap {
+    /// Dice coefficient of two term lists (as sets), in `[0, 1]`; 0 when either is empty.
+    pub fn dice(query: &[String], document: &[String]) -> f64 {
+        let q: HashSet<&str> = query.iter().map(String::as_str).collect();
+        let d: HashSet<&str> = document.iter().map(String::as_str).collect();
+        if q.is_empty() || d.is_empty() {
+            return 0.0;
+        }
+        let common = q.intersection(&d).count();
+        // usize → f64 is exact below 2^53 terms.
+        #[allow(clippy::cast_precision_loss)]
+        let score = 2.0 * common as f64 / (q.len() + d.len()) as f64;
+        score.clamp(0.0, 1.0)
+    }
+}
+
+impl Scorer for TextOverlap {
+    fn score_all(&self, query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
+        documents.iter().map(|d| Self::dice(query, d)).collect()
+    }
+
+    fn name(&self) -> &'static str {
+        "text_overlap"
+    }
+}
+
+/// Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance
+/// Framework: BM25 and Beyond", Foundations and Trends in IR 3(4)):
+///
+/// `score(D, Q) = Σ_{t ∈ Q} idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl))`
+///
+/// with the non-negative idf `ln(1 + (N − n_t + 0.5) / (n_t + 0.5))` (as in
+/// Lucene), so scores are ≥ 0 and unbounded above. Each distinct query term
+/// counts once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Bm25 {
+    /// Term-frequency saturation, ≥ 0 (default 1.2).
+    pub k1: f64,
+    /// Length normalisation, in `[0, 1]` (default 0.75).
+    pub b: f64,
+}
+
+impl Default for Bm25 {
+    fn default() -> Self {
+        Self { k1: 1.2, b: 0.75 }
+    }
+}
+
+impl Bm25 {
+    /// BM25 with the given parameters; `k1` is clamped to ≥ 0 and `b` to
+    /// `[0, 1]` (NaN becomes the default).
+    pub fn new(k1: f64, b: f64) -> Self {
+        let d = Self::default();
+        Self {
+            k1: if k1.is_nan() { d.k1 } else { k1.max(0.0) },
+            b: if b.is_nan() { d.b } else { b.clamp(0.0, 1.0) },
+        }
+    }
+
+    /// The idf of a term found in `df` of `n` documents (≥ 0).
+    pub fn idf(n: f64, df: f64) -> f64 {
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.0)
+    }
+
+    /// The saturated, length-normalised term-frequency part for `tf`
+    /// occurrences in a document of `doc_len` terms.
+    pub fn tf_part(&self, tf: f64, doc_len: f64, avg_len: f64) -> f64 {
+        let norm = if avg_len > 0.0 {
+            doc_len / avg_len
+        } else {
+            1.0
+        };
+        let denom = tf + self.k1 * (1.0 - self.b + self.b * norm);
+        if denom > 0.0 {
+            tf * (self.k1 + 1.0) / denom
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Scorer for Bm25 {
+    #[allow(clippy::cast_precision_loss)]
+    fn score_all(&self, query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
+        let terms: HashSet<&str> = query.iter().map(String::as_str).collect();
+        let n = documents.len() as f64;
+        let total: usize = documents.iter().map(Vec::len).sum();
+        let avg_len = if documents.is_empty() {
+            0.0
+        } else {
+            total as f64 / n
+        };
+        let tfs: Vec<HashMap<&str, usize>> = documents
+            .iter()
+            .map(|d| {
+                let mut m = HashMap::new();
+                for t in d.iter().map(String::as_str).filter(|t| terms.contains(t)) {
+                    *m.entry(t).or_insert(0) += 1;
+                }
+                m
+            })
+            .collect();
+        let mut df: HashMap<&str, usize> = HashMap::new();
+        for m in &tfs {
+            for t in m.keys() {
+                *df.entry(t).or_insert(0) += 1;
+            }
+        }
+        documents
+            .iter()
+            .zip(&tfs)
+            .map(|(doc, m)| {
+                m.iter()
+                    .map(|(t, &tf)| {
+                        let df = df.get(t).copied().unwrap_or(0) as f64;
+                        Self::idf(n, df) * self.tf_part(tf as f64, doc.len() as f64, avg_len)
+                    })
+                    .sum::<f64>()
+            })
+            .collect()
+    }
+
+    fn name(&self) -> &'static str {
+        "bm25"
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    use super::*;
+
+    fn terms(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn dice_known_values() {
+        assert!((TextOverlap::dice(&terms("a b"), &terms("a b")) - 1.0).abs() < 1e-12);
+        assert!((TextOverlap::dice(&terms("a b"), &terms("a c")) - 0.5).abs() < 1e-12);
+        assert_eq!(TextOverlap::dice(&terms("a"), &[]), 0.0);
+    }
+
+    #[test]
+    fn bm25_prefers_rarer_terms_and_shorter_documents() {
+        let docs = vec![
+            terms("rust memory"),
+            terms("rust memory store with many more words here"),
+            terms("python code"),
+            terms("rust compiler"),
+        ];
+        let s = Bm25::default().score_all(&terms("memory"), &docs);
+        assert!(s[0] > s[1], "{s:?}");
+        assert_eq!(s[2], 0.0);
+        let s = Bm25::default().score_all(&terms("rust memory"), &docs);
+        assert!(s[0] > s[3], "{s:?}");
+    }
+
+    #[test]
+    fn bm25_params_are_sanitised() {
+        let b = Bm25::new(f64::NAN, 3.0);
+        assert_eq!(b.k1, 1.2);
+        assert_eq!(b.b, 1.0);
+    }
+}

@@ -1,0 +1,258 @@
+//! The SQLite backend: [`SqliteStore`], a [`MemoryStore`] in one SQLite file
+//! with an FTS5 full-text index (feature `sqlite`).
+//!
+//! - Layout: an items table, an external-content FTS5 table over it kept in
+//!   sync by triggers, versioned migrations (`PRAGMA user_version`).
+//! - Search: FTS5 `MATCH` over the items' keywords (English words; CJK text as
+//!   character bigrams, see [`crate::retriever::extract_keywords`]), ranked by
+//!   FTS5's `bm25()` (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75). The
+//!   query is literal text: FTS5 syntax in it is searched as words.
+//! - Durability: WAL journal; a write whose future has resolved is committed
+//!   and survives the process being killed ([`Durability`] for power loss).
+//! - Concurrency: one writer thread (group commit) and reader threads with
+//!   their own connections; no SQLite call runs on the async runtime.
+
+mod builder;
+mod pool;
+mod query;
+mod schema;
+mod search;
+mod writer;
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+
+use self::pool::Workers;
+use self::query::{ITEM_COLUMNS, filter_sql, match_expression};
+use self::writer::WriteOp;
+use crate::retriever::validate_search_options;
+use crate::{
+    EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
+    validate_id,
+};
+pub use builder::SqliteStoreBuilder;
+pub use schema::Durability;
+
+impl From<rusqlite::Error> for MemoryError {
+    fn from(err: rusqlite::Error) -> Self {
+        Self::Storage(format!("sqlite: {err}"))
+    }
+}
+
+/// A [`MemoryStore`] in SQLite with an FTS5 index (see the [module docs](self)).
+///
+/// `Send + Sync`; share it as `Arc<SqliteStore>` or `Arc<dyn MemoryStore>`.
+/// Dropping the last handle lets queued operations finish, then closes the
+/// connections.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::{MemoryItem, MemoryStore, SearchOptions, SqliteStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), agcore_memory::MemoryError> {
+/// let store = SqliteStore::open_in_memory().await?;
+/// store.save(MemoryItem::new("note:1", "The user prefers concise answers")).await?;
+/// store.save(MemoryItem::new("note:2", "用户喜欢简洁的回答")).await?;
+/// let hits = store.search("concise answer", &SearchOptions::top_k(5)).await?;
+/// assert_eq!(hits[0].item.id, "note:1");
+/// let hits = store.search("简洁", &SearchOptions::top_k(5)).await?;
+/// assert_eq!(hits[0].item.id, "note:2");
+/// # Ok(()) }
+/// ```
+pub struct SqliteStore {
+    workers: Workers,
+    path: Option<PathBuf>,
+    eviction: EvictionConfig,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .field("eviction", &self.eviction)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Options: eviction, readers, busy timeout, durability.
+    pub fn builder() -> SqliteStoreBuilder {
+        SqliteStoreBuilder::default()
+    }
+
+    /// Opens (creating if needed) the database at `path` with default options.
+    ///
+    /// # Errors
+    /// As [`SqliteStoreBuilder::open`].
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self, MemoryError> {
+        Self::builder().open(path).await
+    }
+
+    /// A private in-memory database with default options.
+    ///
+    /// # Errors
+    /// As [`SqliteStoreBuilder::open_in_memory`].
+    pub async fn open_in_memory() -> Result<Self, MemoryError> {
+        Self::builder().open_in_memory().await
+    }
+
+    /// The database file, `None` for an in-memory store.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The eviction configuration.
+    pub fn eviction(&self) -> &EvictionConfig {
+        &self.eviction
+    }
+
+    /// Applies the eviction policy now, whatever the write count; returns how
+    /// many items were dropped.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn evict_now(&self) -> Result<usize, MemoryError> {
+        let policy = self.eviction.policy.clone();
+        self.workers
+            .on_writer(move |conn| {
+                let tx = conn.unchecked_transaction()?;
+                let removed = writer::evict(&tx, &policy)?;
+                tx.commit()?;
+                Ok(removed)
+            })
+            .await
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check` and the FTS5 index check; `Ok`
+    /// with the problems found (empty when the database is sound).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] when the checks cannot run.
+    pub async fn integrity_check(&self) -> Result<Vec<String>, MemoryError> {
+        self.workers
+            .on_writer(|conn| {
+                let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+                let mut problems: Vec<String> = stmt
+                    .query_map([], |row| row.get::<_, String>(0))?
+                    .collect::<Result<_, _>>()?;
+                problems.retain(|p| p != "ok");
+                if let Err(err) = conn.execute(
+                    "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+                    [],
+                ) {
+                    problems.push(format!("full-text index: {err}"));
+                }
+                Ok(problems)
+            })
+            .await
+    }
+}
+
+#[async_trait]
+impl MemoryStore for SqliteStore {
+    async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
+        item.validate()?;
+        self.workers.write(WriteOp::Upsert(vec![item])).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
+        validate_id(id)?;
+        let id = id.to_owned();
+        self.workers
+            .read(move |conn| {
+                let sql = format!("SELECT {ITEM_COLUMNS} FROM memory_items i WHERE i.id = ?1");
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let mut rows = stmt.query([id])?;
+                match rows.next()? {
+                    Some(row) => query::item_from_row(row).map(Some),
+                    None => Ok(None),
+                }
+            })
+            .await
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), MemoryError> {
+        validate_id(id)?;
+        self.workers.write(WriteOp::Delete(id.to_owned())).await
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryItem>, MemoryError> {
+        filter.validate()?;
+        let where_ = filter_sql(filter);
+        let limit = filter
+            .limit
+            .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        self.workers
+            .read(move |conn| {
+                let sql = format!(
+                    "SELECT {ITEM_COLUMNS} FROM memory_items i WHERE {} \
+                     ORDER BY i.created_secs, i.created_nanos, i.id LIMIT {limit}",
+                    where_.clause
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let mut rows = stmt.query(rusqlite::params_from_iter(where_.params))?;
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    out.push(query::item_from_row(row)?);
+                }
+                Ok(out)
+            })
+            .await
+    }
+
+    async fn save_many(&self, items: Vec<MemoryItem>) -> Result<(), MemoryError> {
+        for item in &items {
+            item.validate()?;
+        }
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.workers.write(WriteOp::Upsert(items)).await
+    }
+
+    async fn count(&self, filter: &MemoryFilter) -> Result<usize, MemoryError> {
+        filter.validate()?;
+        let where_ = filter_sql(filter);
+        self.workers
+            .read(move |conn| {
+                let sql = format!(
+                    "SELECT count(*) FROM memory_items i WHERE {}",
+                    where_.clause
+                );
+                let n: i64 = conn
+                    .prepare_cached(&sql)?
+                    .query_row(rusqlite::params_from_iter(where_.params), |row| row.get(0))?;
+                Ok(usize::try_from(n).unwrap_or(0))
+            })
+            .await
+    }
+
+    /// FTS5 search ranked by `bm25()` (score = −bm25, higher is better; ties by
+    /// id). Literal text: the query's keywords (at most 256) are OR-ed, each
+    /// quoted; a query without keywords returns no hits.
+    async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        validate_search_options(options)?;
+        let Some(expression) = match_expression(query) else {
+            return Ok(Vec::new());
+        };
+        let filter = &options.filter;
+        let plan = search::SearchPlan {
+            expression,
+            filter: filter_sql(filter),
+            filtered: filter.prefix.is_some()
+                || filter.since.is_some()
+                || filter.until.is_some()
+                || !filter.metadata.is_empty(),
+            limit: options.limit,
+            min_score: options.min_score,
+        };
+        self.workers
+            .read(move |conn| search::search(conn, plan))
+            .await
+    }
+}

@@ -1,0 +1,342 @@
+//! The writer thread: the one connection that writes, with group commit and
+//! eviction.
+//!
+//! Writes arrive over a channel. The thread takes every write already queued
+//! (up to [`MAX_GROUP`]), applies them in one transaction, commits, and only
+//! then answers the callers — so a write reported done is committed (group
+//! commit: many concurrent single saves share one commit). If the group
+//! fails, each write is retried alone so only the bad one fails.
+
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+use chrono::Utc;
+use rusqlite::{Connection, ToSql, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+use super::query::{index_terms, time_parts};
+use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
+
+/// Most queued writes committed together.
+const MAX_GROUP: usize = 256;
+
+/// A job run on a connection's own thread; it answers through its own channel.
+pub(crate) type ConnJob = Box<dyn FnOnce(&Connection) + Send>;
+
+/// A write, validated and ready to apply.
+pub(crate) enum WriteOp {
+    /// Upsert these items, in order.
+    Upsert(Vec<MemoryItem>),
+    /// Delete the item with this id.
+    Delete(String),
+}
+
+/// What the writer thread receives.
+pub(crate) enum WriterMsg {
+    /// Apply a write; answer after the commit.
+    Write(WriteOp, oneshot::Sender<Result<(), MemoryError>>),
+    /// Run a read on the writer's connection (in-memory databases have no readers).
+    Read(ConnJob),
+}
+
+type Reply = oneshot::Sender<Result<(), MemoryError>>;
+
+/// The writer thread's state.
+pub(crate) struct Writer {
+    conn: Connection,
+    eviction: EvictionConfig,
+    writes_since_check: usize,
+}
+
+impl Writer {
+    pub(crate) fn new(conn: Connection, eviction: EvictionConfig) -> Self {
+        Self {
+            conn,
+            eviction,
+            writes_since_check: 0,
+        }
+    }
+
+    /// Serves `rx` until every sender is gone, then closes the connection.
+    pub(crate) fn run(mut self, rx: &Receiver<WriterMsg>) {
+        let mut pending: Option<WriterMsg> = None;
+        loop {
+            let first = match pending.take() {
+                Some(msg) => msg,
+                None => match rx.recv() {
+                    Ok(msg) => msg,
+                    Err(_) => break,
+                },
+            };
+            let mut group: Vec<(WriteOp, Reply)> = Vec::new();
+            match first {
+                WriterMsg::Read(job) => {
+                    job(&self.conn);
+                    continue;
+                }
+                WriterMsg::Write(op, reply) => group.push((op, reply)),
+            }
+            while group.len() < MAX_GROUP {
+                match rx.try_recv() {
+                    Ok(WriterMsg::Write(op, reply)) => group.push((op, reply)),
+                    Ok(read @ WriterMsg::Read(_)) => {
+                        pending = Some(read);
+                        break;
+                    }
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                }
+            }
+            self.commit_group(group);
+        }
+        if let Err((_, err)) = self.conn.close() {
+            tracing::warn!(error = %err, "sqlite memory store: closing the writer connection failed");
+        }
+    }
+
+    /// Applies `group` in one transaction and answers every caller.
+    fn commit_group(&mut self, group: Vec<(WriteOp, Reply)>) {
+        let started = std::time::Instant::now();
+        let (ops, replies): (Vec<WriteOp>, Vec<Reply>) = group.into_iter().unzip();
+        match self.apply_group(&ops) {
+            Ok((results, rows)) => {
+                tracing::debug!(
+                    rows,
+                    latency_ms = started.elapsed().as_secs_f64() * 1e3,
+                    "sqlite memory store: write group committed"
+                );
+                for (result, reply) in results.into_iter().zip(replies) {
+                    let _ = reply.send(result);
+                }
+            }
+            Err(err) => {
+                // Nothing of the group was committed (the transaction rolled back on drop).
+                let message = err.to_string();
+                tracing::warn!(error = %message, "sqlite memory store: write group failed");
+                for reply in replies {
+                    let _ = reply.send(Err(MemoryError::Storage(message.clone())));
+                }
+            }
+        }
+    }
+
+    /// Applies `ops` in one transaction. If that fails and there are several,
+    /// each op is retried in its own transaction so one bad op fails alone.
+    /// Returns each op's result and the number of rows written.
+    #[allow(clippy::type_complexity)]
+    fn apply_group(
+        &mut self,
+        ops: &[WriteOp],
+    ) -> Result<(Vec<Result<(), MemoryError>>, usize), MemoryError> {
+        match self.transact(ops) {
+            Ok(rows) => Ok((ops.iter().map(|_| Ok(())).collect(), rows)),
+            Err(err) if ops.len() == 1 => Err(err),
+            Err(err) => {
+                tracing::debug!(error = %err, "sqlite memory store: group failed; retrying ops one by one");
+                let mut rows = 0;
+                let results = ops
+                    .iter()
+                    .map(|op| self.transact(std::slice::from_ref(op)).map(|n| rows += n))
+                    .collect();
+                Ok((results, rows))
+            }
+        }
+    }
+
+    /// One transaction: the ops in order (consecutive upserts coalesced into
+    /// multi-row statements), eviction when due, commit. Returns the rows written.
+    fn transact(&mut self, ops: &[WriteOp]) -> Result<usize, MemoryError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut rows = 0usize;
+        let mut pending: Vec<&MemoryItem> = Vec::new();
+        for op in ops {
+            match op {
+                WriteOp::Upsert(items) => pending.extend(items),
+                WriteOp::Delete(id) => {
+                    rows += upsert(&tx, &pending)?;
+                    pending.clear();
+                    tx.prepare_cached("DELETE FROM memory_items WHERE id = ?1")?
+                        .execute([id])?;
+                }
+            }
+        }
+        rows += upsert(&tx, &pending)?;
+        let due =
+            self.writes_since_check.saturating_add(rows) >= self.eviction.check_interval.max(1);
+        if due {
+            evict(&tx, &self.eviction.policy)?;
+        }
+        tx.commit()?;
+        self.writes_since_check = if due {
+            0
+        } else {
+            self.writes_since_check + rows
+        };
+        Ok(rows)
+    }
+}
+
+/// Rows per multi-row `INSERT` (6 parameters each, far below SQLite's
+/// 32,766-parameter limit). Few large statements matter: FTS5 flushes its
+/// pending terms at every statement boundary inside a trigger, so one row per
+/// statement would write one tiny index segment per row.
+const ROWS_PER_STATEMENT: usize = 256;
+
+/// Upserts `items` in order (a later duplicate id wins); returns their number.
+fn upsert(conn: &Connection, items: &[&MemoryItem]) -> Result<usize, MemoryError> {
+    for chunk in items.chunks(ROWS_PER_STATEMENT) {
+        let encoded: Vec<(String, i64, i64, String)> = chunk
+            .iter()
+            .map(|item| {
+                let (secs, nanos) = time_parts(item.created_at);
+                Ok((
+                    serde_json::to_string(&item.metadata)?,
+                    secs,
+                    nanos,
+                    index_terms(&item.content),
+                ))
+            })
+            .collect::<Result<_, MemoryError>>()?;
+        let mut params: Vec<&dyn ToSql> = Vec::with_capacity(chunk.len() * 6);
+        for (item, (metadata, secs, nanos, terms)) in chunk.iter().zip(&encoded) {
+            params.extend([
+                &item.id as &dyn ToSql,
+                &item.content,
+                metadata,
+                secs,
+                nanos,
+                terms,
+            ]);
+        }
+        conn.prepare_cached(&upsert_sql(chunk.len()))?
+            .execute(params.as_slice())?;
+    }
+    Ok(items.len())
+}
+
+fn upsert_sql(rows: usize) -> String {
+    let values = vec!["(?, ?, ?, ?, ?, ?)"; rows].join(", ");
+    format!(
+        "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+         VALUES {values} \
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, \
+         metadata = excluded.metadata, created_secs = excluded.created_secs, \
+         created_nanos = excluded.created_nanos, terms = excluded.terms"
+    )
+}
+
+/// Applies the eviction policy inside the current transaction.
+pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize, MemoryError> {
+    let removed = match policy {
+        EvictionPolicy::Ttl { ttl_secs } => {
+            let ttl = chrono::Duration::seconds(i64::try_from(*ttl_secs).unwrap_or(i64::MAX));
+            let Some(cutoff) = Utc::now().checked_sub_signed(ttl) else {
+                return Ok(0);
+            };
+            let (secs, nanos) = time_parts(cutoff);
+            conn.prepare_cached(
+                "DELETE FROM memory_items WHERE (created_secs, created_nanos) <= (?1, ?2)",
+            )?
+            .execute(params![secs, nanos])?
+        }
+        EvictionPolicy::Capacity { max_items } => {
+            let count: i64 =
+                conn.query_row("SELECT count(*) FROM memory_items", [], |row| row.get(0))?;
+            let max = i64::try_from(*max_items).unwrap_or(i64::MAX);
+            if count <= max {
+                return Ok(0);
+            }
+            conn.prepare_cached(
+                "DELETE FROM memory_items WHERE pk IN (SELECT pk FROM memory_items \
+                 ORDER BY created_secs, created_nanos, id LIMIT ?1)",
+            )?
+            .execute([count - max])?
+        }
+        EvictionPolicy::None => 0,
+    };
+    if removed > 0 {
+        tracing::debug!(removed, "sqlite memory store: evicted items");
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    use super::*;
+
+    fn writer() -> Writer {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        // Makes the upsert of id `bad` fail inside SQLite.
+        conn.execute_batch(
+            "CREATE TRIGGER boom BEFORE INSERT ON memory_items WHEN new.id = 'bad' \
+             BEGIN SELECT RAISE(ABORT, 'boom'); END;",
+        )
+        .unwrap();
+        Writer::new(conn, EvictionConfig::none())
+    }
+
+    fn ids(w: &Writer) -> Vec<String> {
+        let mut stmt = w
+            .conn
+            .prepare("SELECT id FROM memory_items ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn a_failing_write_fails_alone_in_its_group() {
+        let mut w = writer();
+        let ops = vec![
+            WriteOp::Upsert(vec![MemoryItem::new("a", "one")]),
+            WriteOp::Upsert(vec![MemoryItem::new("bad", "two")]),
+            WriteOp::Delete("a".into()),
+            WriteOp::Upsert(vec![
+                MemoryItem::new("c", "three"),
+                MemoryItem::new("c", "four"),
+            ]),
+        ];
+        let (results, rows) = w.apply_group(&ops).unwrap();
+        assert!(results[0].is_ok() && results[2].is_ok() && results[3].is_ok());
+        assert!(matches!(&results[1], Err(MemoryError::Storage(m)) if m.contains("boom")));
+        assert_eq!(rows, 3);
+        assert_eq!(ids(&w), ["c"]);
+        let content: String = w
+            .conn
+            .query_row("SELECT content FROM memory_items WHERE id = 'c'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(content, "four", "a later duplicate in one batch wins");
+    }
+
+    #[test]
+    fn a_lone_failing_write_reports_its_error() {
+        let mut w = writer();
+        let ops = vec![WriteOp::Upsert(vec![MemoryItem::new("bad", "x")])];
+        assert!(w.apply_group(&ops).is_err());
+        assert!(ids(&w).is_empty());
+    }
+
+    #[test]
+    fn capacity_eviction_keeps_the_newest() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        let mut w = Writer::new(conn, EvictionConfig::capacity(2, 1));
+        let t = |s| chrono::DateTime::from_timestamp(s, 0).unwrap();
+        let items = (0..5)
+            .map(|n| MemoryItem::new(format!("k{n}"), "x").with_created_at(t(100 - n)))
+            .collect();
+        w.apply_group(&[WriteOp::Upsert(items)]).unwrap();
+        assert_eq!(ids(&w), ["k0", "k1"]);
+    }
+}

@@ -1,0 +1,149 @@
+//! `[memory]` / `[memory_agent]` configuration: the example file parses to the
+//! defaults, keys override, mistakes are clear errors, injection rules hold.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::time::Duration;
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{BackendKind, LongTermTrigger, MemorySettings, parse_duration};
+
+const EXAMPLE: &str = include_str!("../../../config.example.toml");
+
+#[test]
+fn the_example_file_documents_the_defaults() {
+    let parsed = MemorySettings::from_toml_str(EXAMPLE).unwrap();
+    assert_eq!(parsed, MemorySettings::default());
+    assert_eq!(
+        MemorySettings::from_toml_str("").unwrap(),
+        MemorySettings::default()
+    );
+}
+
+#[test]
+fn keys_override_and_other_sections_are_ignored() {
+    let s = MemorySettings::from_toml_str(
+        r#"
+[llm]
+model = "x"
+[memory.long_term]
+backend = "memory"
+archive_threshold = 0.5
+[memory.long_term.weights]
+reference_boost = 1.0
+[memory.inject]
+long_term_trigger = "keywords"
+trigger_keywords = ["项目", "deadline"]
+[memory_agent]
+timeout = "1.5m"
+[memory_agent.extract]
+min_confidence = 0.9
+"#,
+    )
+    .unwrap();
+    assert_eq!(s.memory.long_term.backend, BackendKind::Memory);
+    let rules = s.memory.long_term.weight_rules();
+    assert_eq!((rules.archive_threshold, rules.reference_boost), (0.5, 1.0));
+    assert_eq!(s.memory.inject.long_term_trigger, LongTermTrigger::Keywords);
+    assert_eq!(s.memory_agent.timeout().unwrap(), Duration::from_secs(90));
+    assert_eq!(s.memory_agent.extract.min_confidence, 0.9);
+    assert_eq!(s.memory_agent.extract.batch_size, 5);
+}
+
+#[test]
+fn mistakes_are_clear_errors() {
+    for (text, needle) in [
+        ("[memory]\nenabeld = true", "enabeld"),
+        ("[memory.long_term]\nbackend = \"mysql\"", "mysql"),
+        ("[memory_agent]\ntimeout = \"soon\"", "soon"),
+        (
+            "[memory_agent.extract]\nmin_confidence = 1.5",
+            "min_confidence",
+        ),
+        (
+            "[memory.long_term.weights]\nunreferenced_decay = 2.0",
+            "unreferenced_decay",
+        ),
+        (
+            "[memory.long_term.weights]\narchive_threshold = 0.1",
+            "archive_threshold",
+        ),
+        ("[memory\n", "memory configuration"),
+    ] {
+        let err = MemorySettings::from_toml_str(text).unwrap_err();
+        assert!(matches!(err, MemoryError::InvalidInput(_)), "{text}");
+        assert!(err.to_string().contains(needle), "{text}: {err}");
+    }
+    assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+    assert_eq!(parse_duration(" 2h ").unwrap(), Duration::from_secs(7200));
+    assert!(parse_duration("-1s").is_err() && parse_duration("5").is_err());
+}
+
+#[test]
+fn injection_rules() {
+    let mut inject = MemorySettings::default().memory.inject;
+    assert!(
+        !inject.should_inject("What did I say about tea?", 0),
+        "first round is empty"
+    );
+    assert!(inject.should_inject("What did I say about tea?", 2));
+    assert!(
+        !inject.should_inject("  ok ", 2),
+        "shorter than min_query_length"
+    );
+    assert!(
+        inject.should_inject("喝什么茶", 2),
+        "four CJK characters are long enough"
+    );
+    inject.first_round_empty = false;
+    assert!(inject.should_inject("What did I say about tea?", 0));
+    inject.long_term_trigger = LongTermTrigger::Keywords;
+    inject.trigger_keywords = vec!["Deadline".into(), "项目".into()];
+    assert!(inject.should_inject("when is the DEADLINE again", 1));
+    assert!(inject.should_inject("这个项目进展如何", 1));
+    assert!(!inject.should_inject("tell me a joke please", 1));
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn open_from_configuration() {
+    use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/lt.db");
+    let text = format!("[memory.long_term]\npath = {:?}\n", path.to_str().unwrap());
+    let settings = MemorySettings::from_toml_str(&text).unwrap();
+    let memory = LongTermMemory::open(&settings.memory.long_term)
+        .await
+        .unwrap();
+    let m = memory.scope("a", "u").unwrap();
+    m.save(NewMemory::new(MemoryType::User, "", "persisted fact"))
+        .await
+        .unwrap();
+    memory.close().await.unwrap();
+    assert!(path.exists());
+    let memory = LongTermMemory::open(&settings.memory.long_term)
+        .await
+        .unwrap();
+    assert_eq!(
+        memory
+            .scope("a", "u")
+            .unwrap()
+            .search("persisted", 5)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let in_memory =
+        MemorySettings::from_toml_str("[memory.long_term]\nbackend = \"memory\"").unwrap();
+    assert!(
+        LongTermMemory::open(&in_memory.memory.long_term)
+            .await
+            .is_ok()
+    );
+}

@@ -1,0 +1,148 @@
+//! `cargo xtask check`, `cargo xtask test` and `cargo xtask ci`.
+
+use std::process::Command;
+
+use crate::step::{Context, read_env_file};
+
+/// fmt check, clippy, tests, docs and (when installed) cargo-deny.
+///
+/// Stops at the first failing step, unless `keep_going` is set: then every step runs and
+/// the error lists all failed steps.
+///
+/// # Errors
+/// A message naming the failing step(s).
+pub fn check(ctx: &Context, keep_going: bool) -> Result<(), String> {
+    type Step = fn(&Context) -> Result<(), String>;
+    let steps: [Step; 5] = [fmt, clippy, test, doc, deny];
+    let mut failures = Vec::new();
+    for step in steps {
+        if let Err(message) = step(ctx) {
+            if !keep_going {
+                return Err(message);
+            }
+            println!("==> {message}");
+            failures.push(message);
+        }
+    }
+    if failures.is_empty() {
+        println!("\n==> check passed");
+        Ok(())
+    } else {
+        Err(format!(
+            "{} step(s) failed:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        ))
+    }
+}
+
+fn fmt(ctx: &Context) -> Result<(), String> {
+    ctx.run("fmt", ctx.cargo(&["fmt", "--all", "--", "--check"]))
+}
+
+fn clippy(ctx: &Context) -> Result<(), String> {
+    ctx.run(
+        "clippy",
+        ctx.cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )
+}
+
+fn doc(ctx: &Context) -> Result<(), String> {
+    let mut doc = ctx.cargo(&["doc", "--workspace", "--all-features", "--no-deps"]);
+    doc.env("RUSTDOCFLAGS", "-D warnings");
+    ctx.run("doc", doc)
+}
+
+/// The workspace tests with the variables from `.services/env` (when the file exists).
+///
+/// The file's values win over the same variables in the calling environment: the file
+/// describes the servers `scripts/services.sh start` is running right now.
+///
+/// # Errors
+/// A message when the env file is malformed or a test fails.
+pub fn test(ctx: &Context) -> Result<(), String> {
+    // --no-fail-fast: run every test binary and report all failures, not just the first.
+    let mut command = ctx.cargo(&["test", "--workspace", "--all-features", "--no-fail-fast"]);
+    let env_file = ctx.services_env_file();
+    if env_file.exists() {
+        let pairs = read_env_file(&env_file)?;
+        let keys: Vec<&str> = pairs.iter().map(|(key, _)| key.as_str()).collect();
+        println!(
+            "\n==> [test] env from {}: {}",
+            env_file.display(),
+            keys.join(", ")
+        );
+        command.envs(pairs);
+    } else {
+        println!(
+            "\n==> [test] no {} (run scripts/services.sh start for the interop tests)",
+            env_file.display()
+        );
+    }
+    ctx.run("test", command)
+}
+
+/// `cargo deny --offline check licenses bans sources`, or a note when it is not installed.
+///
+/// # Errors
+/// A message when cargo-deny reports a problem.
+fn deny(ctx: &Context) -> Result<(), String> {
+    let installed = ctx
+        .cargo(&["deny", "--version"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !installed {
+        println!(
+            "\n==> [deny] skipped: cargo-deny not installed (cargo install cargo-deny --locked)"
+        );
+        return Ok(());
+    }
+    ctx.run(
+        "deny",
+        ctx.cargo(&["deny", "--offline", "check", "licenses", "bans", "sources"]),
+    )
+}
+
+/// Starts the services, runs [`check`] with `AGCORE_REQUIRE_SERVICES=1`, then stops the
+/// services again, also when `check` fails.
+///
+/// When the llama server was already running before (a developer's machine), it is left
+/// running so other users of it are not disturbed.
+///
+/// # Errors
+/// A message naming the failing step (start, a check step, or stop).
+pub fn ci() -> Result<(), String> {
+    let ctx = Context::new();
+    let script = ctx.root.join("scripts").join("services.sh");
+    let was_running = Command::new(&script)
+        .arg("status")
+        .current_dir(&ctx.root)
+        .output()
+        .is_ok_and(|output| output.status.success());
+
+    let services = |action: &str| {
+        let mut command = Command::new(&script);
+        command.arg(action);
+        command
+    };
+    ctx.run("services start", services("start"))?;
+    let checked = check(&ctx.clone().with_env("AGCORE_REQUIRE_SERVICES", "1"), false);
+    let stopped = if was_running {
+        println!("\n==> [services stop] skipped: the services were running before `ci` started");
+        Ok(())
+    } else {
+        ctx.run("services stop", services("stop"))
+    };
+    checked?;
+    stopped?;
+    println!("\n==> ci passed");
+    Ok(())
+}
