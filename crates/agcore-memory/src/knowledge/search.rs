@@ -6,7 +6,7 @@ use crate::{KnowledgePage, MemoryError, SearchOptions};
 
 impl KnowledgeStore {
     /// Pages matching `query` (BM25 over title, summary, tags and body via
-    /// [`MemoryStore::search`]), best first, at most 20.
+    /// [`MemoryStore::search`](crate::MemoryStore::search)), best first, at most 20.
     ///
     /// # Errors
     /// As [`Self::search_scored`].
