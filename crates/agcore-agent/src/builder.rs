@@ -1,11 +1,13 @@
 use std::sync::Arc;
 
 use agcore_llm::{HookExecutor, LlmProvider};
+use agcore_memory::long_term::LongTermMemory;
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
 use agcore_prompt::EnvironmentContext;
 use agcore_tools::{ToolRegistry, TypedTool};
 
+use crate::long_term::{LongTermOptions, LongTermRuntime, MemoryRecallTool, MemorySaveTool};
 use crate::retrieve_tool::RetrieveTool;
 use crate::session_tools::{SessionMemoryGetTool, SessionMemorySetTool};
 use crate::{AgentConfig, AgentError, RuntimeBundle};
@@ -51,6 +53,7 @@ pub struct AgentBuilder {
     environment: Option<EnvironmentContext>,
     config: AgentConfig,
     session_memory_tools: bool,
+    long_term: Option<LongTermRuntime>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -132,6 +135,18 @@ impl AgentBuilder {
         self
     }
 
+    /// Turns on long-term memory per (agent, user) for every session of the
+    /// bundle: registers the `memory_save` and `memory_recall` tools, and
+    /// makes each session with a user id
+    /// ([`crate::AgentSession::with_user_id`]) prefetch memories into its
+    /// system prompt, append the memory instructions, record usage, feed
+    /// the dialogue buffer and run fact extraction in the background, as
+    /// `options` say.
+    pub fn long_term_memory(mut self, memory: LongTermMemory, options: LongTermOptions) -> Self {
+        self.long_term = Some(LongTermRuntime::new(memory, options));
+        self
+    }
+
     /// Builds the bundle.
     ///
     /// # Errors
@@ -169,6 +184,10 @@ impl AgentBuilder {
         if let Some(retriever) = &self.retriever {
             tool_registry.register(RetrieveTool::new(Arc::clone(retriever)).into_tool())?;
         }
+        if let Some(long_term) = &self.long_term {
+            tool_registry.register(MemorySaveTool::new(long_term.memory.clone()).into_tool())?;
+            tool_registry.register(MemoryRecallTool::new(long_term.memory.clone()).into_tool())?;
+        }
         let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
         bundle.memory_store = self.memory_store;
         bundle.retriever = self.retriever;
@@ -177,6 +196,7 @@ impl AgentBuilder {
         bundle.base_prompt = self.base_prompt;
         bundle.environment = self.environment;
         bundle.config = self.config;
+        bundle.long_term = self.long_term;
         Ok(Arc::new(bundle))
     }
 }

@@ -7,6 +7,7 @@ use agcore_prompt::EnvironmentContext;
 use agcore_tools::ToolRegistry;
 
 use crate::AgentConfig;
+use crate::long_term::LongTermRuntime;
 
 /// Everything a session needs at run time, built once by
 /// [`crate::AgentBuilder`] and shared by many sessions as `Arc<RuntimeBundle>`.
@@ -34,6 +35,9 @@ pub struct RuntimeBundle {
     pub environment: Option<EnvironmentContext>,
     /// Limits and per-turn model settings.
     pub config: AgentConfig,
+    /// Long-term memory per (agent, user), when turned on
+    /// ([`crate::AgentBuilder::long_term_memory`]).
+    pub long_term: Option<LongTermRuntime>,
 }
 
 impl std::fmt::Debug for RuntimeBundle {
@@ -48,6 +52,7 @@ impl std::fmt::Debug for RuntimeBundle {
                 &self.has_session_memory_backend,
             )
             .field("config", &self.config)
+            .field("has_long_term", &self.long_term.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -71,6 +76,7 @@ impl RuntimeBundle {
             base_prompt: None,
             environment: None,
             config: AgentConfig::default(),
+            long_term: None,
         }
     }
 }

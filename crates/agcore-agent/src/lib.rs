@@ -10,6 +10,9 @@
 //!   [`TaskAgent`], [`PlanningAgent`]: plan a goal, then run it step by step.
 //! - [`SessionMemory`] and [`ContextManager`]: key–value memory shared by the
 //!   isolated contexts of one session.
+//! - [`long_term`]: long-term memory per (agent, user) through
+//!   [`AgentBuilder::long_term_memory`] — the `memory_save` / `memory_recall`
+//!   tools, prefetch into the system prompt, background fact extraction.
 //! - [`AgentError`]: every failure, with [`AgentError::is_recoverable`].
 
 mod agent;
@@ -18,6 +21,7 @@ mod bundle;
 mod config;
 mod context;
 mod error;
+pub mod long_term;
 mod plan;
 mod plan_parser;
 mod retrieve_tool;
@@ -33,6 +37,7 @@ pub use bundle::RuntimeBundle;
 pub use config::AgentConfig;
 pub use context::ContextManager;
 pub use error::AgentError;
+pub use long_term::{LongTermOptions, LongTermRuntime};
 pub use plan::{Plan, Step, StepStatus};
 pub use plan_parser::{JsonPlanParser, PlanParser};
 pub use retrieve_tool::{RETRIEVE_EXCERPT_CHARS, RetrieveArgs, RetrieveHit, RetrieveTool};

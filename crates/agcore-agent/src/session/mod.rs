@@ -1,5 +1,6 @@
 //! [`AgentSession`]: one conversation of one agent, turn by turn.
 
+mod long_term;
 mod stream;
 mod turn;
 
@@ -34,6 +35,7 @@ pub struct AgentSession {
     cancel: CancellationToken,
     pending_reminder: Option<String>,
     bridged: Vec<String>,
+    long_term: long_term::LongTermState,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -77,6 +79,7 @@ impl AgentSession {
             cancel: CancellationToken::new(),
             pending_reminder: None,
             bridged: Vec::new(),
+            long_term: long_term::LongTermState::default(),
         }
     }
 

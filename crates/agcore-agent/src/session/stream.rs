@@ -44,7 +44,7 @@ impl AgentSession {
         let input = input.into();
         Box::pin(async_stream::try_stream! {
             let turn_index = self.turn_index;
-            let mut cycle = self.begin_turn().await?;
+            let mut cycle = self.begin_turn(&input).await?;
             yield AgentEvent::TurnStarted { turn_index };
             let content = self.user_content(input);
             let mut last = None;

@@ -38,8 +38,9 @@ impl AgentSession {
             turn = self.turn_index
         );
         async {
-            let mut cycle = self.begin_turn().await?;
-            let content = self.user_content(input.into());
+            let input = input.into();
+            let mut cycle = self.begin_turn(&input).await?;
+            let content = self.user_content(input);
             let result = cycle.submit(content).await;
             self.cost += cycle.cost();
             let response = result.map_err(|e| self.turn_failed(e))?;
@@ -50,8 +51,12 @@ impl AgentSession {
         .await
     }
 
-    /// Checks limits, fires `OnTurnStart` and builds the turn's cycle.
-    pub(super) async fn begin_turn(&mut self) -> Result<LlmCycle, AgentError> {
+    /// Checks limits, fires `OnTurnStart`, prefetches long-term memories for
+    /// `input` and builds the turn's cycle.
+    pub(super) async fn begin_turn(
+        &mut self,
+        input: &MessageContent,
+    ) -> Result<LlmCycle, AgentError> {
         let config = &self.bundle.config;
         if self.turn_index >= config.max_turns {
             return Err(AgentError::LimitExceeded(format!(
@@ -74,16 +79,29 @@ impl AgentSession {
             .execute(HookEvent::OnTurnStart, &start)
             .await;
         verdict.into_result().map_err(AgentError::from_llm)?;
-        let system_prompt = self.system_prompt().await?;
+        let recalled = self.long_term_before_turn(&input.text()).await;
+        let system_prompt = self.compose_system_prompt(recalled).await?;
         Ok(self.build_cycle(system_prompt))
     }
 
     /// The layered system prompt of the next turn, rebuilt from the current
-    /// agent, environment and session memory.
+    /// agent, environment and session memory, followed by the long-term
+    /// memory instructions when the bundle has long-term memory and the
+    /// session a user id (the per-turn prefetched memories are not
+    /// included: they depend on the user's message).
     ///
     /// # Errors
     /// [`AgentError::Memory`] when the session memory cannot be read.
     pub async fn system_prompt(&self) -> Result<Option<String>, AgentError> {
+        self.compose_system_prompt(None).await
+    }
+
+    /// The system prompt with `recalled` (a `<memory-context>` body from
+    /// long-term memory) added to the memory layer.
+    async fn compose_system_prompt(
+        &self,
+        recalled: Option<String>,
+    ) -> Result<Option<String>, AgentError> {
         let mut composer = PromptComposer::new();
         if let Some(base) = &self.bundle.base_prompt {
             composer.set_base(base.clone());
@@ -94,11 +112,22 @@ impl AgentSession {
         composer.set_environment(self.bundle.environment.clone());
         let mut memory = vec![self.session_memory.snapshot().await?];
         memory.extend(self.bridged.iter().cloned());
+        memory.extend(recalled);
         let memory: Vec<String> = memory.into_iter().filter(|m| !m.is_empty()).collect();
         if !memory.is_empty() {
             composer.set_memory_context(memory.join("\n\n"));
         }
-        Ok(composer.system_prompt())
+        let instructions = self
+            .bundle
+            .long_term
+            .as_ref()
+            .filter(|_| self.user_id.is_some())
+            .and_then(|lt| crate::long_term::memory_instructions(lt.options.language));
+        Ok(match (composer.system_prompt(), instructions) {
+            (Some(prompt), Some(extra)) => Some(format!("{prompt}\n\n{extra}")),
+            (None, Some(extra)) => Some(extra.to_owned()),
+            (prompt, None) => prompt,
+        })
     }
 
     fn build_cycle(&self, system_prompt: Option<String>) -> LlmCycle {
@@ -167,6 +196,7 @@ impl AgentSession {
         self.history = cycle.take_messages();
         self.pending_reminder = None;
         self.turn_index += 1;
+        self.long_term_after_turn(&response.text()).await;
         Ok(())
     }
 }

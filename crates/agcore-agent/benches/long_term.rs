@@ -1,0 +1,164 @@
+//! Long-term memory latency on SQLite: `save` (every save checks the scope
+//! for a duplicate) and per-turn `prefetch` (search + `<memory-context>`
+//! formatting) with N entries in one (agent, user) scope among 100 scopes,
+//! beside baselines in the same group: `get` of one entry by id, and the
+//! scope search alone (what prefetch adds to it is the rule check and the
+//! formatting).
+//!
+//! N = 10 000 always; set `AGCORE_BENCH_LONG_TERM_100K=1` to add N = 100 000
+//! (seeding takes minutes). Before the criterion groups, prints p50/p99 of
+//! 500 timed calls of each operation.
+//! Goals: save < 1 ms p50; prefetch p99 < 5 ms at 100k.
+#![allow(
+    missing_docs,
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
+
+use std::time::{Duration, Instant};
+
+use agcore_agent::long_term::{LongTermOptions, prefetch};
+use agcore_memory::long_term::{
+    InjectConfig, LongTermMemory, MemoryType, NewMemory, ScopedMemory, SqliteLongTerm,
+};
+use criterion::Criterion;
+
+const SCOPES: usize = 100;
+const OTHER_SCOPE_ENTRIES: usize = 20;
+const TOPICS: [&str; 8] = [
+    "green tea",
+    "python tooling",
+    "rust compiler",
+    "hiking trips",
+    "jazz records",
+    "database tuning",
+    "garden roses",
+    "chess openings",
+];
+
+fn text(i: usize) -> String {
+    let topic = TOPICS[i % TOPICS.len()];
+    format!(
+        "Note {i}: the user mentioned {topic} on day {} with detail {}",
+        i / 7,
+        i * 31 % 997
+    )
+}
+
+async fn seed(n: usize, dir: &std::path::Path) -> (LongTermMemory, ScopedMemory) {
+    let backend = SqliteLongTerm::open(dir.join(format!("bench-{n}.db")))
+        .await
+        .unwrap();
+    let memory = LongTermMemory::new(backend);
+    for s in 1..SCOPES {
+        let scope = memory.scope("bench", format!("user-{s}")).unwrap();
+        for i in 0..OTHER_SCOPE_ENTRIES {
+            scope
+                .save(NewMemory::new(MemoryType::User, "n", text(i)))
+                .await
+                .unwrap();
+        }
+    }
+    let target = memory.scope("bench", "user-0").unwrap();
+    for i in 0..n {
+        target
+            .save(NewMemory::new(MemoryType::User, "n", text(i)))
+            .await
+            .unwrap();
+    }
+    (memory, target)
+}
+
+fn options() -> LongTermOptions {
+    let mut inject = InjectConfig::default();
+    inject.first_round_empty = false;
+    LongTermOptions::new().inject(inject)
+}
+
+fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    (at(0.50), at(0.99))
+}
+
+fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory) {
+    let opts = options();
+    let (mut save, mut pre, mut get, mut search) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..500 {
+        let t = Instant::now();
+        rt.block_on(target.save(NewMemory::new(MemoryType::User, "n", text(n + i))))
+            .unwrap();
+        save.push(t.elapsed());
+        let query = format!("what about {} again", TOPICS[i % TOPICS.len()]);
+        let t = Instant::now();
+        let found = rt.block_on(prefetch(target, &opts, &query, 1)).unwrap();
+        pre.push(t.elapsed());
+        let t = Instant::now();
+        rt.block_on(target.search(&query, 5)).unwrap();
+        search.push(t.elapsed());
+        assert!(found.is_some());
+        let t = Instant::now();
+        rt.block_on(target.get(1 + (i as i64 % 1000))).unwrap();
+        get.push(t.elapsed());
+    }
+    for (name, samples) in [
+        ("get (baseline)", get),
+        ("search alone", search),
+        ("save", save),
+        ("prefetch", pre),
+    ] {
+        let (p50, p99) = percentiles(samples);
+        println!("long_term n={n:>6} {name:<15} p50 {p50:>10.3?}  p99 {p99:>10.3?}");
+    }
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut sizes = vec![10_000];
+    if std::env::var("AGCORE_BENCH_LONG_TERM_100K").is_ok_and(|v| v == "1") {
+        sizes.push(100_000);
+    }
+    let mut c = Criterion::default().configure_from_args();
+    for n in sizes {
+        let (_memory, target) = rt.block_on(seed(n, dir.path()));
+        report(&rt, n, &target);
+        let opts = options();
+        let mut group = c.benchmark_group(format!("long_term_{n}"));
+        group.sample_size(30);
+        group.bench_function("get_baseline", |b| {
+            b.to_async(&rt)
+                .iter(|| async { target.get(42).await.unwrap() });
+        });
+        let mut next = n + 1_000_000;
+        group.bench_function("save", |b| {
+            b.iter(|| {
+                next += 1;
+                rt.block_on(target.save(NewMemory::new(MemoryType::User, "n", text(next))))
+                    .unwrap()
+            });
+        });
+        group.bench_function("search_alone", |b| {
+            b.to_async(&rt).iter(|| async {
+                target
+                    .search("what about green tea again", 5)
+                    .await
+                    .unwrap()
+            });
+        });
+        group.bench_function("prefetch", |b| {
+            b.to_async(&rt).iter(|| async {
+                prefetch(&target, &opts, "what about green tea again", 1)
+                    .await
+                    .unwrap()
+            });
+        });
+        group.finish();
+    }
+    c.final_summary();
+}

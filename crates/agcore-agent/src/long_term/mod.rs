@@ -1,0 +1,80 @@
+//! Long-term memory in the agent runtime (long-term memory spec §5–§7,
+//! memory-system plan Phase 3–5): the `memory_save` / `memory_recall` tools,
+//! prefetch into the system prompt, the dialogue buffer and background fact
+//! extraction.
+//!
+//! Turned on for every session of a bundle by
+//! [`AgentBuilder::long_term_memory`](crate::AgentBuilder::long_term_memory).
+//! The scope of every call is (agent name, user id) of the session
+//! ([`AgentSession::with_user_id`](crate::AgentSession::with_user_id)); a
+//! session without a user id uses no long-term memory and the tools fail.
+//!
+//! # Examples
+//! ```
+//! use std::sync::Arc;
+//!
+//! use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
+//! use agcore_llm::{HookExecutor, MockProvider};
+//! use agcore_memory::long_term::{InMemoryLongTerm, LongTermMemory, MemoryType, NewMemory};
+//! use agcore_tools::ToolRegistry;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let memory = LongTermMemory::new(InMemoryLongTerm::new());
+//! let alice = memory.scope("assistant", "alice")?;
+//! alice.save(NewMemory::new(MemoryType::User, "drink", "Alice prefers green tea")).await?;
+//!
+//! let provider = Arc::new(MockProvider::new().push_text("Hi").push_text("Green tea!"));
+//! let bundle = AgentBuilder::new()
+//!     .provider(provider.clone())
+//!     .tool_registry(Arc::new(ToolRegistry::new()))
+//!     .hook_executor(Arc::new(HookExecutor::new()))
+//!     .config(AgentConfig::new("m"))
+//!     .long_term_memory(memory, LongTermOptions::new().extraction(false))
+//!     .build()?;
+//! assert!(bundle.tool_registry.contains("memory_save"));
+//! let agent = Arc::new(SimpleAgent::new("assistant"));
+//! let mut session = AgentSession::new(agent, bundle).with_user_id("alice");
+//! session.submit_turn("Hello there").await?; // the first round injects nothing
+//! session.submit_turn("Which tea do I like?").await?;
+//! let system = provider.requests()[1].messages[0].text();
+//! assert!(system.contains("[user] drink\nAlice prefers green tea"));
+//! # Ok(()) }
+//! ```
+
+mod extract;
+mod options;
+mod prefetch;
+mod prompt;
+mod tools;
+
+pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
+pub use options::{InstructionLanguage, LongTermOptions};
+pub use prefetch::{Prefetched, prefetch};
+pub use prompt::{
+    MEMORY_CONTEXT_HEADER, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, format_memory_context,
+    memory_instructions,
+};
+pub use tools::{
+    MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,
+    SaveArgs,
+};
+
+use agcore_memory::long_term::LongTermMemory;
+
+/// Long-term memory as a bundle holds it: the store and how sessions use it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LongTermRuntime {
+    /// The store shared by all sessions (each confined to its scope).
+    pub memory: LongTermMemory,
+    /// Prefetch, buffer and extraction settings.
+    pub options: LongTermOptions,
+}
+
+impl LongTermRuntime {
+    /// `memory` used with `options`.
+    pub fn new(memory: LongTermMemory, options: LongTermOptions) -> Self {
+        Self { memory, options }
+    }
+}

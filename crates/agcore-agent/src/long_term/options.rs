@@ -1,0 +1,221 @@
+//! [`LongTermOptions`]: how a bundle uses long-term memory.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agcore_llm::LlmProvider;
+use agcore_memory::long_term::{ExtractConfig, InjectConfig, MemorySettings};
+
+/// Language of the memory-usage instructions appended to the system prompt
+/// (long-term memory spec §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum InstructionLanguage {
+    /// [`MEMORY_INSTRUCTIONS_EN`](super::MEMORY_INSTRUCTIONS_EN) (default).
+    #[default]
+    English,
+    /// [`MEMORY_INSTRUCTIONS_ZH`](super::MEMORY_INSTRUCTIONS_ZH), the spec's original text.
+    Chinese,
+    /// No instructions appended.
+    None,
+}
+
+/// How the sessions of a bundle use long-term memory: prefetch, the dialogue
+/// buffer and background fact extraction (memory-system plan §2 `[memory.inject]`,
+/// `[memory_agent.extract]`).
+///
+/// Defaults: prefetch on with [`InjectConfig::default`] (first round empty,
+/// messages of ≥ 4 characters, 800-token budget) and 5 entries (spec §6.1);
+/// extraction on every [`ExtractConfig::batch_size`] (5) turns with the
+/// bundle's provider and model, a 30 s timeout, facts of confidence ≥ 0.7;
+/// English instructions; a reply references a memory when ≥ 0.5 of the
+/// memory's keywords occur in it.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct LongTermOptions {
+    /// Search memory before each turn and inject the `<memory-context>` block.
+    pub prefetch: bool,
+    /// Injection rules (first round, minimum length, trigger, token budget).
+    pub inject: InjectConfig,
+    /// Most entries injected per turn (spec §8.1 `prefetchLimit`, default 5).
+    pub prefetch_limit: usize,
+    /// Feed the dialogue buffer and run fact extraction.
+    pub extraction: bool,
+    /// Extraction settings; `batch_size` is the number of turns between runs.
+    pub extract: ExtractConfig,
+    /// Model of the extraction request (`None`: the bundle's model).
+    pub extraction_model: Option<String>,
+    /// Provider of the extraction request (`None`: the bundle's provider).
+    pub extraction_provider: Option<Arc<dyn LlmProvider>>,
+    /// Longest wait for the extraction reply.
+    pub extraction_timeout: Duration,
+    /// Language of the instructions appended to the system prompt.
+    pub language: InstructionLanguage,
+    /// Share of a memory's keywords a reply must contain to count as
+    /// referencing it ([`detect_references`](agcore_memory::long_term::detect_references)).
+    pub reference_min_overlap: f64,
+}
+
+impl std::fmt::Debug for LongTermOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LongTermOptions")
+            .field("prefetch", &self.prefetch)
+            .field("inject", &self.inject)
+            .field("prefetch_limit", &self.prefetch_limit)
+            .field("extraction", &self.extraction)
+            .field("extract", &self.extract)
+            .field("extraction_model", &self.extraction_model)
+            .field(
+                "extraction_provider",
+                &self
+                    .extraction_provider
+                    .as_ref()
+                    .map(|p| p.name().to_owned()),
+            )
+            .field("extraction_timeout", &self.extraction_timeout)
+            .field("language", &self.language)
+            .field("reference_min_overlap", &self.reference_min_overlap)
+            .finish()
+    }
+}
+
+impl Default for LongTermOptions {
+    fn default() -> Self {
+        Self {
+            prefetch: true,
+            inject: InjectConfig::default(),
+            prefetch_limit: 5,
+            extraction: true,
+            extract: ExtractConfig::default(),
+            extraction_model: None,
+            extraction_provider: None,
+            extraction_timeout: Duration::from_secs(30),
+            language: InstructionLanguage::English,
+            reference_min_overlap: 0.5,
+        }
+    }
+}
+
+impl LongTermOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Options from parsed `[memory]` / `[memory_agent]` settings: prefetch
+    /// when `memory.enabled` and `memory.long_term.enabled`, the inject
+    /// rules, `long_term.max_return` as the prefetch limit, the extract
+    /// settings, extraction when `memory_agent.enabled`, its model (when not
+    /// empty) and timeout.
+    ///
+    /// # Errors
+    /// [`agcore_memory::MemoryError::InvalidInput`] for an unreadable `timeout`.
+    pub fn from_settings(settings: &MemorySettings) -> Result<Self, agcore_memory::MemoryError> {
+        let agent = &settings.memory_agent;
+        Ok(Self {
+            prefetch: settings.memory.enabled && settings.memory.long_term.enabled,
+            inject: settings.memory.inject.clone(),
+            prefetch_limit: settings.memory.long_term.max_return,
+            extraction: agent.enabled,
+            extract: agent.extract.clone(),
+            extraction_model: (!agent.model.trim().is_empty()).then(|| agent.model.clone()),
+            extraction_timeout: agent.timeout()?,
+            ..Self::default()
+        })
+    }
+
+    /// Turns prefetch on or off.
+    #[must_use]
+    pub fn prefetch(mut self, enabled: bool) -> Self {
+        self.prefetch = enabled;
+        self
+    }
+
+    /// Sets the injection rules.
+    #[must_use]
+    pub fn inject(mut self, inject: InjectConfig) -> Self {
+        self.inject = inject;
+        self
+    }
+
+    /// Sets the most entries injected per turn.
+    #[must_use]
+    pub fn prefetch_limit(mut self, limit: usize) -> Self {
+        self.prefetch_limit = limit;
+        self
+    }
+
+    /// Turns the dialogue buffer and extraction on or off.
+    #[must_use]
+    pub fn extraction(mut self, enabled: bool) -> Self {
+        self.extraction = enabled;
+        self
+    }
+
+    /// Sets the extraction settings.
+    #[must_use]
+    pub fn extract(mut self, extract: ExtractConfig) -> Self {
+        self.extract = extract;
+        self
+    }
+
+    /// Runs extraction every `turns` turns (sets `extract.batch_size`; 0 acts as 1).
+    #[must_use]
+    pub fn extract_every(mut self, turns: usize) -> Self {
+        self.extract.batch_size = turns;
+        self
+    }
+
+    /// Sets the extraction model.
+    #[must_use]
+    pub fn extraction_model(mut self, model: impl Into<String>) -> Self {
+        self.extraction_model = Some(model.into());
+        self
+    }
+
+    /// Sets a provider for extraction other than the bundle's.
+    #[must_use]
+    pub fn extraction_provider(mut self, provider: Arc<dyn LlmProvider>) -> Self {
+        self.extraction_provider = Some(provider);
+        self
+    }
+
+    /// Sets the extraction timeout.
+    #[must_use]
+    pub fn extraction_timeout(mut self, timeout: Duration) -> Self {
+        self.extraction_timeout = timeout;
+        self
+    }
+
+    /// Sets the instruction language.
+    #[must_use]
+    pub fn language(mut self, language: InstructionLanguage) -> Self {
+        self.language = language;
+        self
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_map_onto_options() {
+        let toml = "[memory.inject]\nmin_query_length = 8\n\n[memory.long_term]\nmax_return = 3\n\n\
+                    [memory_agent]\nenabled = true\nmodel = \"small\"\ntimeout = \"5s\"\n\n\
+                    [memory_agent.extract]\nbatch_size = 4\nmin_confidence = 0.8\n";
+        let settings = MemorySettings::from_toml_str(toml).unwrap();
+        let options = LongTermOptions::from_settings(&settings).unwrap();
+        assert_eq!(options.inject.min_query_length, 8);
+        assert_eq!(options.prefetch_limit, 3);
+        assert!(options.extraction);
+        assert_eq!(options.extraction_model.as_deref(), Some("small"));
+        assert_eq!(options.extraction_timeout, Duration::from_secs(5));
+        assert_eq!(options.extract.batch_size, 4);
+        assert!((options.extract.min_confidence - 0.8).abs() < f64::EPSILON);
+        let defaults = LongTermOptions::from_settings(&MemorySettings::default()).unwrap();
+        assert!(!defaults.extraction);
+        assert_eq!(defaults.extraction_model, None);
+    }
+}

@@ -1,0 +1,47 @@
+//! Prefetch: the memories injected into one turn's system prompt
+//! (long-term memory spec §6; memory-system plan §3.3 injection rules).
+
+use agcore_llm::tokens::TokenCounter;
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{MemoryEntry, ScopedMemory};
+
+use super::LongTermOptions;
+use super::prompt::format_memory_context;
+
+/// What prefetch found for one turn.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Prefetched {
+    /// The `<memory-context>` body (header and entries, without the tags).
+    pub context: String,
+    /// The entries it holds, best match first.
+    pub entries: Vec<MemoryEntry>,
+}
+
+/// Searches `scoped` with the user's `query` when the options allow it for a
+/// session holding `prior_messages` messages, and formats what fits the
+/// token budget. `None` when prefetch is off, a rule says no, or nothing is
+/// found.
+///
+/// # Errors
+/// The search's [`MemoryError`].
+pub async fn prefetch(
+    scoped: &ScopedMemory,
+    options: &LongTermOptions,
+    query: &str,
+    prior_messages: usize,
+) -> Result<Option<Prefetched>, MemoryError> {
+    if !options.prefetch
+        || options.prefetch_limit == 0
+        || !options.inject.should_inject(query, prior_messages)
+    {
+        return Ok(None);
+    }
+    let hits = scoped.search(query, options.prefetch_limit).await?;
+    let entries: Vec<MemoryEntry> = hits.into_iter().map(|h| h.entry).collect();
+    let counter = TokenCounter::estimate();
+    Ok(
+        format_memory_context(&entries, options.inject.token_budget, &counter)
+            .map(|(context, entries)| Prefetched { context, entries }),
+    )
+}

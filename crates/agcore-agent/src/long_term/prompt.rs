@@ -1,0 +1,103 @@
+//! The memory-usage instructions (long-term memory spec §7) and the
+//! `<memory-context>` block (spec §6.3).
+
+use agcore_llm::tokens::TokenCounter;
+use agcore_memory::long_term::MemoryEntry;
+
+use super::InstructionLanguage;
+
+/// The memory-usage instructions in English, appended to the system prompt
+/// when long-term memory is on (long-term memory spec §7, translated).
+pub const MEMORY_INSTRUCTIONS_EN: &str = "## Memory system\n\
+You have long-term memory. Use the memory_save tool to store important information and the memory_recall tool to search past memories.\n\
+\n\
+Memory types:\n\
+- user: the user's profile (preferences, role, habits)\n\
+- project: project knowledge (progress, decisions, constraints)\n\
+- feedback: feedback on your behaviour (the user correcting or confirming what you did)\n\
+- reference: references (links to external resources, document locations)\n\
+\n\
+What to store:\n\
+- When the user reveals a personal preference, role or habit, store it as type user\n\
+- When you learn about project progress, decisions or constraints, store it as type project\n\
+- When the user corrects or confirms your behaviour, store it as type feedback\n\
+- When an external resource link comes up, store it as type reference\n\
+- Update an existing memory instead of creating a duplicate entry\n\
+- Only store information that will be useful in future conversations";
+
+/// The memory-usage instructions in Chinese, the original text of the
+/// long-term memory spec §7.
+pub const MEMORY_INSTRUCTIONS_ZH: &str = "## 记忆系统\n\
+你拥有长期记忆能力。使用 memory_save 工具存储重要信息,使用 memory_recall 工具检索过往记忆。\n\
+\n\
+记忆类型:\n\
+- user: 用户画像(偏好、角色、习惯)\n\
+- project: 项目知识(进展、决策、约束)\n\
+- feedback: 行为反馈(用户对你行为的纠正或确认)\n\
+- reference: 引用(外部资源链接、文档地址)\n\
+\n\
+存储原则:\n\
+- 当用户透露个人偏好、角色、习惯时,存为 user 类型\n\
+- 当了解到项目进展、决策、约束时,存为 project 类型\n\
+- 当用户纠正或确认你的行为时,存为 feedback 类型\n\
+- 当提到外部资源链接时,存为 reference 类型\n\
+- 更新已有记忆而非创建重复条目\n\
+- 只存储对未来对话有价值的信息";
+
+/// The first line of the `<memory-context>` block (spec §6.3).
+pub const MEMORY_CONTEXT_HEADER: &str = "以下是与当前对话可能相关的长期记忆:";
+
+/// The instructions of `language`, `None` for [`InstructionLanguage::None`].
+pub fn memory_instructions(language: InstructionLanguage) -> Option<&'static str> {
+    match language {
+        InstructionLanguage::English => Some(MEMORY_INSTRUCTIONS_EN),
+        InstructionLanguage::Chinese => Some(MEMORY_INSTRUCTIONS_ZH),
+        InstructionLanguage::None => None,
+    }
+}
+
+/// The `<memory-context>` body for `entries` (spec §6.3): the header line,
+/// then per entry a blank line, `[type] name` and the content. Entries are
+/// taken in order while the body stays within `token_budget` tokens
+/// (counted by `counter`); the first entry that does not fit ends the list.
+/// Returns the body (without the tags; the prompt composer adds them) and
+/// the entries it holds; `None` when no entry fits.
+pub fn format_memory_context(
+    entries: &[MemoryEntry],
+    token_budget: usize,
+    counter: &TokenCounter,
+) -> Option<(String, Vec<MemoryEntry>)> {
+    let mut body = String::from(MEMORY_CONTEXT_HEADER);
+    let mut used = counter.count_text(&body);
+    let mut kept = Vec::new();
+    for entry in entries {
+        let item = format!(
+            "\n\n[{}] {}\n{}",
+            entry.memory_type,
+            entry.name.trim(),
+            entry.content.trim()
+        );
+        let cost = counter.count_text(&item);
+        if used + cost > token_budget {
+            break;
+        }
+        used += cost;
+        body.push_str(&item);
+        kept.push(entry.clone());
+    }
+    (!kept.is_empty()).then_some((body, kept))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chinese_instructions_are_the_spec_text() {
+        assert!(MEMORY_INSTRUCTIONS_ZH.starts_with("## 记忆系统"));
+        assert!(MEMORY_INSTRUCTIONS_ZH.contains("更新已有记忆而非创建重复条目"));
+        assert!(MEMORY_INSTRUCTIONS_EN.contains("memory_save"));
+        assert_eq!(memory_instructions(InstructionLanguage::None), None);
+    }
+}

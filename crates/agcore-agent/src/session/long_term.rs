@@ -1,0 +1,158 @@
+//! The long-term memory steps of a turn: prefetch before, usage, buffer and
+//! background extraction after.
+
+use std::sync::Arc;
+
+use agcore_memory::long_term::{MemoryEntry, ScopedMemory, detect_references};
+use tokio::task::JoinHandle;
+
+use super::AgentSession;
+use crate::AgentError;
+use crate::long_term::{ExtractionReport, LongTermRuntime, prefetch, run_extraction};
+
+/// Per-session long-term memory state.
+#[derive(Debug, Default)]
+pub(super) struct LongTermState {
+    /// The user message of the running turn.
+    query: String,
+    /// The entries injected into the running turn.
+    injected: Vec<MemoryEntry>,
+    /// Turns buffered since the last extraction started.
+    turns_since_extraction: usize,
+    /// The extraction running in the background, if any.
+    extraction: Option<JoinHandle<Result<ExtractionReport, AgentError>>>,
+}
+
+impl AgentSession {
+    fn long_term_scope(&self) -> Option<(&LongTermRuntime, ScopedMemory)> {
+        let runtime = self.bundle.long_term.as_ref()?;
+        let user = self.user_id.as_deref()?;
+        match runtime.memory.scope(self.agent.name(), user) {
+            Ok(scoped) => Some((runtime, scoped)),
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: invalid scope; skipped");
+                None
+            }
+        }
+    }
+
+    /// Prefetch for the turn whose user message is `query`: the
+    /// `<memory-context>` body, or `None`. A failed search is logged and
+    /// injects nothing.
+    pub(super) async fn long_term_before_turn(&mut self, query: &str) -> Option<String> {
+        self.long_term.query = query.to_owned();
+        self.long_term.injected.clear();
+        let (runtime, scoped) = self.long_term_scope()?;
+        match prefetch(&scoped, &runtime.options, query, self.history.len()).await {
+            Ok(Some(found)) => {
+                self.long_term.injected = found.entries;
+                Some(found.context)
+            }
+            Ok(None) => None,
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: prefetch failed; nothing injected");
+                None
+            }
+        }
+    }
+
+    /// After a committed turn: records the use of the injected memories
+    /// (referenced or not by `reply`), appends the turn to the dialogue
+    /// buffer and starts extraction every `batch_size` turns. Failures are
+    /// logged; the turn stays successful.
+    pub(super) async fn long_term_after_turn(&mut self, reply: &str) {
+        let Some((runtime, scoped)) = self.long_term_scope() else {
+            return;
+        };
+        let options = runtime.options.clone();
+        let query = std::mem::take(&mut self.long_term.query);
+        let injected = std::mem::take(&mut self.long_term.injected);
+        if !injected.is_empty() {
+            let referenced = detect_references(reply, &injected, options.reference_min_overlap);
+            let unreferenced: Vec<i64> = injected
+                .iter()
+                .map(|e| e.id)
+                .filter(|id| !referenced.contains(id))
+                .collect();
+            for (ids, used) in [(referenced, true), (unreferenced, false)] {
+                if ids.is_empty() {
+                    continue;
+                }
+                if let Err(err) = scoped
+                    .record_use(&self.session_id, &query, &ids, used)
+                    .await
+                {
+                    tracing::warn!(error = %err, "long-term memory: recording use failed");
+                }
+            }
+        }
+        if !options.extraction {
+            return;
+        }
+        if let Err(err) = scoped.buffer_append(&self.session_id, &query, reply).await {
+            tracing::warn!(error = %err, "long-term memory: buffering the turn failed");
+            return;
+        }
+        self.long_term.turns_since_extraction += 1;
+        if self.long_term.turns_since_extraction < options.extract.batch_size.max(1) {
+            return;
+        }
+        if self
+            .long_term
+            .extraction
+            .as_ref()
+            .is_some_and(|h| !h.is_finished())
+        {
+            return;
+        }
+        if let Some(done) = self.long_term.extraction.take() {
+            log_extraction(done.await);
+        }
+        self.long_term.turns_since_extraction = 0;
+        let provider = options
+            .extraction_provider
+            .clone()
+            .unwrap_or_else(|| Arc::clone(&self.bundle.provider));
+        let model = options
+            .extraction_model
+            .clone()
+            .unwrap_or_else(|| self.bundle.config.llm.model.clone());
+        let session_id = self.session_id.clone();
+        self.long_term.extraction = Some(tokio::spawn(async move {
+            let result = run_extraction(scoped, session_id, provider, model, options).await;
+            match &result {
+                Ok(report) => tracing::debug!(?report, "long-term memory: extraction done"),
+                Err(err) => tracing::warn!(
+                    error = %err,
+                    "long-term memory: extraction failed; the buffer is kept for a later run"
+                ),
+            }
+            result
+        }));
+    }
+
+    /// Waits for the background fact extraction started by an earlier turn,
+    /// if one is running or finished unobserved, and returns its result.
+    /// `Ok(None)` when none was started since the last call.
+    ///
+    /// # Errors
+    /// The extraction's error (the buffer was kept and is read again by the
+    /// next run); [`AgentError::Other`] when the task panicked or was aborted.
+    pub async fn flush_memory(&mut self) -> Result<Option<ExtractionReport>, AgentError> {
+        let Some(handle) = self.long_term.extraction.take() else {
+            return Ok(None);
+        };
+        match handle.await {
+            Ok(result) => result.map(Some),
+            Err(err) => Err(AgentError::Other(format!(
+                "the fact extraction task failed: {err}"
+            ))),
+        }
+    }
+}
+
+fn log_extraction(joined: Result<Result<ExtractionReport, AgentError>, tokio::task::JoinError>) {
+    if let Err(err) = joined {
+        tracing::warn!(error = %err, "long-term memory: the extraction task failed");
+    }
+}
