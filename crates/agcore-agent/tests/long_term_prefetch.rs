@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use agcore_agent::long_term::{
-    InstructionLanguage, MEMORY_CONTEXT_HEADER, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH,
-    format_memory_context,
+    InstructionLanguage, MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH,
+    MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, format_memory_context,
 };
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::tokens::TokenCounter;
@@ -80,7 +80,7 @@ async fn injection_rules_format_and_history() {
     s.submit_turn("rocket launch schedule").await.unwrap(); // nothing found
     let requests = provider.requests();
     let expected = format!(
-        "<memory-context>\n{MEMORY_CONTEXT_HEADER}\n\n[user] drink\nAlice prefers green tea\n</memory-context>"
+        "<memory-context>\n{MEMORY_CONTEXT_HEADER_EN}\n\n[user] drink\nAlice prefers green tea\n</memory-context>"
     );
     for (i, request) in requests.iter().enumerate() {
         let system = system_of(request);
@@ -92,7 +92,7 @@ async fn injection_rules_format_and_history() {
     // The block never reaches the stored history.
     for message in s.history() {
         assert!(!message.text().contains("memory-context"));
-        assert!(!message.text().contains(MEMORY_CONTEXT_HEADER));
+        assert!(!message.text().contains(MEMORY_CONTEXT_HEADER_EN));
     }
     // The reply used the memory: one use recorded, weight raised.
     let entry = memory
@@ -131,6 +131,7 @@ async fn first_round_injects_when_allowed_and_limit_and_language_apply() {
     assert!(system.contains("<memory-context>"), "{system}");
     assert_eq!(system.matches("\n[").count(), 1, "limit 1: {system}");
     assert!(system.ends_with(MEMORY_INSTRUCTIONS_ZH));
+    assert!(system.contains(MEMORY_CONTEXT_HEADER_ZH), "{system}");
     assert!(!system.contains(MEMORY_INSTRUCTIONS_EN));
 }
 
@@ -181,16 +182,21 @@ fn token_budget_keeps_the_entries_that_fit_in_order() {
         make(2, "long", &"a very long memory text ".repeat(40)),
         make(3, "short", "tiny"),
     ];
-    let first_only = counter.count_text(MEMORY_CONTEXT_HEADER)
+    let first_only = counter.count_text(MEMORY_CONTEXT_HEADER_ZH)
         + counter.count_text("\n\n[user] 短\n用户喜欢绿茶");
-    let (body, kept) = format_memory_context(&entries, first_only, &counter).unwrap();
+    let (body, kept) =
+        format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &entries, first_only, &counter).unwrap();
     assert_eq!(kept.iter().map(|e| e.id).collect::<Vec<_>>(), [1]);
     assert_eq!(
         body,
-        format!("{MEMORY_CONTEXT_HEADER}\n\n[user] 短\n用户喜欢绿茶")
+        format!("{MEMORY_CONTEXT_HEADER_ZH}\n\n[user] 短\n用户喜欢绿茶")
     );
-    assert!(format_memory_context(&entries, first_only - 1, &counter).is_none());
-    assert!(format_memory_context(&[], 10_000, &counter).is_none());
-    let (_, all) = format_memory_context(&entries, 10_000, &counter).unwrap();
+    assert!(
+        format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &entries, first_only - 1, &counter)
+            .is_none()
+    );
+    assert!(format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &[], 10_000, &counter).is_none());
+    let (_, all) =
+        format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &entries, 10_000, &counter).unwrap();
     assert_eq!(all.len(), 3);
 }

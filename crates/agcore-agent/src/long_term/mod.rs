@@ -52,8 +52,8 @@ pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
 pub use options::{InstructionLanguage, LongTermOptions};
 pub use prefetch::{Prefetched, prefetch};
 pub use prompt::{
-    MEMORY_CONTEXT_HEADER, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, format_memory_context,
-    memory_instructions,
+    MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_INSTRUCTIONS_EN,
+    MEMORY_INSTRUCTIONS_ZH, format_memory_context, memory_context_header, memory_instructions,
 };
 pub use tools::{
     MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,

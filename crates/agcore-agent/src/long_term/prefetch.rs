@@ -6,7 +6,7 @@ use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, ScopedMemory};
 
 use super::LongTermOptions;
-use super::prompt::format_memory_context;
+use super::prompt::{format_memory_context, memory_context_header};
 
 /// What prefetch found for one turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,8 +40,11 @@ pub async fn prefetch(
     let hits = scoped.search(query, options.prefetch_limit).await?;
     let entries: Vec<MemoryEntry> = hits.into_iter().map(|h| h.entry).collect();
     let counter = TokenCounter::estimate();
-    Ok(
-        format_memory_context(&entries, options.inject.token_budget, &counter)
-            .map(|(context, entries)| Prefetched { context, entries }),
+    Ok(format_memory_context(
+        memory_context_header(options.language),
+        &entries,
+        options.inject.token_budget,
+        &counter,
     )
+    .map(|(context, entries)| Prefetched { context, entries }))
 }

@@ -44,8 +44,20 @@ pub const MEMORY_INSTRUCTIONS_ZH: &str = "## 记忆系统\n\
 - 更新已有记忆而非创建重复条目\n\
 - 只存储对未来对话有价值的信息";
 
-/// The first line of the `<memory-context>` block (spec §6.3).
-pub const MEMORY_CONTEXT_HEADER: &str = "以下是与当前对话可能相关的长期记忆:";
+/// The first line of the `<memory-context>` block in Chinese (the spec's own text, §6.3).
+pub const MEMORY_CONTEXT_HEADER_ZH: &str = "以下是与当前对话可能相关的长期记忆:";
+
+/// The first line of the `<memory-context>` block in English.
+pub const MEMORY_CONTEXT_HEADER_EN: &str =
+    "Long-term memories that may be relevant to this conversation:";
+
+/// The `<memory-context>` header for `language` (English when instructions are off).
+pub fn memory_context_header(language: InstructionLanguage) -> &'static str {
+    match language {
+        InstructionLanguage::Chinese => MEMORY_CONTEXT_HEADER_ZH,
+        InstructionLanguage::English | InstructionLanguage::None => MEMORY_CONTEXT_HEADER_EN,
+    }
+}
 
 /// The instructions of `language`, `None` for [`InstructionLanguage::None`].
 pub fn memory_instructions(language: InstructionLanguage) -> Option<&'static str> {
@@ -56,18 +68,19 @@ pub fn memory_instructions(language: InstructionLanguage) -> Option<&'static str
     }
 }
 
-/// The `<memory-context>` body for `entries` (spec §6.3): the header line,
+/// The `<memory-context>` body for `entries` (spec §6.3): the `header` line,
 /// then per entry a blank line, `[type] name` and the content. Entries are
 /// taken in order while the body stays within `token_budget` tokens
 /// (counted by `counter`); the first entry that does not fit ends the list.
 /// Returns the body (without the tags; the prompt composer adds them) and
 /// the entries it holds; `None` when no entry fits.
 pub fn format_memory_context(
+    header: &str,
     entries: &[MemoryEntry],
     token_budget: usize,
     counter: &TokenCounter,
 ) -> Option<(String, Vec<MemoryEntry>)> {
-    let mut body = String::from(MEMORY_CONTEXT_HEADER);
+    let mut body = String::from(header);
     let mut used = counter.count_text(&body);
     let mut kept = Vec::new();
     for entry in entries {
