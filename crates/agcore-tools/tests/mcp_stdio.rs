@@ -124,18 +124,7 @@ async fn bad_arguments_name_the_problem() {
         .execute(json!({"message": 42}), &ToolContext::new())
         .await
         .unwrap_err();
-    match &err {
-        ToolError::InvalidArguments { tool, message, .. }
-        | ToolError::ExecutionFailed { tool, message } => {
-            assert_eq!(tool, "everything__echo");
-            assert!(
-                message.contains("message"),
-                "the failing field is named: {message}"
-            );
-            assert!(message.to_lowercase().contains("string"), "{message}");
-        }
-        other => panic!("expected an argument error, got {other:?}"),
-    }
+    assert_echo_argument_error(&err);
     assert!(err.is_recoverable());
 
     let err = echo

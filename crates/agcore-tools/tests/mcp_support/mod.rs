@@ -5,7 +5,7 @@
 use std::{sync::Arc, time::Duration};
 
 use agcore_tools::{
-    Tool,
+    Tool, ToolError,
     mcp::{McpClient, McpTool},
 };
 
@@ -110,4 +110,22 @@ pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     condition()
+}
+
+/// Asserts that `err` is the error server-everything's `echo` gives for a
+/// non-string `message`: an argument or execution error naming the field and
+/// the expected type.
+pub fn assert_echo_argument_error(err: &ToolError) {
+    match err {
+        ToolError::InvalidArguments { tool, message, .. }
+        | ToolError::ExecutionFailed { tool, message } => {
+            assert_eq!(tool, "everything__echo");
+            assert!(
+                message.contains("message"),
+                "the failing field is named: {message}"
+            );
+            assert!(message.to_lowercase().contains("string"), "{message}");
+        }
+        other => panic!("expected an argument error, got {other:?}"),
+    }
 }
