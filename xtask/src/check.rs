@@ -133,8 +133,15 @@ pub fn ci() -> Result<(), String> {
         command.arg(action);
         command
     };
+    report_disk(&ctx.root, "before");
     ctx.run("services start", services("start"))?;
-    let checked = check(&ctx.clone().with_env("AGCORE_REQUIRE_SERVICES", "1"), false);
+    // A CI build is never rebuilt incrementally: incremental caches would only cost disk.
+    let ci_ctx = ctx
+        .clone()
+        .with_env("AGCORE_REQUIRE_SERVICES", "1")
+        .with_env("CARGO_INCREMENTAL", "0");
+    let checked = check(&ci_ctx, false);
+    report_disk(&ctx.root, "after");
     let stopped = if was_running {
         println!("\n==> [services stop] skipped: the services were running before `ci` started");
         Ok(())
@@ -145,4 +152,15 @@ pub fn ci() -> Result<(), String> {
     stopped?;
     println!("\n==> ci passed");
     Ok(())
+}
+
+/// Prints the free space of the file system holding `root` (`df -h`), so a run that fails
+/// for lack of disk says so; a missing `df` is not an error.
+fn report_disk(root: &std::path::Path, when: &str) {
+    if let Ok(output) = Command::new("df").arg("-h").arg(root).output() {
+        println!(
+            "\n==> [disk {when}]\n{}",
+            String::from_utf8_lossy(&output.stdout).trim_end()
+        );
+    }
 }
