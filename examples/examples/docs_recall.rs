@@ -1,4 +1,4 @@
-//! The main job until the `agcore` program lands: index agcore's own
+//! Index agcore's own
 //! documentation (every Markdown file of the repository, chunked by heading)
 //! into a SQLite memory store and a knowledge wiki, then answer recall
 //! queries against it with BM25 and print the best sections with timings.

@@ -90,6 +90,7 @@ pub fn test(ctx: &Context) -> Result<(), String> {
     ctx.run("test", command)
 }
 
+/// `cargo fetch` (every platform's crates, which `cargo deny` reads) then
 /// `cargo deny --offline check licenses bans sources`, or a note when it is not installed.
 ///
 /// # Errors
@@ -105,6 +106,7 @@ fn deny(ctx: &Context) -> Result<(), String> {
         );
         return Ok(());
     }
+    ctx.run("fetch", ctx.cargo(&["fetch", "--locked"]))?;
     ctx.run(
         "deny",
         ctx.cargo(&["deny", "--offline", "check", "licenses", "bans", "sources"]),

@@ -1,9 +1,11 @@
 //! Long-term memory latency on SQLite: `save` (every save checks the scope
 //! for a duplicate) and per-turn `prefetch` (search + `<memory-context>`
 //! formatting) with N entries in one (agent, user) scope among 100 scopes,
-//! beside baselines in the same group: `get` of one entry by id, and the
-//! scope search alone (what prefetch adds to it is the rule check and the
-//! formatting).
+//! beside baselines in the same group: `get` of one entry by id, the scope
+//! search alone (what prefetch adds to it is the rule check and the
+//! formatting), and in the printed report the exhaustive scan of the scope
+//! (`SqliteLongTerm::exhaustive_search`, BM25 over every entry of the scope)
+//! that the pruned search is measured against.
 //!
 //! N = 10 000 always; set `AGCORE_BENCH_LONG_TERM_100K=1` to add N = 100 000
 //! (seeding takes minutes). Before the criterion groups, prints p50/p99 of
@@ -21,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use agcore_agent::long_term::{LongTermOptions, prefetch};
 use agcore_memory::long_term::{
-    InjectConfig, LongTermMemory, MemoryType, NewMemory, ScopedMemory, SqliteLongTerm,
+    InjectConfig, LongTermMemory, MemoryScope, MemoryType, NewMemory, ScopedMemory, SearchRequest,
+    SqliteLongTerm,
 };
 use criterion::Criterion;
 
@@ -47,11 +50,11 @@ fn text(i: usize) -> String {
     )
 }
 
-async fn seed(n: usize, dir: &std::path::Path) -> (LongTermMemory, ScopedMemory) {
+async fn seed(n: usize, dir: &std::path::Path) -> (LongTermMemory, ScopedMemory, SqliteLongTerm) {
     let backend = SqliteLongTerm::open(dir.join(format!("bench-{n}.db")))
         .await
         .unwrap();
-    let memory = LongTermMemory::new(backend);
+    let memory = LongTermMemory::new(backend.clone());
     for s in 1..SCOPES {
         let scope = memory.scope("bench", format!("user-{s}")).unwrap();
         for i in 0..OTHER_SCOPE_ENTRIES {
@@ -68,7 +71,7 @@ async fn seed(n: usize, dir: &std::path::Path) -> (LongTermMemory, ScopedMemory)
             .await
             .unwrap();
     }
-    (memory, target)
+    (memory, target, backend)
 }
 
 fn options() -> LongTermOptions {
@@ -83,8 +86,18 @@ fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
     (at(0.50), at(0.99))
 }
 
-fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory) {
+fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory, backend: &SqliteLongTerm) {
     let opts = options();
+    // The exhaustive scan is slow at 100k: fewer samples.
+    let scope = MemoryScope::new("bench", "user-0");
+    let mut scan = Vec::new();
+    for i in 0..40 {
+        let query = format!("what about {} again", TOPICS[i % TOPICS.len()]);
+        let t = Instant::now();
+        rt.block_on(backend.exhaustive_search(&scope, &query, &SearchRequest::top_k(5)))
+            .unwrap();
+        scan.push(t.elapsed());
+    }
     let (mut save, mut pre, mut get, mut search) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..500 {
         let t = Instant::now();
@@ -108,6 +121,7 @@ fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory) {
         ("search alone", search),
         ("save", save),
         ("prefetch", pre),
+        ("exhaustive scan", scan),
     ] {
         let (p50, p99) = percentiles(samples);
         println!("long_term n={n:>6} {name:<15} p50 {p50:>10.3?}  p99 {p99:>10.3?}");
@@ -126,8 +140,8 @@ fn main() {
     }
     let mut c = Criterion::default().configure_from_args();
     for n in sizes {
-        let (_memory, target) = rt.block_on(seed(n, dir.path()));
-        report(&rt, n, &target);
+        let (_memory, target, backend) = rt.block_on(seed(n, dir.path()));
+        report(&rt, n, &target, &backend);
         let opts = options();
         let mut group = c.benchmark_group(format!("long_term_{n}"));
         group.sample_size(30);

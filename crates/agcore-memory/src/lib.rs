@@ -10,7 +10,8 @@
 //! - [`KnowledgeStore`]: wiki pages with an index, backlinks, a change log
 //!   and Markdown export/import.
 //! - [`retriever`]: keyword extraction (CJK bigrams), the [`TextOverlap`](retriever::TextOverlap)
-//!   and [`Bm25`](retriever::Bm25) scorers, and the [`MemoryRetriever`].
+//!   and [`Bm25`](retriever::Bm25) scorers, the [`MemoryRetriever`], and
+//!   [`ContextualBm25`]: stemmed BM25F with neighbouring-memory context and RM3.
 //! - [`MemoryError`]: every failure, with [`MemoryError::is_recoverable`].
 //! - `testkit` (feature `testkit`): the conformance suite every backend passes.
 //!
@@ -56,7 +57,9 @@ pub use error::MemoryError;
 pub use eviction::{EvictionConfig, EvictionPolicy};
 pub use in_memory::InMemoryStore;
 pub use knowledge::{KnowledgeStore, LogAction, LogEntry, ScoredPage};
-pub use retriever::{MemoryRetriever, RetrievalResult, RetrieverConfig};
+pub use retriever::{
+    ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrievalResult, RetrieverConfig,
+};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{MemoryStore, ScoredItem, SearchOptions};

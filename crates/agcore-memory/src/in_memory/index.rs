@@ -5,14 +5,20 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
+use super::postings::{Cursor, PostingList};
+use super::topk;
 use crate::retriever::{Bm25, compare_hits};
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
 
+/// Tombstoned slots tolerated before a compaction (and at least as many as
+/// live documents, so compaction costs amortised O(1) per deletion).
+const COMPACT_MIN_DEAD: usize = 1024;
+
 /// One stored item with its term frequencies.
-struct Doc {
-    item: MemoryItem,
+pub(super) struct Doc {
+    pub(super) item: MemoryItem,
     /// Number of terms (with repeats): BM25's document length.
-    len: u32,
+    pub(super) len: u32,
     /// Distinct terms and their frequencies.
     terms: Vec<(String, u32)>,
 }
@@ -43,13 +49,20 @@ impl Analyzed {
 }
 
 /// Items in slots, plus the id, time and term indexes over them.
+///
+/// Slots are dense internal document numbers handed out in increasing order;
+/// a deleted or replaced item leaves an empty slot (a tombstone) that the
+/// posting lists skip, and once tombstones outnumber live items the table is
+/// compacted (live items renumbered in order, postings rebuilt), so posting
+/// lists stay sorted by slot without ever inserting in the middle.
 #[derive(Default)]
 pub(super) struct Index {
     docs: Vec<Option<Doc>>,
-    free: Vec<u32>,
+    /// Empty slots in `docs`.
+    dead: usize,
     by_id: BTreeMap<String, u32>,
     by_time: BTreeSet<(DateTime<Utc>, String)>,
-    postings: HashMap<String, HashMap<u32, u32>>,
+    postings: HashMap<String, PostingList>,
     total_len: u64,
     /// Writes since eviction was last checked.
     pub(super) writes_since_check: usize,
@@ -76,33 +89,18 @@ impl Index {
     /// Inserts or replaces (upsert).
     pub(super) fn insert(&mut self, analyzed: Analyzed) {
         self.remove(&analyzed.item.id);
-        let slot = match self.free.pop() {
-            Some(slot) => slot,
-            None => {
-                let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
-                self.docs.push(None);
-                slot
-            }
-        };
-        for (term, tf) in &analyzed.terms {
-            // Look up before inserting: most terms exist, so no key clone.
-            if let Some(list) = self.postings.get_mut(term) {
-                list.insert(slot, *tf);
-            } else {
-                self.postings
-                    .insert(term.clone(), HashMap::from([(slot, *tf)]));
-            }
-        }
+        let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
         self.total_len += u64::from(analyzed.len);
         self.by_id.insert(analyzed.item.id.clone(), slot);
         self.by_time
             .insert((analyzed.item.created_at, analyzed.item.id.clone()));
-        if let Some(cell) = self.docs.get_mut(slot as usize) {
-            *cell = Some(Doc {
-                item: analyzed.item,
-                len: analyzed.len,
-                terms: analyzed.terms,
-            });
+        self.docs.push(Some(Doc {
+            item: analyzed.item,
+            len: analyzed.len,
+            terms: analyzed.terms,
+        }));
+        if let Some(Some(doc)) = self.docs.last() {
+            add_postings(&mut self.postings, slot, doc);
         }
     }
 
@@ -115,17 +113,36 @@ impl Index {
             return false;
         };
         for (term, _) in &doc.terms {
-            if let Some(list) = self.postings.get_mut(term) {
-                list.remove(&slot);
-                if list.is_empty() {
-                    self.postings.remove(term);
-                }
+            if let Some(list) = self.postings.get_mut(term)
+                && !list.remove_one()
+            {
+                self.postings.remove(term);
             }
         }
         self.total_len = self.total_len.saturating_sub(u64::from(doc.len));
         self.by_time.remove(&(doc.item.created_at, doc.item.id));
-        self.free.push(slot);
+        self.dead += 1;
+        if self.dead >= COMPACT_MIN_DEAD && self.dead > self.by_id.len() {
+            self.compact();
+        }
         true
+    }
+
+    /// Renumbers the live items densely (in slot order) and rebuilds the
+    /// posting lists without tombstones.
+    fn compact(&mut self) {
+        let docs = std::mem::take(&mut self.docs);
+        self.postings.clear();
+        self.docs.reserve(self.by_id.len());
+        for doc in docs.into_iter().flatten() {
+            let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
+            if let Some(s) = self.by_id.get_mut(&doc.item.id) {
+                *s = slot;
+            }
+            add_postings(&mut self.postings, slot, &doc);
+            self.docs.push(Some(doc));
+        }
+        self.dead = 0;
     }
 
     /// Ids of the `n` oldest items (by `created_at`, then id).
@@ -187,8 +204,9 @@ impl Index {
         }
     }
 
-    /// BM25 over the inverted index: only documents holding a query term are
-    /// touched. `query` holds distinct terms.
+    /// The exact BM25 top-k over the inverted index with MaxScore pruning
+    /// (see [`topk`]): cost follows the postings of the query's rarer terms,
+    /// not every match. `query` holds distinct terms.
     #[allow(clippy::cast_precision_loss)]
     pub(super) fn search(
         &self,
@@ -201,91 +219,72 @@ impl Index {
             return Vec::new();
         }
         let avg_len = self.total_len as f64 / n;
-        let lists: Vec<&HashMap<u32, u32>> =
-            query.iter().filter_map(|t| self.postings.get(t)).collect();
-        let touched_max: usize = lists.iter().map(|l| l.len()).sum();
-        // Dense accumulation when many documents are touched, sparse otherwise
-        // (so a rare-term query on a huge store does not clear a huge array).
-        let mut acc = if touched_max.saturating_mul(8) >= self.docs.len() {
-            Accumulator::Dense(vec![0.0; self.docs.len()], Vec::new())
-        } else {
-            Accumulator::Sparse(HashMap::with_capacity(touched_max))
-        };
-        for list in lists {
-            let idf = Bm25::idf(n, list.len() as f64);
-            for (&slot, &tf) in list {
-                if let Some(doc) = self.doc(slot) {
-                    let part = scorer.tf_part(f64::from(tf), f64::from(doc.len), avg_len);
-                    acc.add(slot, idf * part);
+        let cursors = query
+            .iter()
+            .enumerate()
+            .filter_map(|(term, t)| Some((term, self.postings.get(t)?)))
+            .map(|(term, list)| {
+                let idf = Bm25::idf(n, f64::from(list.df()));
+                Cursor::new(list, term, idf, idf * list.max_tf_part(scorer, avg_len))
+            })
+            .collect();
+        topk::max_score(&self.docs, cursors, scorer, avg_len, options)
+    }
+
+    /// BM25 scoring every document that holds a query term (term-at-a-time
+    /// accumulation, no pruning): the reference [`Index::search`] must equal.
+    #[allow(clippy::cast_precision_loss)]
+    pub(super) fn search_exhaustive(
+        &self,
+        scorer: &Bm25,
+        query: &[String],
+        options: &SearchOptions,
+    ) -> Vec<ScoredItem> {
+        let n = self.len() as f64;
+        if n == 0.0 {
+            return Vec::new();
+        }
+        let avg_len = self.total_len as f64 / n;
+        let mut acc: HashMap<u32, f64> = HashMap::new();
+        for list in query.iter().filter_map(|t| self.postings.get(t)) {
+            let idf = Bm25::idf(n, f64::from(list.df()));
+            for p in list.entries() {
+                if let Some(doc) = self.doc(p.slot) {
+                    let part = scorer.tf_part(f64::from(p.tf), f64::from(doc.len), avg_len);
+                    *acc.entry(p.slot).or_insert(0.0) += idf * part;
                 }
             }
         }
-        let mut hits: Vec<(f64, &MemoryItem)> = acc
-            .into_scores()
+        let mut hits: Vec<ScoredItem> = acc
+            .into_iter()
             .filter_map(|(slot, score)| {
                 let item = &self.doc(slot)?.item;
                 let keep = score > 0.0
+                    && score.is_finite()
                     && options.min_score.is_none_or(|min| score >= min)
                     && options.filter.matches(item);
-                keep.then_some((score, item))
+                keep.then(|| ScoredItem {
+                    item: item.clone(),
+                    score,
+                })
             })
             .collect();
-        let by_rank = |a: &(f64, &MemoryItem), b: &(f64, &MemoryItem)| {
-            b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id))
-        };
-        let k = options.limit;
-        if hits.len() > k && k > 0 {
-            hits.select_nth_unstable_by(k - 1, by_rank);
-            hits.truncate(k);
-        }
-        hits.sort_by(by_rank);
-        let mut out: Vec<ScoredItem> = hits
-            .into_iter()
-            .take(k)
-            .map(|(score, item)| ScoredItem {
-                item: item.clone(),
-                score,
-            })
-            .collect();
-        out.sort_by(compare_hits);
-        out
+        hits.sort_by(compare_hits);
+        hits.truncate(options.limit);
+        hits
     }
 }
 
-/// Per-document score sums of one query.
-enum Accumulator {
-    /// One slot per document, plus the slots touched.
-    Dense(Vec<f64>, Vec<u32>),
-    /// Only the documents touched.
-    Sparse(HashMap<u32, f64>),
-}
-
-impl Accumulator {
-    fn add(&mut self, slot: u32, value: f64) {
-        if !(value > 0.0 && value.is_finite()) {
-            return;
-        }
-        match self {
-            Self::Dense(scores, touched) => {
-                if let Some(s) = scores.get_mut(slot as usize) {
-                    if *s == 0.0 {
-                        touched.push(slot);
-                    }
-                    *s += value;
-                }
-            }
-            Self::Sparse(scores) => *scores.entry(slot).or_insert(0.0) += value,
-        }
-    }
-
-    fn into_scores(self) -> Box<dyn Iterator<Item = (u32, f64)>> {
-        match self {
-            Self::Dense(scores, touched) => Box::new(
-                touched
-                    .into_iter()
-                    .filter_map(move |slot| scores.get(slot as usize).map(|s| (slot, *s))),
-            ),
-            Self::Sparse(scores) => Box::new(scores.into_iter()),
+/// Appends `doc`'s postings at `slot` (larger than every slot indexed so far).
+fn add_postings(postings: &mut HashMap<String, PostingList>, slot: u32, doc: &Doc) {
+    for (term, tf) in &doc.terms {
+        // Look up before inserting: most terms exist, so no key clone.
+        if let Some(list) = postings.get_mut(term) {
+            list.push(slot, *tf, doc.len);
+        } else {
+            let mut list = PostingList::default();
+            list.push(slot, *tf, doc.len);
+            postings.insert(term.clone(), list);
         }
     }
 }

@@ -1,6 +1,8 @@
 //! [`InMemoryStore`]: the default [`MemoryStore`], in process memory.
 
 mod index;
+mod postings;
+mod topk;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -19,8 +21,13 @@ use index::{Analyzed, Index};
 /// Items live in a `HashMap`-like slot table guarded by one `RwLock` (never
 /// held across an `.await`), beside three indexes: ids (ordered, so a prefix
 /// is a range scan), creation time (list order and eviction) and an inverted
-/// index of terms with their frequencies, so [`MemoryStore::search`] scores
-/// with BM25 only the items holding a query term instead of scanning all.
+/// index of terms with their frequencies. [`MemoryStore::search`] returns the
+/// exact BM25 top-k with MaxScore dynamic pruning (Turtle & Flood 1995) over
+/// posting lists ordered by a dense internal document number: once `k`
+/// results are held, documents that can only hold the query's low-bound
+/// terms are skipped, so the cost follows the rarer terms' postings rather
+/// than every match. [`InMemoryStore::exhaustive_search`] scores every match
+/// (same results).
 ///
 /// [`EvictionConfig`] is applied after every `check_interval` writes: TTL drops
 /// items with `created_at` at or before `now − ttl`; capacity drops the oldest
@@ -102,6 +109,25 @@ impl InMemoryStore {
         filter.limit = None;
         let candidates = self.list(&filter).await?;
         rank_items(query, candidates, options)
+    }
+
+    /// BM25 over every item holding a query term, without pruning: the
+    /// exhaustive reference the pruned [`MemoryStore::search`] equals (same
+    /// hits, same scores, same order) and is measured against.
+    ///
+    /// # Errors
+    /// As [`MemoryStore::search`].
+    pub async fn exhaustive_search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        validate_search_options(options)?;
+        let terms = unique_keywords(query);
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.read()?.search_exhaustive(&self.bm25, &terms, options))
     }
 
     /// Applies the eviction policy now, whatever the write count; returns how

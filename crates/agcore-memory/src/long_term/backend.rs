@@ -197,6 +197,24 @@ pub trait LongTermBackend: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError>;
 
+    /// Restores whole entries as they are (backup import): each goes to the
+    /// scope named by its `agent_name` / `user_id` with a newly assigned id,
+    /// keeping type, name, content, description, metadata, tags, weight,
+    /// archive flag, use count and every timestamp. An entry whose
+    /// [`content_key`](super::content_key) matches an entry already in its
+    /// scope (or earlier in `entries`) is skipped: its outcome holds the
+    /// existing entry with `created = false`. One outcome per input, in order;
+    /// all or nothing. Inputs are validated by the caller
+    /// ([`ScopedMemory::import_entries`](super::ScopedMemory::import_entries),
+    /// [`LongTermMemory::import_entries`](super::LongTermMemory::import_entries)).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`]; nothing is written then.
+    async fn import_entries(
+        &self,
+        entries: Vec<MemoryEntry>,
+    ) -> Result<Vec<SaveOutcome>, MemoryError>;
+
     /// Every scope that holds entries or buffered turns (for maintenance jobs).
     ///
     /// # Errors

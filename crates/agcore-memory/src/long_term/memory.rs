@@ -169,6 +169,24 @@ impl LongTermMemory {
         Ok(total)
     }
 
+    /// Restores whole entries, each into the scope its `agent_name` /
+    /// `user_id` name (backup import of several scopes): ids newly assigned,
+    /// every other field kept, entries whose text is already in their scope
+    /// skipped (`created = false`). Checked before anything is written; then
+    /// all or nothing. [`ScopedMemory::import_entries`] imports into one scope.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] naming the position of an entry with an
+    /// invalid scope, empty or oversized content or a non-finite weight
+    /// (nothing written); [`MemoryError::Storage`].
+    pub async fn import_entries(
+        &self,
+        entries: Vec<super::MemoryEntry>,
+    ) -> Result<Vec<super::SaveOutcome>, MemoryError> {
+        super::scoped::validate_import(&entries)?;
+        self.backend.import_entries(entries).await
+    }
+
     /// Closes the backend; later calls fail with [`MemoryError::Storage`].
     ///
     /// # Errors

@@ -9,7 +9,7 @@ use super::backend::{
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
 };
 use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
-use super::normalize::{content_key, prepare_new, validate_content};
+use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
 use super::weights::WeightRules;
 use crate::MemoryError;
 
@@ -37,6 +37,19 @@ fn validate_session(session_id: &str) -> Result<(), MemoryError> {
         return Err(MemoryError::InvalidInput(format!(
             "session id must be 1–{MAX_SESSION_BYTES} bytes and not blank"
         )));
+    }
+    Ok(())
+}
+
+/// Checks entries to import: valid scope, content and weight.
+pub(crate) fn validate_import(entries: &[MemoryEntry]) -> Result<(), MemoryError> {
+    for (n, entry) in entries.iter().enumerate() {
+        entry
+            .scope()
+            .validate()
+            .and_then(|()| validate_content(&entry.content))
+            .and_then(|()| validate_weight(entry.weight))
+            .map_err(|e| MemoryError::InvalidInput(format!("entry {}: {e}", n + 1)))?;
     }
     Ok(())
 }
@@ -320,6 +333,29 @@ impl ScopedMemory {
         self.backend
             .buffer_mark_applied(&self.scope, session_id, up_to, now())
             .await
+    }
+
+    /// Restores whole entries into this scope (backup import): each entry's
+    /// `agent_name` / `user_id` are replaced by this scope's, its id is newly
+    /// assigned, every other field (timestamps, weight, archive flag, use
+    /// count, metadata, tags) is kept. Entries whose text is already in the
+    /// scope are skipped (`created = false`, the stored entry returned).
+    /// Everything is checked before anything is written; then all or nothing.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] naming the position of an entry with
+    /// empty or oversized content or a non-finite weight (nothing written);
+    /// [`MemoryError::Storage`].
+    pub async fn import_entries(
+        &self,
+        mut entries: Vec<MemoryEntry>,
+    ) -> Result<Vec<SaveOutcome>, MemoryError> {
+        for entry in &mut entries {
+            entry.agent_name.clone_from(&self.scope.agent);
+            entry.user_id.clone_from(&self.scope.user);
+        }
+        validate_import(&entries)?;
+        self.backend.import_entries(entries).await
     }
 
     pub(crate) fn backend_ref(&self) -> &Arc<dyn LongTermBackend> {

@@ -1,13 +1,22 @@
 //! Keyword retrieval: keyword extraction, scorers ([`TextOverlap`], [`Bm25`]),
-//! ranking of candidate items ([`rank_items`]) and the [`MemoryRetriever`].
+//! ranking of candidate items ([`rank_items`]), the [`MemoryRetriever`], and
+//! [`ContextualBm25`]: a stemmed BM25F index with contextual expansion and RM3.
 
+mod analyzer;
 mod config;
+mod contextual;
+mod contextual_config;
 mod keywords;
 mod memory_retriever;
 mod rank;
+mod rm3;
 mod scorer;
+mod term_vector;
 
+pub use analyzer::Analyzer;
 pub use config::RetrieverConfig;
+pub use contextual::ContextualBm25;
+pub use contextual_config::{ContextualBm25Config, Rm3Config};
 pub use keywords::{extract_keywords, is_cjk, is_stop_word, unique_keywords};
 pub use memory_retriever::{MemoryRetriever, RetrievalResult, RetrievedItem, RetrievedSource};
 pub use rank::{compare_hits, rank_items, rank_items_with, top_k, validate_search_options};

@@ -3,20 +3,28 @@
 //!
 //! - Layout: an items table, an external-content FTS5 table over it kept in
 //!   sync by triggers, versioned migrations (`PRAGMA user_version`).
-//! - Search: FTS5 `MATCH` over the items' keywords (English words; CJK text as
-//!   character bigrams, see [`crate::retriever::extract_keywords`]), ranked by
-//!   FTS5's `bm25()` (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75). The
-//!   query is literal text: FTS5 syntax in it is searched as words.
+//! - Search: BM25 over the items' keywords (English words; CJK text as
+//!   character bigrams, see [`crate::retriever::extract_keywords`]) with
+//!   FTS5 `bm25()`'s formula (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75),
+//!   answered as an exact top-k by the threshold algorithm over an
+//!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
+//!   2006) kept in the same transactions as the items, so a search reads the
+//!   best postings of its terms instead of scoring every match. The FTS5
+//!   index stays for the exhaustive reference
+//!   ([`SqliteStore::exhaustive_search`]) and integrity checks. The query is
+//!   literal text: FTS5 syntax and SQL in it are searched as words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
 //! - Concurrency: one writer thread (group commit) and reader threads with
 //!   their own connections; no SQLite call runs on the async runtime.
 
 mod builder;
+pub(crate) mod impact;
 mod pool;
 mod query;
 mod schema;
 mod search;
+pub(crate) mod topk;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -24,9 +32,9 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 
 use self::pool::Workers;
-use self::query::{ITEM_COLUMNS, filter_sql, match_expression};
+use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, match_expression};
 use self::writer::WriteOp;
-use crate::retriever::validate_search_options;
+use crate::retriever::{unique_keywords, validate_search_options};
 use crate::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
     validate_id,
@@ -124,8 +132,42 @@ impl SqliteStore {
             .await
     }
 
-    /// Runs SQLite's `PRAGMA integrity_check` and the FTS5 index check; `Ok`
-    /// with the problems found (empty when the database is sound).
+    /// FTS5 `MATCH` of the query's keywords ranked by `bm25()` over every
+    /// match: the exhaustive reference the pruned [`MemoryStore::search`]
+    /// equals (same hits and order, scores up to float rounding) and is
+    /// measured against.
+    ///
+    /// # Errors
+    /// As [`MemoryStore::search`].
+    pub async fn exhaustive_search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        validate_search_options(options)?;
+        let Some(expression) = match_expression(query) else {
+            return Ok(Vec::new());
+        };
+        let filter = &options.filter;
+        let plan = search::SearchPlan {
+            expression,
+            filter: filter_sql(filter),
+            filtered: filter.prefix.is_some()
+                || filter.since.is_some()
+                || filter.until.is_some()
+                || !filter.metadata.is_empty(),
+            limit: options.limit,
+            min_score: options.min_score,
+        };
+        self.workers
+            .read(move |conn| search::search(conn, plan))
+            .await
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check`, the FTS5 index check and a
+    /// consistency check of the impact-ordered index (statistics, document
+    /// frequencies and postings against the rows); `Ok` with the problems
+    /// found (empty when the database is sound).
     ///
     /// # Errors
     /// [`MemoryError::Storage`] when the checks cannot run.
@@ -143,6 +185,11 @@ impl SqliteStore {
                 ) {
                     problems.push(format!("full-text index: {err}"));
                 }
+                let rows: Vec<(i64, String)> = conn
+                    .prepare("SELECT pk, terms FROM memory_items")?
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?;
+                problems.extend(impact::check(conn, search::STORE_SCOPE, &rows, 0)?);
                 Ok(problems)
             })
             .await
@@ -228,31 +275,29 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
-    /// FTS5 search ranked by `bm25()` (score = −bm25, higher is better; ties by
-    /// id). Literal text: the query's keywords (at most 256) are OR-ed, each
-    /// quoted; a query without keywords returns no hits.
+    /// Exact BM25 top-k (score as FTS5's `−bm25()`, higher is better; ties
+    /// by id) over the impact-ordered index with the threshold algorithm.
+    /// Literal text: the query's distinct keywords (at most 256) are OR-ed; a
+    /// query without keywords returns no hits.
     async fn search(
         &self,
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let Some(expression) = match_expression(query) else {
+        let mut terms = unique_keywords(query);
+        terms.truncate(MAX_QUERY_TERMS);
+        if terms.is_empty() {
             return Ok(Vec::new());
-        };
-        let filter = &options.filter;
-        let plan = search::SearchPlan {
-            expression,
-            filter: filter_sql(filter),
-            filtered: filter.prefix.is_some()
-                || filter.since.is_some()
-                || filter.until.is_some()
-                || !filter.metadata.is_empty(),
+        }
+        let plan = search::PrunedPlan {
+            terms,
+            filter: filter_sql(&options.filter),
             limit: options.limit,
             min_score: options.min_score,
         };
         self.workers
-            .read(move |conn| search::search(conn, plan))
+            .read(move |conn| search::pruned(conn, &plan))
             .await
     }
 }

@@ -47,7 +47,32 @@ WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
     INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
 END;
 "#,
+    // 2: the impact-ordered BM25 index (`super::impact`): postings blocks,
+    // document frequencies and collection statistics of scope 0, rebuilt from
+    // the existing rows by `backfill_impacts`. The writer keeps it in step in
+    // the transactions that write the rows.
+    super::impact::TABLES,
 ];
+
+/// Migration 2's data step: the index of every existing row, in batches.
+fn backfill_impacts(tx: &Connection) -> Result<(), MemoryError> {
+    const BATCH: i64 = 10_000;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String)> = tx
+            .prepare_cached(
+                "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+            )?
+            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some(last) = rows.last().map(|r| r.0) else {
+            return Ok(());
+        };
+        let docs: Vec<(i64, &str)> = rows.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+        super::impact::add_docs(tx, super::search::STORE_SCOPE, &docs, 0)?;
+        after = last;
+    }
+}
 
 /// The schema version this library writes (`PRAGMA user_version`).
 pub(crate) const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -144,6 +169,9 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MemoryError> {
             continue;
         }
         tx.execute_batch(step)?;
+        if target == 2 {
+            backfill_impacts(&tx)?;
+        }
         tx.pragma_update(None, "user_version", target)?;
         tx.commit()?;
         tracing::debug!(version = target, "sqlite memory schema migrated");

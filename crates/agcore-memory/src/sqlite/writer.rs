@@ -7,13 +7,16 @@
 //! commit: many concurrent single saves share one commit). If the group
 //! fails, each write is retried alone so only the bad one fails.
 
+use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use chrono::Utc;
-use rusqlite::{Connection, ToSql, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, ToSql, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
+use super::impact;
 use super::query::{index_terms, time_parts};
+use super::search::STORE_SCOPE;
 use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
 
 /// Most queued writes committed together.
@@ -155,8 +158,11 @@ impl Writer {
                 WriteOp::Delete(id) => {
                     rows += upsert(&tx, &pending)?;
                     pending.clear();
-                    tx.prepare_cached("DELETE FROM memory_items WHERE id = ?1")?
-                        .execute([id])?;
+                    delete_indexed(
+                        &tx,
+                        "DELETE FROM memory_items WHERE id = ?1 RETURNING pk, terms",
+                        &[id as &dyn ToSql],
+                    )?;
                 }
             }
         }
@@ -182,23 +188,34 @@ impl Writer {
 /// statement would write one tiny index segment per row.
 const ROWS_PER_STATEMENT: usize = 256;
 
-/// Upserts `items` in order (a later duplicate id wins); returns their number.
+/// Upserts `items` in order (a later duplicate id wins) and keeps the
+/// impact-ordered index in step (rows whose terms change are re-indexed);
+/// returns their number.
+///
+/// New ids go in with multi-row `INSERT … ON CONFLICT DO NOTHING`; ids that
+/// were already stored (or repeat within `items`) are then rewritten to
+/// their last version, one `UPDATE` each.
 fn upsert(conn: &Connection, items: &[&MemoryItem]) -> Result<usize, MemoryError> {
-    for chunk in items.chunks(ROWS_PER_STATEMENT) {
-        let encoded: Vec<(String, i64, i64, String)> = chunk
-            .iter()
-            .map(|item| {
-                let (secs, nanos) = time_parts(item.created_at);
-                Ok((
-                    serde_json::to_string(&item.metadata)?,
-                    secs,
-                    nanos,
-                    index_terms(&item.content),
-                ))
-            })
-            .collect::<Result<_, MemoryError>>()?;
+    if items.is_empty() {
+        return Ok(0);
+    }
+    let terms: Vec<String> = items.iter().map(|i| index_terms(&i.content)).collect();
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    let mut last: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    for (n, item) in items.iter().enumerate() {
+        first.entry(item.id.as_str()).or_insert(n);
+        last.insert(item.id.as_str(), n);
+    }
+    // Rows this call created: id → pk (holding the id's first version).
+    let mut created: HashMap<String, i64> = HashMap::with_capacity(items.len());
+    for (chunk, chunk_terms) in items
+        .chunks(ROWS_PER_STATEMENT)
+        .zip(terms.chunks(ROWS_PER_STATEMENT))
+    {
+        let encoded = encode(chunk)?;
         let mut params: Vec<&dyn ToSql> = Vec::with_capacity(chunk.len() * 6);
-        for (item, (metadata, secs, nanos, terms)) in chunk.iter().zip(&encoded) {
+        for ((item, (metadata, secs, nanos)), terms) in chunk.iter().zip(&encoded).zip(chunk_terms)
+        {
             params.extend([
                 &item.id as &dyn ToSql,
                 &item.content,
@@ -208,20 +225,97 @@ fn upsert(conn: &Connection, items: &[&MemoryItem]) -> Result<usize, MemoryError
                 terms,
             ]);
         }
-        conn.prepare_cached(&upsert_sql(chunk.len()))?
-            .execute(params.as_slice())?;
+        let mut stmt = conn.prepare_cached(&insert_sql(chunk.len()))?;
+        let mut rows = stmt.query(params.as_slice())?;
+        while let Some(row) = rows.next()? {
+            created.insert(row.get(1)?, row.get(0)?);
+        }
     }
+    // Every id at its last version: created rows are indexed (rewritten
+    // first when a later version followed), stored rows rewritten and
+    // re-indexed when their terms change.
+    let mut added: Vec<(i64, &str)> = Vec::with_capacity(last.len());
+    let mut removed: Vec<(i64, String)> = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        let id = item.id.as_str();
+        let Some(final_terms) = terms.get(n).filter(|_| last.get(id) == Some(&n)) else {
+            continue;
+        };
+        if let Some(&pk) = created.get(id) {
+            if first.get(id) != Some(&n) {
+                rewrite(conn, item, final_terms)?;
+            }
+            added.push((pk, final_terms));
+            continue;
+        }
+        let old: Option<(i64, String)> = conn
+            .prepare_cached("SELECT pk, terms FROM memory_items WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        rewrite(conn, item, final_terms)?;
+        if let Some((pk, old_terms)) = old
+            && old_terms != *final_terms
+        {
+            removed.push((pk, old_terms));
+            added.push((pk, final_terms));
+        }
+    }
+    let removed: Vec<(i64, &str)> = removed.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+    impact::remove_docs(conn, STORE_SCOPE, &removed, 0)?;
+    impact::add_docs(conn, STORE_SCOPE, &added, 0)?;
     Ok(items.len())
 }
 
-fn upsert_sql(rows: usize) -> String {
+/// `(metadata JSON, seconds, nanoseconds)` of each item.
+fn encode(items: &[&MemoryItem]) -> Result<Vec<(String, i64, i64)>, MemoryError> {
+    items
+        .iter()
+        .map(|item| {
+            let (secs, nanos) = time_parts(item.created_at);
+            Ok((serde_json::to_string(&item.metadata)?, secs, nanos))
+        })
+        .collect()
+}
+
+/// Overwrites the stored row of `item.id` with `item`.
+fn rewrite(conn: &Connection, item: &MemoryItem, terms: &str) -> Result<(), MemoryError> {
+    let (secs, nanos) = time_parts(item.created_at);
+    conn.prepare_cached(
+        "UPDATE memory_items SET content = ?2, metadata = ?3, created_secs = ?4, \
+         created_nanos = ?5, terms = ?6 WHERE id = ?1",
+    )?
+    .execute(params![
+        item.id,
+        item.content,
+        serde_json::to_string(&item.metadata)?,
+        secs,
+        nanos,
+        terms
+    ])?;
+    Ok(())
+}
+
+/// Runs a `DELETE … RETURNING pk, terms` and drops the deleted rows from the
+/// impact-ordered index; returns how many rows were deleted.
+fn delete_indexed(
+    conn: &Connection,
+    sql: &str,
+    params: &[&dyn ToSql],
+) -> Result<usize, MemoryError> {
+    let gone: Vec<(i64, String)> = conn
+        .prepare_cached(sql)?
+        .query_map(params, |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let docs: Vec<(i64, &str)> = gone.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+    impact::remove_docs(conn, STORE_SCOPE, &docs, 0)?;
+    Ok(gone.len())
+}
+
+fn insert_sql(rows: usize) -> String {
     let values = vec!["(?, ?, ?, ?, ?, ?)"; rows].join(", ");
     format!(
         "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-         VALUES {values} \
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, \
-         metadata = excluded.metadata, created_secs = excluded.created_secs, \
-         created_nanos = excluded.created_nanos, terms = excluded.terms"
+         VALUES {values} ON CONFLICT (id) DO NOTHING RETURNING pk, id"
     )
 }
 
@@ -234,10 +328,12 @@ pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize,
                 return Ok(0);
             };
             let (secs, nanos) = time_parts(cutoff);
-            conn.prepare_cached(
-                "DELETE FROM memory_items WHERE (created_secs, created_nanos) <= (?1, ?2)",
+            delete_indexed(
+                conn,
+                "DELETE FROM memory_items WHERE (created_secs, created_nanos) <= (?1, ?2) \
+                 RETURNING pk, terms",
+                params![secs, nanos],
             )?
-            .execute(params![secs, nanos])?
         }
         EvictionPolicy::Capacity { max_items } => {
             let count: i64 =
@@ -246,11 +342,12 @@ pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize,
             if count <= max {
                 return Ok(0);
             }
-            conn.prepare_cached(
+            delete_indexed(
+                conn,
                 "DELETE FROM memory_items WHERE pk IN (SELECT pk FROM memory_items \
-                 ORDER BY created_secs, created_nanos, id LIMIT ?1)",
+                 ORDER BY created_secs, created_nanos, id LIMIT ?1) RETURNING pk, terms",
+                params![count - max],
             )?
-            .execute([count - max])?
         }
         EvictionPolicy::None => 0,
     };

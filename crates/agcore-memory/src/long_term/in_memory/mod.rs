@@ -3,6 +3,7 @@
 //! [`Bm25`](crate::retriever::Bm25).
 
 mod data;
+mod import;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -380,6 +381,13 @@ impl LongTermBackend for InMemoryLongTerm {
             n += 1;
         }
         Ok(n)
+    }
+
+    async fn import_entries(
+        &self,
+        entries: Vec<MemoryEntry>,
+    ) -> Result<Vec<SaveOutcome>, MemoryError> {
+        self.import_all(entries)
     }
 
     async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {

@@ -5,17 +5,22 @@
 //!   sync by triggers, `memory_history`, `memory_usage_log` and
 //!   `dialogue_buffer`; versioned migrations (`PRAGMA user_version`) upgrade
 //!   older files in place (see `schema`).
-//! - Search: FTS5 `MATCH` over pre-tokenised keywords (CJK text as character
-//!   bigrams, as `SqliteStore` does), ranked by `bm25()` (Robertson &
-//!   Zaragoza 2009), the scope in the `WHERE` clause.
+//! - Search: BM25 (Robertson & Zaragoza 2009; FTS5 `bm25()`'s formula) over
+//!   pre-tokenised keywords (CJK text as character bigrams, as `SqliteStore`
+//!   does) with the scope's own statistics, answered as an exact top-k by the
+//!   threshold algorithm over an impact-ordered postings table keyed by
+//!   scope (Fagin, Lotem & Naor 2003; Anh & Moffat 2006): a search reads only
+//!   its scope's best postings, never another scope's rows.
 //! - One connection behind a mutex, used only inside `spawn_blocking`; WAL
 //!   journal for on-disk files; every write is one transaction. Use a file of
 //!   its own (not a `SqliteStore` database).
 
 mod buffer;
+mod import;
 mod ops;
 mod rows;
 mod schema;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,7 +43,10 @@ use crate::MemoryError;
 ///
 /// The spec's `memory` table (§3.3) with weight, tags, archive and usage
 /// columns; an FTS5 index over pre-tokenised keywords (CJK as character
-/// bigrams, as `SqliteStore` does) ranked by `bm25()`; `memory_history`,
+/// bigrams, as `SqliteStore` does) and an impact-ordered BM25 postings table
+/// keyed by scope that answers searches as an exact pruned top-k with the
+/// scope's own statistics (threshold algorithm, Fagin, Lotem & Naor 2003;
+/// impact-ordered postings, Anh & Moffat 2006); `memory_history`,
 /// `memory_usage_log` and `dialogue_buffer` tables; migrations via
 /// `PRAGMA user_version` that upgrade older files in place; WAL; every call
 /// runs on the blocking pool, each write in one `IMMEDIATE` transaction. Give
@@ -128,6 +136,24 @@ impl SqliteLongTerm {
     /// The database file, `None` in memory.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
+    }
+
+    /// BM25 over every entry of `scope` by a scan (statistics counted from
+    /// the rows, no index): the exhaustive reference that the pruned
+    /// [`LongTermBackend::search`] equals (same entries and order, scores up
+    /// to float rounding) and is measured against. `O(entries of the scope)`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn exhaustive_search(
+        &self,
+        scope: &MemoryScope,
+        query: &str,
+        request: &SearchRequest,
+    ) -> Result<Vec<ScoredEntry>, MemoryError> {
+        let (scope, query, request) = (scope.clone(), query.to_owned(), request.clone());
+        self.read(move |c| search::exhaustive(c, &scope, &query, &request))
+            .await
     }
 
     /// Runs a write (or a read that must see the writer's state) on the writer.
@@ -274,7 +300,7 @@ impl LongTermBackend for SqliteLongTerm {
         request: &SearchRequest,
     ) -> Result<Vec<ScoredEntry>, MemoryError> {
         let (scope, query, request) = (scope.clone(), query.to_owned(), request.clone());
-        self.read(move |c| ops::search(c, &scope, &query, &request))
+        self.read(move |c| search::search(c, &scope, &query, &request))
             .await
     }
 
@@ -370,6 +396,13 @@ impl LongTermBackend for SqliteLongTerm {
         let (scope, session) = (scope.clone(), session_id.to_owned());
         self.run(move |c| buffer::buffer_mark_applied(c, &scope, &session, up_to, now))
             .await
+    }
+
+    async fn import_entries(
+        &self,
+        entries: Vec<MemoryEntry>,
+    ) -> Result<Vec<SaveOutcome>, MemoryError> {
+        self.run(move |c| import::import_all(c, entries)).await
     }
 
     async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {

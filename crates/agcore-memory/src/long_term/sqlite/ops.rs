@@ -3,22 +3,18 @@
 //! `WHERE` clause.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row, format_time, parse_time};
 use crate::MemoryError;
 use crate::long_term::apply::{apply_age, apply_update, apply_use, merge_duplicate, new_entry};
 use crate::long_term::backend::{
     HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport, SaveOutcome,
-    ScoredEntry, SearchRequest, UsageRecord,
+    UsageRecord,
 };
 use crate::long_term::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
 use crate::long_term::normalize::content_key;
 use crate::long_term::weights::WeightRules;
-use crate::retriever::unique_keywords;
-
-/// Most distinct query keywords sent to FTS5.
-const MAX_QUERY_TERMS: usize = 256;
 
 fn add_history(
     conn: &Connection,
@@ -115,10 +111,16 @@ pub(crate) fn delete(
         HistoryReason::Delete,
         now,
     )?;
-    tx.execute(
-        "DELETE FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
-        params![id, scope.agent, scope.user],
-    )?;
+    let terms: Option<String> = tx
+        .query_row(
+            "DELETE FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3 RETURNING terms",
+            params![id, scope.agent, scope.user],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(terms) = terms {
+        rows::unindex(&tx, scope, id, &terms)?;
+    }
     tx.commit()?;
     Ok(true)
 }
@@ -157,110 +159,14 @@ pub(crate) fn history(
     Ok(out)
 }
 
-/// The FTS5 expression for literal `query` text: its distinct keywords
-/// (the crate's [`unique_keywords`], CJK as bigrams), each quoted with `"`
-/// doubled, OR-ed — the scheme of `SqliteStore`. `None` without keywords.
-pub(crate) fn match_expression(query: &str) -> Option<String> {
-    let terms = unique_keywords(query);
-    (!terms.is_empty()).then(|| {
-        terms
-            .iter()
-            .take(MAX_QUERY_TERMS)
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" OR ")
-    })
-}
-
-fn archived_sql(filter: crate::long_term::ArchivedFilter) -> &'static str {
+/// The `archived` condition of `filter` on table alias `m`.
+pub(super) fn archived_sql(filter: crate::long_term::ArchivedFilter) -> &'static str {
     use crate::long_term::ArchivedFilter as A;
     match filter {
         A::Include => "1",
         A::Only => "m.archived = 1",
         _ => "m.archived = 0",
     }
-}
-
-/// Scoped BM25 search. Fast path: FTS5 ranks the matches of
-/// `scope-token AND (keywords)` inside the index and only the best
-/// `4·limit + 16` rows are joined and filtered; when filters (type, archive,
-/// a scope-token collision) leave fewer than `limit` of a full page, the
-/// full query ranks every match of the scope.
-pub(crate) fn search(
-    conn: &Connection,
-    scope: &MemoryScope,
-    query: &str,
-    request: &SearchRequest,
-) -> Result<Vec<ScoredEntry>, MemoryError> {
-    let Some(keywords) = match_expression(query) else {
-        return Ok(Vec::new());
-    };
-    if request.limit == 0 {
-        return Ok(Vec::new());
-    }
-    let expression = format!(
-        "\"{}\" AND ({keywords})",
-        rows::scope_token(&scope.agent, &scope.user)
-    );
-    let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
-    let fetch = limit.saturating_mul(4).saturating_add(16);
-    let fast = format!(
-        "SELECT {ENTRY_COLUMNS}, -f.rank AS score \
-         FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rank LIMIT ?6) AS f \
-         JOIN memory m ON m.id = f.rowid \
-         WHERE m.agent_name = ?2 AND m.user_id = ?3 AND (?4 IS NULL OR m.type = ?4) AND {} \
-         ORDER BY score DESC, m.id LIMIT ?5",
-        archived_sql(request.archived)
-    );
-    let ty = request.memory_type.map(|t| t.as_str());
-    let (hits, page_full) = {
-        let mut stmt = conn.prepare_cached(&fast)?;
-        let rows = stmt
-            .query(params![
-                expression,
-                scope.agent,
-                scope.user,
-                ty,
-                limit,
-                fetch
-            ])
-            .map_err(|e| MemoryError::RetrievalError(format!("long-term memory search: {e}")))?;
-        let hits = collect_hits(rows)?;
-        let fetched: i64 = conn
-            .prepare_cached("SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)")?
-            .query_row(params![expression, fetch], |r| r.get(0))?;
-        (hits, fetched >= fetch)
-    };
-    if hits.len() >= request.limit || !page_full {
-        return Ok(hits);
-    }
-    let full = format!(
-        "SELECT {ENTRY_COLUMNS}, -bm25(memory_fts) AS score \
-         FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid \
-         WHERE memory_fts MATCH ?1 AND m.agent_name = ?2 AND m.user_id = ?3 \
-         AND (?4 IS NULL OR m.type = ?4) AND {} \
-         ORDER BY score DESC, m.id LIMIT ?5",
-        archived_sql(request.archived)
-    );
-    let mut stmt = conn.prepare_cached(&full)?;
-    let rows = stmt
-        .query(params![expression, scope.agent, scope.user, ty, limit])
-        .map_err(|e| MemoryError::RetrievalError(format!("long-term memory search: {e}")))?;
-    collect_hits(rows)
-}
-
-fn collect_hits(mut rows: rusqlite::Rows<'_>) -> Result<Vec<ScoredEntry>, MemoryError> {
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let score: f64 = row.get(16)?;
-        if score > 0.0 {
-            out.push(ScoredEntry {
-                entry: entry_from_row(row)?,
-                score,
-            });
-        }
-    }
-    Ok(out)
 }
 
 pub(crate) fn list(

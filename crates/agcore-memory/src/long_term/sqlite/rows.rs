@@ -111,11 +111,16 @@ pub(crate) fn id_by_key(
         .optional()?)
 }
 
-/// The FTS5 term naming a scope: `ltscope` + 16 hex digits of the 64-bit
-/// FNV-1a hash of `agent \0 user`. Indexed with every entry so a search
-/// intersects with its scope inside the index; a hash collision only costs
-/// speed (rows are still filtered by their scope columns).
+/// The FTS5 term naming a scope: `ltscope` + 16 hex digits of
+/// [`scope_hash`]. Indexed with every entry so a search intersects with its
+/// scope inside the index; a hash collision only costs speed (rows are still
+/// filtered by their scope columns).
 pub(crate) fn scope_token(agent: &str, user: &str) -> String {
+    format!("ltscope{:016x}", scope_hash(agent, user))
+}
+
+/// The 64-bit FNV-1a hash of `agent \0 user`.
+fn scope_hash(agent: &str, user: &str) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0100_0000_01b3;
     let mut hash = OFFSET;
@@ -123,8 +128,18 @@ pub(crate) fn scope_token(agent: &str, user: &str) -> String {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(PRIME);
     }
-    format!("ltscope{hash:016x}")
+    hash
 }
+
+/// The scope's key in the impact-ordered BM25 index:
+/// [`scope_hash`] as a signed integer. A collision shares statistics between
+/// two scopes (rows are still filtered by their scope columns).
+pub(crate) fn scope_id(agent: &str, user: &str) -> i64 {
+    i64::from_ne_bytes(scope_hash(agent, user).to_ne_bytes())
+}
+
+/// Tokens at the start of a `terms` value that are not keywords (the scope token).
+pub(crate) const SCOPE_TOKENS: usize = 1;
 
 /// The indexed terms of an entry: its scope token, then the keywords of
 /// `text` (CJK as bigrams), joined by spaces.
@@ -181,7 +196,33 @@ pub(crate) fn insert(conn: &Connection, entry: &MemoryEntry) -> Result<i64, Memo
         key,
         terms,
     ])?;
-    Ok(conn.last_insert_rowid())
+    let id = conn.last_insert_rowid();
+    crate::sqlite::impact::add_docs(
+        conn,
+        scope_id(&entry.agent_name, &entry.user_id),
+        &[(id, &terms)],
+        SCOPE_TOKENS,
+    )?;
+    Ok(id)
+}
+
+/// Drops row `id` of `scope` from the impact-ordered index (its `terms` as
+/// stored); call it in the transaction that deletes the row.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn unindex(
+    conn: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+    terms: &str,
+) -> Result<(), MemoryError> {
+    crate::sqlite::impact::remove_docs(
+        conn,
+        scope_id(&scope.agent, &scope.user),
+        &[(id, terms)],
+        SCOPE_TOKENS,
+    )
 }
 
 /// Writes every mutable column of `entry` to its row (matched by id and scope).
@@ -190,13 +231,21 @@ pub(crate) fn insert(conn: &Connection, entry: &MemoryEntry) -> Result<i64, Memo
 /// [`MemoryError::Storage`], including a duplicate content key.
 pub(crate) fn store(conn: &Connection, entry: &MemoryEntry) -> Result<(), MemoryError> {
     let (key, terms, metadata, tags, use_count) = encoded(entry)?;
-    conn.prepare_cached(
+    let old_terms: Option<String> = conn
+        .prepare_cached(
+            "SELECT terms FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+        )?
+        .query_row(params![entry.id, entry.agent_name, entry.user_id], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut stmt = conn.prepare_cached(
         "UPDATE memory SET type = ?4, name = ?5, content = ?6, description = ?7, metadata = ?8, \
          tags = ?9, weight = ?10, archived = ?11, use_count = ?12, last_used_at = ?13, \
          weight_updated_at = ?14, updated_at = ?15, content_key = ?16, terms = ?17 \
          WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
-    )?
-    .execute(params![
+    )?;
+    let changed = stmt.execute(params![
         entry.id,
         entry.agent_name,
         entry.user_id,
@@ -215,6 +264,12 @@ pub(crate) fn store(conn: &Connection, entry: &MemoryEntry) -> Result<(), Memory
         key,
         terms,
     ])?;
+    // Re-index only when the terms change (use counts and weights do not).
+    if let Some(old) = old_terms.filter(|old| changed > 0 && *old != terms) {
+        let scope = scope_id(&entry.agent_name, &entry.user_id);
+        crate::sqlite::impact::remove_docs(conn, scope, &[(entry.id, &old)], SCOPE_TOKENS)?;
+        crate::sqlite::impact::add_docs(conn, scope, &[(entry.id, &terms)], SCOPE_TOKENS)?;
+    }
     Ok(())
 }
 

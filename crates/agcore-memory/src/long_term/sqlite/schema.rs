@@ -11,10 +11,14 @@
 //!   token naming its scope, so searches intersect with the scope in the index) by the crate's CJK scheme: a
 //!   `terms` column of pre-tokenised keywords (CJK as character bigrams,
 //!   `retriever::extract_keywords`) indexed with `unicode61`, as `SqliteStore` does.
+//! - Version 3 adds the impact-ordered BM25 index shared with `SqliteStore`
+//!   (`crate::sqlite::impact`): the `bm25_blocks` / `bm25_terms` /
+//!   `bm25_stats` tables keyed by scope (the hash of agent and user), rebuilt
+//!   from the existing rows; every write keeps it in step in its transaction.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::rows::{format_time, index_terms, parse_time};
+use super::rows::{SCOPE_TOKENS, format_time, index_terms, parse_time, scope_id};
 use crate::MemoryError;
 use crate::long_term::normalize::content_key;
 
@@ -125,7 +129,40 @@ CREATE INDEX idx_buffer_session ON dialogue_buffer(agent_name, user_id, session_
 "#;
 
 /// The schema version this library writes.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
+
+/// Version 3: the impact-ordered index of every existing row (in batches,
+/// grouped by scope).
+fn v3(tx: &Transaction<'_>) -> Result<(), MemoryError> {
+    const BATCH: i64 = 10_000;
+    tx.execute_batch(crate::sqlite::impact::TABLES)?;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String, String, String)> = tx
+            .prepare_cached(
+                "SELECT id, agent_name, user_id, terms FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
+            )?
+            .query_map([after, BATCH], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let Some(last) = rows.last().map(|r| r.0) else {
+            return Ok(());
+        };
+        let mut by_scope: std::collections::BTreeMap<i64, Vec<(i64, &str)>> =
+            std::collections::BTreeMap::new();
+        for (id, agent, user, terms) in &rows {
+            by_scope
+                .entry(scope_id(agent, user))
+                .or_default()
+                .push((*id, terms.as_str()));
+        }
+        for (scope, docs) in by_scope {
+            crate::sqlite::impact::add_docs(tx, scope, &docs, SCOPE_TOKENS)?;
+        }
+        after = last;
+    }
+}
 
 /// A row as version 1 stored it.
 struct V1Row {
@@ -263,6 +300,8 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), MemoryError> {
             tx.execute_batch(V1)?;
         } else if target == 2 {
             v2(&tx)?;
+        } else if target == 3 {
+            v3(&tx)?;
         }
         tx.pragma_update(None, "user_version", target)?;
         tx.commit()?;

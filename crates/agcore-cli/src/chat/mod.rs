@@ -1,0 +1,129 @@
+//! `agcore chat`: an interactive agent with streamed replies and long-term
+//! memory (the `memory_save` / `memory_recall` tools, prefetch into the
+//! system prompt, background fact extraction) in the SQLite memory database.
+
+mod endpoint;
+mod session;
+mod slash;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use agcore::agent::AgentError;
+use clap::Args;
+use tokio::io::AsyncBufReadExt;
+
+use crate::config::AppConfig;
+use crate::error::CliError;
+use crate::scope::{self, ScopeArgs};
+
+use self::endpoint::Endpoint;
+use self::session::Chat;
+use self::slash::Action;
+
+/// Arguments of `agcore chat`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Type a message and press Enter; replies stream as they are written.
+Session commands: /memory, /forget <id>, /reset, /exit (or Ctrl-D), /help.
+Ctrl-C cancels a running reply; at the prompt it leaves like /exit.
+The endpoint comes from --base-url/--model, else OPENAI_BASE_URL, OPENAI_API_KEY and
+AGCORE_MODEL, else [llm] in agcore.toml. Lines can also be piped in.
+
+Examples:
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 AGCORE_MODEL=smollm2 agcore chat --user alice
+  echo \"I prefer green tea\" | agcore chat --user alice --model gpt-4o-mini"
+)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Model id (default: $AGCORE_MODEL, else `model` in the `llm` section of agcore.toml).
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// OpenAI-compatible base URL (default: $OPENAI_BASE_URL, else `base_url` in the `llm`
+    /// section of agcore.toml).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+}
+
+/// Runs `agcore chat` with the configuration file `config` (`--config`).
+///
+/// # Errors
+/// [`CliError::Config`] / [`CliError::Endpoint`] (exit 2) when no endpoint is
+/// configured or the first turn cannot reach it; storage and I/O errors.
+pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError> {
+    let config = AppConfig::load(config.as_deref())?;
+    let endpoint = Endpoint::resolve(args.base_url.as_ref(), args.model.as_ref(), &config)?;
+    let opened = scope::open_memory(&args.scope, &config).await?;
+    let mut chat = Chat::start(&endpoint, &config, &opened)?;
+    let interactive = std::io::stdin().is_terminal();
+    if interactive {
+        eprintln!(
+            "agcore chat: model {} at {}, memory of {}/{} in {}\n{}",
+            endpoint.model,
+            endpoint.base_url,
+            opened.scoped.scope().agent,
+            opened.scoped.scope().user,
+            opened.path.display(),
+            slash::HELP
+        );
+    }
+    let result = read_loop(&mut chat, &endpoint, &opened.scoped, interactive).await;
+    chat.finish().await;
+    let closed = opened.memory.close().await;
+    result?;
+    Ok(closed?)
+}
+
+async fn read_loop(
+    chat: &mut Chat,
+    endpoint: &Endpoint,
+    scoped: &agcore::memory::long_term::ScopedMemory,
+    interactive: bool,
+) -> Result<(), CliError> {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut answered = false;
+    loop {
+        if interactive {
+            eprint!("> ");
+        }
+        // Ctrl-C at the prompt leaves like /exit (memory is flushed).
+        let line = tokio::select! {
+            line = lines.next_line() => line?,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else {
+            break;
+        };
+        let input = line.trim();
+        if input.is_empty() {
+            continue;
+        }
+        if input.starts_with('/') {
+            match slash::handle(input, scoped).await? {
+                Action::Continue => {}
+                Action::Exit => break,
+                Action::Reset => {
+                    chat.reset().await;
+                    eprintln!("(new conversation; memories kept)");
+                }
+            }
+            continue;
+        }
+        match chat.turn(input).await {
+            Ok(()) => answered = true,
+            Err(AgentError::Cancelled) => eprintln!("(cancelled)"),
+            Err(err) => {
+                if !answered && let Some(fatal) = endpoint.first_turn_error(&err) {
+                    return Err(fatal);
+                }
+                eprintln!("error: {}", one_line(&err.to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,212 @@
+//! `agcore.toml`: where it is found, what it holds, and the standard paths.
+//!
+//! The file holds the memory sections of the memory-system plan (§2:
+//! `[memory]`, `[memory.long_term]`, `[memory.inject]`, `[memory_agent]`, …,
+//! parsed by [`MemorySettings`]) and the program's `[llm]` endpoint section.
+//! Lookup order: `--config PATH`, `$AGCORE_CONFIG`, then
+//! `<config dir>/agcore.toml` (`directories`, e.g. `~/.config/agcore/agcore.toml`).
+//! A missing file in the config dir is not an error: every key has a default.
+
+use std::path::{Path, PathBuf};
+
+use agcore::memory::long_term::MemorySettings;
+use serde::Deserialize;
+
+use crate::error::CliError;
+
+/// File name looked up in the user's config dir.
+pub const CONFIG_FILE: &str = "agcore.toml";
+
+/// `[llm]`: the chat endpoint. Environment variables override these keys,
+/// command-line flags override both.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmSection {
+    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8080/v1` (`OPENAI_BASE_URL`).
+    pub base_url: Option<String>,
+    /// API key (`OPENAI_API_KEY`); prefer the variable over a key in a file.
+    pub api_key: Option<String>,
+    /// Model id (`AGCORE_MODEL`).
+    pub model: Option<String>,
+    /// Seconds allowed to connect (default 10).
+    pub connect_timeout_secs: Option<u64>,
+    /// Most tokens of one reply (default: the server's).
+    pub max_tokens: Option<u32>,
+}
+
+/// The parsed configuration and where it came from.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    /// The file read, `None` when none exists.
+    pub path: Option<PathBuf>,
+    /// `[memory]` and `[memory_agent]`.
+    pub settings: MemorySettings,
+    /// `[llm]`.
+    pub llm: LlmSection,
+    /// `memory.long_term.path` when the file sets it (resolved against the file's folder).
+    pub memory_db: Option<PathBuf>,
+    /// Whether the file sets `memory_agent.enabled` itself.
+    pub extraction_configured: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ProgramSections {
+    llm: LlmSection,
+}
+
+impl AppConfig {
+    /// Loads the configuration: `explicit` (from `--config` or `$AGCORE_CONFIG`,
+    /// which must exist) or the user's config file when present.
+    ///
+    /// # Errors
+    /// [`CliError::Config`] for a missing explicit file, a TOML syntax error,
+    /// an unknown key or an invalid value, naming the file.
+    pub fn load(explicit: Option<&Path>) -> Result<Self, CliError> {
+        let (path, required) = match explicit {
+            Some(path) => (Some(path.to_path_buf()), true),
+            None => (default_config_path(), false),
+        };
+        let Some(path) = path else {
+            return Ok(Self::defaults());
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if !required && err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::defaults());
+            }
+            Err(err) => {
+                return Err(CliError::Config(format!(
+                    "cannot read the configuration file {}: {err}",
+                    path.display()
+                )));
+            }
+        };
+        Self::parse(&text, &path)
+    }
+
+    /// Parses the text of the file at `path`.
+    ///
+    /// # Errors
+    /// As [`AppConfig::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<Self, CliError> {
+        let bad = |message: String| {
+            CliError::Config(format!(
+                "{} is not a valid configuration: {}",
+                path.display(),
+                one_line(&message)
+            ))
+        };
+        let settings = MemorySettings::from_toml_str(text).map_err(|e| bad(e.to_string()))?;
+        let program: ProgramSections = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let memory = table.get("memory").and_then(toml::Value::as_table);
+        let memory_db = memory
+            .and_then(|m| m.get("long_term"))
+            .and_then(toml::Value::as_table)
+            .and_then(|lt| lt.get("path"))
+            .map(|_| {
+                let folder = path.parent().unwrap_or_else(|| Path::new("."));
+                folder.join(&settings.memory.long_term.path)
+            });
+        let extraction_configured = table
+            .get("memory_agent")
+            .and_then(toml::Value::as_table)
+            .is_some_and(|a| a.contains_key("enabled"));
+        Ok(Self {
+            path: Some(path.to_path_buf()),
+            settings,
+            llm: program.llm,
+            memory_db,
+            extraction_configured,
+        })
+    }
+
+    fn defaults() -> Self {
+        Self {
+            path: None,
+            settings: MemorySettings::default(),
+            llm: LlmSection::default(),
+            memory_db: None,
+            extraction_configured: false,
+        }
+    }
+
+    /// Where the file is or would be read from, for messages.
+    pub fn describe_path(&self) -> String {
+        self.path
+            .clone()
+            .or_else(default_config_path)
+            .map_or_else(|| CONFIG_FILE.to_owned(), |p| p.display().to_string())
+    }
+}
+
+/// Collapses a multi-line parser message into one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("", "", "agcore")
+}
+
+/// `<config dir>/agcore.toml`, `None` when no home directory is known.
+pub fn default_config_path() -> Option<PathBuf> {
+    project_dirs().map(|d| d.config_dir().join(CONFIG_FILE))
+}
+
+/// The user's data dir for agcore (e.g. `~/.local/share/agcore`).
+///
+/// # Errors
+/// [`CliError::Config`] when no home directory is known.
+pub fn data_dir() -> Result<PathBuf, CliError> {
+    project_dirs()
+        .map(|d| d.data_dir().to_path_buf())
+        .ok_or_else(|| {
+            CliError::Config("no home directory is known: pass --db PATH or set HOME".to_owned())
+        })
+}
+
+/// Creates the parent folder of a database file.
+///
+/// # Errors
+/// [`CliError::Io`].
+pub fn ensure_parent(path: &Path) -> Result<(), CliError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_parse_and_paths_resolve_against_the_file() {
+        let text = "[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n\n\
+                    [memory.long_term]\npath = \"mem.db\"\nmax_return = 3\n\n\
+                    [memory_agent]\nenabled = false\n";
+        let config = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
+        assert_eq!(config.llm.model.as_deref(), Some("m"));
+        assert_eq!(config.settings.memory.long_term.max_return, 3);
+        assert_eq!(config.memory_db, Some(PathBuf::from("/etc/agcore/mem.db")));
+        assert!(config.extraction_configured);
+        let bare = AppConfig::parse("", Path::new("a.toml")).unwrap();
+        assert_eq!(bare.memory_db, None);
+        assert!(!bare.extraction_configured);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_file() {
+        let err = AppConfig::parse("[llm]\nbase = 1\n", Path::new("x.toml")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("x.toml is not a valid configuration")
+        );
+        assert_eq!(err.exit_code(), 2);
+        let err = AppConfig::parse("[memory]\nnope = 1\n", Path::new("x.toml")).unwrap_err();
+        assert!(!err.to_string().contains('\n'));
+    }
+}

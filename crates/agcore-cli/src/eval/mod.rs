@@ -1,0 +1,159 @@
+//! `agcore eval`: retrieval evaluation (recall@5, recall@10, nDCG@10, index
+//! time, query latency) on a LoCoMo file or a BEIR folder.
+//!
+//! Files: [`locomo`] and [`beir`] load the data into a [`dataset::Dataset`];
+//! [`runner`] ingests it into the chosen store and runs every query through
+//! each [`retrievers::RetrieverName`]; [`metrics`] scores the rankings;
+//! [`report`] prints them.
+
+pub mod beir;
+pub mod dataset;
+pub mod locomo;
+pub mod metrics;
+pub mod report;
+pub mod retrievers;
+pub mod runner;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::error::CliError;
+use locomo::TurnFormat;
+use report::Report;
+use retrievers::RetrieverName;
+
+/// Which memory store the documents are ingested into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StoreKind {
+    /// `InMemoryStore` (inverted index + BM25).
+    Memory,
+    /// `SqliteStore` (FTS5) in a temporary folder, removed afterwards.
+    Sqlite,
+}
+
+impl StoreKind {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// Arguments of `agcore eval`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+agcore eval --locomo data/locomo10.json --retriever all\n  \
+agcore eval --locomo data/locomo10.json --store sqlite --format speaker --json\n  \
+agcore eval --beir data/scifact --retriever contextual-bm25")]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["locomo", "beir"])))]
+pub struct EvalArgs {
+    /// A LoCoMo JSON file (list of samples with `conversation` and `qa`);
+    /// each turn is one memory, each conversation its own namespace.
+    #[arg(long, value_name = "FILE")]
+    pub locomo: Option<PathBuf>,
+    /// A BEIR folder: `corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`.
+    #[arg(long, value_name = "DIR")]
+    pub beir: Option<PathBuf>,
+    /// The store the documents are written to.
+    #[arg(long, value_enum, default_value = "memory")]
+    pub store: StoreKind,
+    /// The retriever to evaluate, or `all`.
+    #[arg(long, value_enum, default_value = "all")]
+    pub retriever: RetrieverName,
+    /// How a LoCoMo turn becomes a memory: `text`, `speaker` (`speaker: text`)
+    /// or `full` (`[session date] speaker: text [image: caption]`).
+    #[arg(long, value_enum, default_value = "full")]
+    pub format: TurnFormat,
+    /// Neighbouring turns on each side that the contextual retrievers index
+    /// as a turn's context (0 turns contextual expansion off; BEIR documents
+    /// are not a sequence and never get context).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub context_window: usize,
+    /// Index without stemming in the contextual retrievers (for ablations).
+    #[arg(long)]
+    pub no_stemming: bool,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `agcore eval`.
+///
+/// # Errors
+/// [`CliError::Input`] (exit 3) for unreadable or malformed input;
+/// [`CliError::Memory`] for store failures.
+pub async fn run(args: EvalArgs) -> Result<(), CliError> {
+    let (dataset, input) = match (&args.locomo, &args.beir) {
+        (Some(path), None) => (locomo::load(path, args.format)?, path),
+        (None, Some(dir)) => (beir::load(dir)?, dir),
+        _ => {
+            return Err(CliError::Config(
+                "give exactly one of --locomo FILE or --beir DIR".into(),
+            ));
+        }
+    };
+    tracing::info!(
+        documents = dataset.documents(),
+        queries = dataset.queries(),
+        dropped = dataset.dropped_ids,
+        skipped = dataset.skipped_queries,
+        "loaded {}",
+        dataset.kind
+    );
+    let store = runner::EvalStore::open(args.store).await?;
+    let ingest = runner::ingest(&store.store, &dataset).await?;
+    let options = retrievers::ContextualOptions {
+        window: args.context_window,
+        stemming: !args.no_stemming,
+    };
+    let mut results = Vec::new();
+    for name in args.retriever.expand() {
+        results.push(runner::evaluate(name, &store.store, &dataset, ingest, options).await?);
+    }
+    let report = Report {
+        dataset: dataset.kind,
+        input: input.display().to_string(),
+        store: args.store.label(),
+        format: (dataset.kind == "locomo").then_some(args.format),
+        context_window: if dataset.sequential {
+            args.context_window
+        } else {
+            0
+        },
+        stemming: !args.no_stemming,
+        namespaces: dataset.namespaces.len(),
+        documents: dataset.documents(),
+        questions_scored: dataset.queries(),
+        questions_skipped: dataset.skipped_queries,
+        ids_dropped: dataset.dropped_ids,
+        ingest_ms: ingest.as_secs_f64() * 1e3,
+        results,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&report).map_err(std::io::Error::other)? + "\n"
+    } else {
+        report.to_table()
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// A [`CliError::Input`] describing a JSON parse failure of `path`: truncated
+/// input, invalid syntax, or a wrong shape (`expected` names the shape).
+pub(crate) fn json_error(path: &Path, expected: &str, err: &serde_json::Error) -> CliError {
+    use serde_json::error::Category;
+    let message = match err.classify() {
+        Category::Eof => format!(
+            "truncated JSON: the input ends early (line {}, column {})",
+            err.line(),
+            err.column()
+        ),
+        Category::Syntax => format!("invalid JSON: {err}"),
+        Category::Data => format!("wrong schema, expected {expected}: {err}"),
+        Category::Io => format!("cannot read: {err}"),
+    };
+    CliError::input(path, message)
+}

@@ -1,0 +1,117 @@
+//! The evaluation report: a table for people, JSON for scripts.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::locomo::TurnFormat;
+use super::metrics::{Latency, Scores};
+
+/// Everything `agcore eval` measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// `"locomo"` or `"beir"`.
+    pub dataset: &'static str,
+    /// The input file or folder.
+    pub input: String,
+    /// `"memory"` or `"sqlite"`.
+    pub store: &'static str,
+    /// How LoCoMo turns were rendered (`None` for BEIR).
+    pub format: Option<TurnFormat>,
+    /// Neighbouring turns indexed as context by the contextual retrievers.
+    pub context_window: usize,
+    /// Whether the contextual retrievers stem terms.
+    pub stemming: bool,
+    /// Conversations (LoCoMo) or 1 (BEIR).
+    pub namespaces: usize,
+    /// Documents ingested.
+    pub documents: usize,
+    /// Queries scored (all categories).
+    pub questions_scored: usize,
+    /// Queries skipped for lack of relevant documents.
+    pub questions_skipped: usize,
+    /// Relevance labels dropped because they named no document or query.
+    pub ids_dropped: usize,
+    /// Time to write every document into the store, in milliseconds.
+    pub ingest_ms: f64,
+    /// One entry per retriever.
+    pub results: Vec<RetrieverReport>,
+}
+
+/// The figures of one retriever.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetrieverReport {
+    /// The retriever's command-line name.
+    pub retriever: &'static str,
+    /// Time to build the retriever's own index after ingestion, in
+    /// milliseconds (0 for retrievers searching the store directly).
+    pub build_ms: f64,
+    /// Index time: ingestion plus build, in milliseconds.
+    pub index_ms: f64,
+    /// The headline group (LoCoMo categories 1–4; BEIR all queries).
+    pub overall: Scores,
+    /// Per category (LoCoMo `1`–`5`; category 5 is outside the headline).
+    pub categories: Vec<Scores>,
+    /// Latency of the retrieval call alone.
+    pub latency: Latency,
+}
+
+impl Report {
+    /// The human-readable table.
+    pub fn to_table(&self) -> String {
+        let mut out = String::new();
+        let format = self.format.map_or(String::new(), |f| {
+            format!(
+                " · format {}",
+                serde_json::to_value(f)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            )
+        });
+        let _ = writeln!(
+            out,
+            "{} {} · store {}{format} · {} namespaces, {} documents",
+            self.dataset, self.input, self.store, self.namespaces, self.documents
+        );
+        let _ = writeln!(
+            out,
+            "questions scored {} · skipped (no relevant id left) {} · ids dropped {} · ingest {:.1} ms",
+            self.questions_scored, self.questions_skipped, self.ids_dropped, self.ingest_ms
+        );
+        let _ = writeln!(
+            out,
+            "\n{:<20} {:>5} {:>5} {:>6} {:>6} {:>8} {:>9} {:>8} {:>8}",
+            "retriever", "group", "n", "R@5", "R@10", "nDCG@10", "index ms", "p50 ms", "p99 ms"
+        );
+        for r in &self.results {
+            let _ = writeln!(
+                out,
+                "{:<20} {:>5} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9.1} {:>8.4} {:>8.4}",
+                r.retriever,
+                r.overall.label,
+                r.overall.questions,
+                r.overall.recall_at_5,
+                r.overall.recall_at_10,
+                r.overall.ndcg_at_10,
+                r.index_ms,
+                r.latency.p50_ms,
+                r.latency.p99_ms
+            );
+            if r.categories.len() > 1
+                || r.categories
+                    .first()
+                    .is_some_and(|c| c.label != r.overall.label)
+            {
+                for c in &r.categories {
+                    let _ = writeln!(
+                        out,
+                        "{:<20} {:>5} {:>5} {:>6.3} {:>6.3} {:>8.3}",
+                        "", c.label, c.questions, c.recall_at_5, c.recall_at_10, c.ndcg_at_10
+                    );
+                }
+            }
+        }
+        out
+    }
+}

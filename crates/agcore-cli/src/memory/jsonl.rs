@@ -1,0 +1,219 @@
+//! `memory export` and `memory import`: one [`MemoryEntry`] per JSONL line,
+//! every field kept (ids are reassigned on import).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use agcore::memory::MemoryError;
+use agcore::memory::long_term::{ArchivedFilter, ListOrder, ListRequest, MemoryEntry};
+use clap::Args;
+
+use super::scope_label;
+use crate::error::CliError;
+use crate::output;
+use crate::progress;
+use crate::scope::OpenedMemory;
+
+/// Entries per import batch (one transaction each).
+const IMPORT_BATCH: usize = 256;
+
+/// Arguments of `memory export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output file (default: stdout). Written to a temporary file first, then renamed.
+    file: Option<PathBuf>,
+    /// Every scope of the database, not only --agent/--user.
+    #[arg(long)]
+    all_scopes: bool,
+}
+
+/// Arguments of `memory import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// A JSONL file written by `agcore memory export`.
+    file: PathBuf,
+    /// Keep each line's own agent and user instead of importing into --agent/--user.
+    #[arg(long)]
+    all_scopes: bool,
+}
+
+fn everything() -> ListRequest {
+    let mut request = ListRequest::all().order(ListOrder::Created);
+    request.archived = ArchivedFilter::Include;
+    request
+}
+
+/// Runs `memory export`.
+///
+/// # Errors
+/// Storage errors; [`CliError::Io`] when the file cannot be written.
+pub async fn export(opened: &OpenedMemory, args: &ExportArgs, json: bool) -> Result<(), CliError> {
+    let mut entries = Vec::new();
+    if args.all_scopes {
+        for scope in opened.memory.scopes().await? {
+            let scoped = opened.memory.scope(scope.agent, scope.user)?;
+            entries.extend(scoped.list(&everything()).await?);
+        }
+        entries.sort_by_key(|e| e.id);
+    } else {
+        entries = opened.scoped.list(&everything()).await?;
+    }
+    let mut text = String::new();
+    for entry in &entries {
+        text.push_str(
+            &serde_json::to_string(entry).map_err(|e| CliError::Io(std::io::Error::other(e)))?,
+        );
+        text.push('\n');
+    }
+    let Some(file) = &args.file else {
+        return output::emit(&text);
+    };
+    write_atomically(file, text.as_bytes())?;
+    if json {
+        return output::json(&serde_json::json!({
+            "exported": entries.len(),
+            "path": file.display().to_string(),
+        }));
+    }
+    let from = if args.all_scopes {
+        "every scope".to_owned()
+    } else {
+        scope_label(opened)
+    };
+    output::line(&format!(
+        "exported {} memories of {from} to {}",
+        entries.len(),
+        file.display()
+    ))
+}
+
+/// Writes `bytes` to `path` through a temporary sibling and a rename, so a
+/// failure never leaves a half-written backup.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// Parses JSONL `text` (blank lines skipped) into entries; the first bad line
+/// is reported by number.
+///
+/// # Errors
+/// [`CliError::Input`] naming the file and line.
+pub(crate) fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<MemoryEntry>, CliError> {
+    let mut entries = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry: MemoryEntry = serde_json::from_str(line).map_err(|e| {
+            let what = if e.is_eof() {
+                "truncated JSON".to_owned()
+            } else if e.is_data() {
+                "not a memory entry".to_owned()
+            } else {
+                "invalid JSON".to_owned()
+            };
+            CliError::input(path, format!("line {line_no}: {what}: {e}"))
+        })?;
+        if entry.content.trim().is_empty() {
+            return Err(CliError::input(
+                path,
+                format!("line {line_no}: the memory content is empty"),
+            ));
+        }
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// Runs `memory import`: the whole file is parsed and checked before
+/// anything is written.
+///
+/// # Errors
+/// [`CliError::Input`] (exit 3) for a missing or unreadable file or a bad
+/// line; storage errors.
+pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Result<(), CliError> {
+    let path = &args.file;
+    let text = tokio::fs::read_to_string(path).await.map_err(|e| {
+        let message = if e.kind() == std::io::ErrorKind::NotFound {
+            "no such file".to_owned()
+        } else {
+            format!("cannot read it: {e}")
+        };
+        CliError::input(path, message)
+    })?;
+    let mut entries = parse_jsonl(path, &text)?;
+    if args.all_scopes {
+        for (n, e) in entries.iter().enumerate() {
+            e.scope().validate().map_err(|err| {
+                CliError::input(path, format!("memory {} of the file: {err}", n + 1))
+            })?;
+        }
+    } else {
+        let scope = opened.scoped.scope();
+        for e in &mut entries {
+            e.agent_name.clone_from(&scope.agent);
+            e.user_id.clone_from(&scope.user);
+        }
+    }
+    let bad_input = |err: MemoryError| match err {
+        MemoryError::InvalidInput(m) => CliError::input(path, m),
+        other => CliError::Memory(other),
+    };
+    let bar = progress::bar(entries.len() as u64, "import");
+    let (mut created, mut skipped) = (0usize, 0usize);
+    let total = entries.len();
+    let mut rest = entries.into_iter().peekable();
+    while rest.peek().is_some() {
+        let batch: Vec<MemoryEntry> = rest.by_ref().take(IMPORT_BATCH).collect();
+        let n = batch.len() as u64;
+        let outcomes = opened
+            .memory
+            .import_entries(batch)
+            .await
+            .map_err(bad_input)?;
+        created += outcomes.iter().filter(|o| o.created).count();
+        skipped += outcomes.iter().filter(|o| !o.created).count();
+        bar.inc(n);
+    }
+    bar.finish_and_clear();
+    if json {
+        return output::json(&serde_json::json!({
+            "read": total,
+            "imported": created,
+            "skipped": skipped,
+        }));
+    }
+    let into = if args.all_scopes {
+        "their own scopes".to_owned()
+    } else {
+        scope_label(opened)
+    };
+    output::line(&format!(
+        "imported {created} memories into {into} ({skipped} skipped: same text already there)"
+    ))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_lines_are_named() {
+        let p = Path::new("m.jsonl");
+        let err = parse_jsonl(p, "\n{\"id\": 1").unwrap_err().to_string();
+        assert!(err.starts_with("m.jsonl: line 2: truncated JSON"), "{err}");
+        let err = parse_jsonl(p, "{\"id\": 1}").unwrap_err().to_string();
+        assert!(err.contains("line 1: not a memory entry"), "{err}");
+        assert!(parse_jsonl(p, "\n\n").unwrap().is_empty());
+    }
+}

@@ -1,0 +1,164 @@
+//! `memory stats`: counts per scope and type, archived memories, database size.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use agcore::memory::long_term::{ArchivedFilter, ListRequest, MemoryScope, MemoryType};
+use clap::Args;
+use serde::Serialize;
+
+use crate::error::CliError;
+use crate::output::{self, Table, human_bytes};
+use crate::scope::OpenedMemory;
+
+/// Arguments of `memory stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Every scope of the database, not only --agent/--user.
+    #[arg(long)]
+    all_scopes: bool,
+}
+
+/// Counts of one type in one scope.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+struct Counts {
+    active: usize,
+    archived: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct ScopeStats {
+    agent: String,
+    user: String,
+    active: usize,
+    archived: usize,
+    by_type: BTreeMap<&'static str, Counts>,
+}
+
+#[derive(Debug, Serialize)]
+struct DatabaseSize {
+    path: String,
+    main_bytes: u64,
+    wal_bytes: u64,
+    shm_bytes: u64,
+    total_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Stats {
+    database: DatabaseSize,
+    scopes: Vec<ScopeStats>,
+    total_active: usize,
+    total_archived: usize,
+}
+
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+fn sibling(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+fn database_size(path: &Path) -> DatabaseSize {
+    let main_bytes = file_size(path);
+    let wal_bytes = file_size(&sibling(path, "-wal"));
+    let shm_bytes = file_size(&sibling(path, "-shm"));
+    DatabaseSize {
+        path: path.display().to_string(),
+        main_bytes,
+        wal_bytes,
+        shm_bytes,
+        total_bytes: main_bytes + wal_bytes + shm_bytes,
+    }
+}
+
+async fn scope_stats(opened: &OpenedMemory, scope: &MemoryScope) -> Result<ScopeStats, CliError> {
+    let scoped = opened
+        .memory
+        .scope(scope.agent.clone(), scope.user.clone())?;
+    let mut request = ListRequest::all();
+    request.archived = ArchivedFilter::Include;
+    let mut by_type: BTreeMap<&'static str, Counts> = MemoryType::ALL
+        .iter()
+        .map(|t| (t.as_str(), Counts::default()))
+        .collect();
+    let (mut active, mut archived) = (0, 0);
+    for entry in scoped.list(&request).await? {
+        let counts = by_type.entry(entry.memory_type.as_str()).or_default();
+        if entry.archived {
+            counts.archived += 1;
+            archived += 1;
+        } else {
+            counts.active += 1;
+            active += 1;
+        }
+    }
+    Ok(ScopeStats {
+        agent: scope.agent.clone(),
+        user: scope.user.clone(),
+        active,
+        archived,
+        by_type,
+    })
+}
+
+/// Runs `memory stats`.
+///
+/// # Errors
+/// Storage errors.
+pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Result<(), CliError> {
+    let scopes = if args.all_scopes {
+        opened.memory.scopes().await?
+    } else {
+        vec![opened.scoped.scope().clone()]
+    };
+    let mut per_scope = Vec::with_capacity(scopes.len());
+    for scope in &scopes {
+        per_scope.push(scope_stats(opened, scope).await?);
+    }
+    let stats = Stats {
+        total_active: per_scope.iter().map(|s| s.active).sum(),
+        total_archived: per_scope.iter().map(|s| s.archived).sum(),
+        database: database_size(&opened.path),
+        scopes: per_scope,
+    };
+    if json {
+        return output::json(&stats);
+    }
+    let mut table = Table::new(["AGENT", "USER", "TYPE", "ACTIVE", "ARCHIVED"]);
+    for s in &stats.scopes {
+        if s.active + s.archived == 0 {
+            table.row([s.agent.as_str(), s.user.as_str(), "-", "0", "0"]);
+        }
+        for (t, c) in s.by_type.iter().filter(|(_, c)| c.active + c.archived > 0) {
+            table.row([
+                s.agent.clone(),
+                s.user.clone(),
+                (*t).to_owned(),
+                c.active.to_string(),
+                c.archived.to_string(),
+            ]);
+        }
+    }
+    let db = &stats.database;
+    let mut text = format!(
+        "database {}: {} (main {}, wal {}, shm {})\n",
+        db.path,
+        human_bytes(db.total_bytes),
+        human_bytes(db.main_bytes),
+        human_bytes(db.wal_bytes),
+        human_bytes(db.shm_bytes)
+    );
+    text.push_str(&table.render());
+    text.push_str(&format!(
+        "total: {} active, {} archived in {} scope{}\n",
+        stats.total_active,
+        stats.total_archived,
+        stats.scopes.len(),
+        if stats.scopes.len() == 1 { "" } else { "s" }
+    ));
+    output::emit(&text)
+}

@@ -1,0 +1,165 @@
+//! `agcore wiki`: the knowledge store (LLM-Wiki pages in SQLite) filled from a
+//! folder of Markdown/text notes, searched, and exported as a wiki folder.
+
+pub(crate) mod chunk;
+pub(crate) mod ingest;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agcore::memory::{KnowledgeStore, SqliteStore};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::config::{self, AppConfig};
+use crate::error::CliError;
+use crate::output::{self, Table, cell};
+
+/// Arguments of `agcore wiki`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  agcore wiki ingest docs/
+  agcore wiki search \"how do I install it\" --limit 5
+  agcore wiki export wiki-out/")]
+pub struct WikiArgs {
+    /// SQLite wiki database (default: `wiki.db` in the user's data dir, e.g.
+    /// ~/.local/share/agcore).
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Print JSON for scripts instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: WikiCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum WikiCommand {
+    /// Read every .md/.markdown/.txt file under DIR, one page per Markdown section.
+    #[command(
+        after_help = "Re-ingesting a folder updates changed sections, keeps the rest and \
+removes sections that are gone; nothing is duplicated.\n\nExamples:\n  agcore wiki ingest docs/\n  agcore wiki ingest notes/ --db notes.db --json"
+    )]
+    Ingest {
+        /// The folder to read.
+        dir: PathBuf,
+    },
+    /// Rank pages for a query (BM25 over title, summary and text).
+    #[command(
+        after_help = "Examples:\n  agcore wiki search \"streaming tool calls\"\n  agcore wiki search \"部署\" --limit 3 --json"
+    )]
+    Search {
+        /// The search text.
+        query: String,
+        /// At most this many pages.
+        #[arg(long, value_name = "N", default_value_t = 10)]
+        limit: usize,
+    },
+    /// Write the wiki as a folder: index.md, log.md and one pages/ID.md per page.
+    #[command(after_help = "Examples:\n  agcore wiki export wiki-out/")]
+    Export {
+        /// The folder to write (created if missing).
+        dir: PathBuf,
+    },
+}
+
+/// Opens the wiki database at `path` (creating it and its folder).
+///
+/// # Errors
+/// [`CliError::Config`] when the database cannot be opened.
+pub(crate) async fn open_wiki(path: &Path) -> Result<KnowledgeStore, CliError> {
+    config::ensure_parent(path)?;
+    let store = SqliteStore::open(path).await.map_err(|e| {
+        CliError::Config(format!(
+            "cannot open the wiki database {}: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(KnowledgeStore::open(Arc::new(store)).await?)
+}
+
+#[derive(Serialize)]
+struct Hit<'a> {
+    score: f64,
+    id: &'a str,
+    title: &'a str,
+    summary: &'a str,
+    references: &'a [String],
+    content: &'a str,
+}
+
+/// Runs `agcore wiki` with the configuration file `config` (`--config`).
+///
+/// # Errors
+/// [`CliError::Input`] (exit 3) for a missing folder; store errors.
+pub async fn run(args: WikiArgs, config: Option<PathBuf>) -> Result<(), CliError> {
+    AppConfig::load(config.as_deref())?;
+    let path = match args.db {
+        Some(db) => db,
+        None => config::data_dir()?.join("wiki.db"),
+    };
+    let wiki = open_wiki(&path).await?;
+    match args.command {
+        WikiCommand::Ingest { dir } => {
+            let report = ingest::ingest_dir(&wiki, &dir).await?;
+            if args.json {
+                return output::json(&report);
+            }
+            output::line(&format!(
+                "ingested {} files into {}: {} sections ({} new, {} updated, {} unchanged, {} removed)",
+                report.files,
+                path.display(),
+                report.sections,
+                report.created,
+                report.updated,
+                report.unchanged,
+                report.removed
+            ))
+        }
+        WikiCommand::Search { query, limit } => {
+            if limit == 0 {
+                return Err(CliError::Invalid("--limit must be at least 1".to_owned()));
+            }
+            let hits = wiki.search_scored(&query, limit).await?;
+            if args.json {
+                let hits: Vec<Hit<'_>> = hits
+                    .iter()
+                    .map(|h| Hit {
+                        score: h.score,
+                        id: &h.page.id,
+                        title: &h.page.title,
+                        summary: &h.page.summary,
+                        references: &h.page.references,
+                        content: &h.page.content,
+                    })
+                    .collect();
+                return output::json(&hits);
+            }
+            if hits.is_empty() {
+                return output::line(&format!("no page matches {query:?}"));
+            }
+            let mut table = Table::new(["SCORE", "TITLE", "SUMMARY"]);
+            for h in &hits {
+                table.row([
+                    format!("{:.3}", h.score),
+                    cell(&h.page.title, 60),
+                    cell(&h.page.summary, 60),
+                ]);
+            }
+            output::emit(&table.render())
+        }
+        WikiCommand::Export { dir } => {
+            let pages = wiki.export_dir(&dir).await?;
+            if args.json {
+                return output::json(&serde_json::json!({
+                    "pages": pages,
+                    "dir": dir.display().to_string(),
+                }));
+            }
+            output::line(&format!(
+                "exported {pages} pages to {} (index.md, log.md, pages/)",
+                dir.display()
+            ))
+        }
+    }
+}

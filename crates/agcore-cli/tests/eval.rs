@@ -1,0 +1,369 @@
+//! End-to-end tests of `agcore eval` on hand-made LoCoMo and BEIR fixtures
+//! (expected metrics computed by hand, see the comments) and on bad input.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/eval")
+        .join(name)
+}
+
+fn agcore() -> Command {
+    Command::cargo_bin("agcore").unwrap()
+}
+
+fn eval_json(args: &[&str]) -> Value {
+    let out = agcore()
+        .arg("eval")
+        .args(args)
+        .arg("--json")
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+fn result<'a>(report: &'a Value, retriever: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["retriever"] == retriever)
+        .unwrap_or_else(|| panic!("no result for {retriever}: {report}"))
+}
+
+fn category<'a>(r: &'a Value, label: &str) -> &'a Value {
+    r["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == label)
+        .unwrap_or_else(|| panic!("no category {label}: {r}"))
+}
+
+fn assert_recall(scores: &Value, r5: f64, r10: f64, questions: u64) {
+    assert_eq!(scores["questions"].as_u64(), Some(questions), "{scores}");
+    assert_eq!(scores["recall_at_5"].as_f64(), Some(r5), "{scores}");
+    assert_eq!(scores["recall_at_10"].as_f64(), Some(r10), "{scores}");
+}
+
+// LoCoMo fixture, `--format text` (turn text only), per question:
+//   conv-a Q1 cat 4 "name of the puppy Alice adopted" → D1:1 (puppy, adopted): 1
+//   conv-a Q2 cat 4 "Alice go hiking", evidence D1:3 + D9:9 (no such turn, dropped) → D1:3: 1
+//   conv-a Q3 cat 1 "instrument Bob study" → D2:1 shares no term: 0
+//   conv-a Q4 cat 2 "Bob start lessons", evidence "D2:1; D1:2" (split) → D2:1 only: 1/2
+//   conv-a Q5 cat 4 evidence "D" (dropped) → skipped; Q6 cat 3 no evidence → skipped
+//   conv-a Q7 cat 5 "Alice adopt a kitten", evidence D1:01 (= D1:1) → "adopt" ≠ "adopted": 0,
+//          but 1 with stemming (contextual retrievers)
+//   conv-b Q8 cat 4 "bread Carol bake" → D1:1: 1;  Q9 cat 1 "sourdough need" → D1:2: 1
+// Categories 1–4: (1 + 1 + 0 + 0.5 + 1 + 1) / 6 = 0.75; every conversation has ≤ 5 turns,
+// so recall@5 = recall@10.
+#[test]
+fn locomo_fixture_gives_hand_computed_recall_for_every_retriever() {
+    let path = fixture("locomo_small.json");
+    let report = eval_json(&[
+        "--locomo",
+        path.to_str().unwrap(),
+        "--format",
+        "text",
+        "--retriever",
+        "all",
+    ]);
+    assert_eq!(report["dataset"], "locomo");
+    assert_eq!(report["documents"], 7);
+    assert_eq!(report["namespaces"], 2);
+    assert_eq!(report["questions_scored"], 7);
+    assert_eq!(report["questions_skipped"], 2);
+    assert_eq!(report["ids_dropped"], 2);
+    assert_eq!(report["results"].as_array().unwrap().len(), 5);
+    for name in [
+        "store",
+        "text-overlap",
+        "bm25",
+        "contextual-bm25",
+        "contextual-bm25-rm3",
+    ] {
+        let r = result(&report, name);
+        assert_eq!(r["overall"]["label"], "1-4");
+        assert_recall(&r["overall"], 0.75, 0.75, 6);
+        assert_recall(category(r, "1"), 0.5, 0.5, 2);
+        assert_recall(category(r, "2"), 0.5, 0.5, 1);
+        assert_recall(category(r, "4"), 1.0, 1.0, 3);
+        let stemmed = name.starts_with("contextual");
+        let cat5 = if stemmed { 1.0 } else { 0.0 };
+        assert_recall(category(r, "5"), cat5, cat5, 1);
+        // Q4: one of two relevant turns at rank 1 → nDCG = 1 / (1 + 1/log2 3).
+        let ndcg = category(r, "2")["ndcg_at_10"].as_f64().unwrap();
+        assert!(
+            (ndcg - 1.0 / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-12,
+            "{ndcg}"
+        );
+        assert!(r["latency"]["p50_ms"].as_f64().unwrap() >= 0.0);
+        assert!(
+            r["latency"]["p99_ms"].as_f64().unwrap() >= r["latency"]["p50_ms"].as_f64().unwrap()
+        );
+    }
+}
+
+#[test]
+fn locomo_fixture_on_sqlite_store() {
+    let path = fixture("locomo_small.json");
+    let report = eval_json(&[
+        "--locomo",
+        path.to_str().unwrap(),
+        "--format",
+        "text",
+        "--store",
+        "sqlite",
+        "--retriever",
+        "store",
+    ]);
+    assert_eq!(report["store"], "sqlite");
+    let r = result(&report, "store");
+    assert_recall(&r["overall"], 0.75, 0.75, 6);
+    assert_recall(category(r, "5"), 0.0, 0.0, 1);
+}
+
+// With `--format speaker` the speaker name is indexed: Q3 "… does Bob study?" now finds
+// D2:1 ("Bob: I started violin lessons.") and Q4 "When did Bob start lessons?" finds both
+// D2:1 and D1:2 ("Bob: Congratulations! …"), so categories 1–4 reach 6/6.
+#[test]
+fn speaker_format_indexes_the_speaker() {
+    let path = fixture("locomo_small.json");
+    let report = eval_json(&[
+        "--locomo",
+        path.to_str().unwrap(),
+        "--format",
+        "speaker",
+        "--retriever",
+        "bm25",
+    ]);
+    let r = result(&report, "bm25");
+    assert_recall(&r["overall"], 1.0, 1.0, 6);
+    assert_eq!(report["format"], "speaker");
+}
+
+// BEIR fixture: q1 → d1, q2 → d3 (d4 has score 0), q3 → {d1, d2}, q5 → d4 (no shared
+// term: 0); q4 has no qrels (skipped); rows for d99 and qx name nothing (dropped).
+// Recall = nDCG = (1 + 1 + 1 + 0) / 4 = 0.75 for every retriever.
+#[test]
+fn beir_fixture_gives_hand_computed_metrics() {
+    let dir = fixture("beir");
+    let report = eval_json(&["--beir", dir.to_str().unwrap()]);
+    assert_eq!(report["dataset"], "beir");
+    assert_eq!(report["documents"], 4);
+    assert_eq!(report["questions_scored"], 4);
+    assert_eq!(report["questions_skipped"], 1);
+    assert_eq!(report["ids_dropped"], 2);
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["overall"]["label"], "all");
+        assert_recall(&r["overall"], 0.75, 0.75, 4);
+        assert_eq!(r["overall"]["ndcg_at_10"].as_f64(), Some(0.75), "{r}");
+    }
+}
+
+#[test]
+fn table_output_names_every_retriever() {
+    let path = fixture("locomo_small.json");
+    agcore()
+        .args(["eval", "--locomo", path.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("R@10"))
+        .stdout(predicate::str::contains("contextual-bm25-rm3"))
+        .stdout(predicate::str::contains("questions scored 7"));
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn fails_with(args: &[&str], code: i32, message: &str) {
+    agcore()
+        .arg("eval")
+        .args(args)
+        .assert()
+        .failure()
+        .code(code)
+        .stderr(predicate::str::contains(message));
+}
+
+#[test]
+fn truncated_locomo_json_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(fixture("locomo_small.json")).unwrap();
+    let cut = &full[..full.len() / 2];
+    let path = write(tmp.path(), "cut.json", cut);
+    fails_with(&["--locomo", path.to_str().unwrap()], 3, "truncated JSON");
+}
+
+#[test]
+fn invalid_locomo_json_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "bad.json", "[{\"sample_id\": }]");
+    fails_with(&["--locomo", path.to_str().unwrap()], 3, "invalid JSON");
+}
+
+#[test]
+fn locomo_wrong_schema_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "obj.json", r#"{"conversation": {}}"#);
+    fails_with(&["--locomo", path.to_str().unwrap()], 3, "wrong schema");
+}
+
+#[test]
+fn locomo_missing_field_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(
+        tmp.path(),
+        "noqa.json",
+        r#"[{"sample_id": "s", "conversation": {}}]"#,
+    );
+    fails_with(
+        &["--locomo", path.to_str().unwrap()],
+        3,
+        "missing field `qa`",
+    );
+    let turn = r#"[{"sample_id": "s", "qa": [], "conversation": {"session_1": [{"speaker": "A", "dia_id": "D1:1"}]}}]"#;
+    let path = write(tmp.path(), "notext.json", turn);
+    fails_with(
+        &["--locomo", path.to_str().unwrap()],
+        3,
+        "missing field `text`",
+    );
+}
+
+#[test]
+fn locomo_empty_corpus_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "empty.json", "[]");
+    fails_with(
+        &["--locomo", path.to_str().unwrap()],
+        3,
+        "the corpus is empty",
+    );
+    let no_turns = r#"[{"sample_id": "s", "qa": [], "conversation": {"session_1": []}}]"#;
+    let path = write(tmp.path(), "noturns.json", no_turns);
+    fails_with(
+        &["--locomo", path.to_str().unwrap()],
+        3,
+        "the corpus is empty",
+    );
+}
+
+#[test]
+fn locomo_without_scorable_questions_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"[{"sample_id": "s", "conversation": {"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi there"}]},
+        "qa": [{"question": "q?", "evidence": ["D7:7"], "category": 4}]}]"#;
+    let path = write(tmp.path(), "noev.json", text);
+    fails_with(
+        &["--locomo", path.to_str().unwrap()],
+        3,
+        "no question has evidence",
+    );
+}
+
+#[test]
+fn missing_locomo_file_exits_3() {
+    fails_with(&["--locomo", "/nonexistent/locomo.json"], 3, "cannot read");
+}
+
+fn beir_copy(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("beir");
+    for name in ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv"] {
+        let text = std::fs::read_to_string(fixture("beir").join(name)).unwrap();
+        write(&dir, name, &text);
+    }
+    dir
+}
+
+#[test]
+fn beir_missing_qrels_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = beir_copy(tmp.path());
+    std::fs::remove_file(dir.join("qrels/test.tsv")).unwrap();
+    fails_with(&["--beir", dir.to_str().unwrap()], 3, "qrels");
+}
+
+#[test]
+fn beir_empty_corpus_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = beir_copy(tmp.path());
+    write(&dir, "corpus.jsonl", "\n");
+    fails_with(&["--beir", dir.to_str().unwrap()], 3, "the corpus is empty");
+}
+
+#[test]
+fn beir_truncated_line_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = beir_copy(tmp.path());
+    write(
+        &dir,
+        "corpus.jsonl",
+        "{\"_id\": \"d1\", \"text\": \"ok\"}\n{\"_id\": \"d2\", \"te",
+    );
+    fails_with(
+        &["--beir", dir.to_str().unwrap()],
+        3,
+        "line 2: truncated JSON",
+    );
+}
+
+#[test]
+fn beir_missing_field_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = beir_copy(tmp.path());
+    write(&dir, "queries.jsonl", "{\"text\": \"no id\"}\n");
+    fails_with(&["--beir", dir.to_str().unwrap()], 3, "missing field `_id`");
+}
+
+#[test]
+fn beir_malformed_qrels_row_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = beir_copy(tmp.path());
+    write(
+        &dir,
+        "qrels/test.tsv",
+        "query-id\tcorpus-id\tscore\nq1 d1\n",
+    );
+    fails_with(&["--beir", dir.to_str().unwrap()], 3, "line 2");
+}
+
+#[test]
+fn beir_missing_folder_exits_3() {
+    fails_with(&["--beir", "/nonexistent/beir"], 3, "not a folder");
+}
+
+#[test]
+fn locomo_and_beir_together_are_a_usage_error() {
+    let path = fixture("locomo_small.json");
+    let dir = fixture("beir");
+    agcore()
+        .args([
+            "eval",
+            "--locomo",
+            path.to_str().unwrap(),
+            "--beir",
+            dir.to_str().unwrap(),
+        ])
+        .assert()
+        .failure()
+        .code(2);
+    agcore().args(["eval"]).assert().failure().code(2);
+}

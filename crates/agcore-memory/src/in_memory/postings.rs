@@ -1,0 +1,159 @@
+//! Posting lists ordered by an internal dense document number (slot), with
+//! the per-term statistics that bound a term's BM25 contribution.
+
+use crate::retriever::Bm25;
+
+/// One occurrence record: the document's slot and the term's frequency in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Posting {
+    /// Internal document number (index into the slot table).
+    pub(super) slot: u32,
+    /// Occurrences of the term in the document (≥ 1).
+    pub(super) tf: u32,
+}
+
+/// One term's postings in ascending slot order.
+///
+/// Slots are handed out in increasing order and never reused before a
+/// compaction renumbers them (keeping their order), so appending keeps the
+/// list sorted. A deleted document's posting stays behind as a tombstone
+/// (its slot is empty) until the next compaction; `live` counts the others.
+#[derive(Debug, Default)]
+pub(super) struct PostingList {
+    entries: Vec<Posting>,
+    /// Postings of live documents: the term's document frequency.
+    live: u32,
+    /// Largest `tf` ever added (an upper bound over the live postings).
+    max_tf: u32,
+    /// Smallest document length ever added (a lower bound over the live postings).
+    min_len: u32,
+}
+
+impl PostingList {
+    /// Appends a posting; `slot` must be larger than every slot already in the list.
+    pub(super) fn push(&mut self, slot: u32, tf: u32, doc_len: u32) {
+        if self.entries.is_empty() {
+            self.min_len = doc_len;
+        }
+        self.entries.push(Posting { slot, tf });
+        self.live = self.live.saturating_add(1);
+        self.max_tf = self.max_tf.max(tf);
+        self.min_len = self.min_len.min(doc_len);
+    }
+
+    /// Records that one live document holding the term was deleted; returns
+    /// whether live postings remain.
+    pub(super) fn remove_one(&mut self) -> bool {
+        self.live = self.live.saturating_sub(1);
+        self.live > 0
+    }
+
+    /// The term's document frequency (live documents holding it).
+    pub(super) fn df(&self) -> u32 {
+        self.live
+    }
+
+    /// Every posting, tombstones included, in ascending slot order.
+    pub(super) fn entries(&self) -> &[Posting] {
+        &self.entries
+    }
+
+    /// An upper bound of the term's BM25 tf part in any live document:
+    /// `tf_part(max tf, min length)`, since the tf part grows with `tf` and
+    /// shrinks with the length (Robertson & Zaragoza 2009, eq. 3.15).
+    pub(super) fn max_tf_part(&self, scorer: &Bm25, avg_len: f64) -> f64 {
+        scorer.tf_part(f64::from(self.max_tf), f64::from(self.min_len), avg_len)
+    }
+}
+
+/// A forward cursor over one posting list.
+#[derive(Debug)]
+pub(super) struct Cursor<'a> {
+    entries: &'a [Posting],
+    pos: usize,
+    /// The term's position among the query's terms.
+    pub(super) term: usize,
+    /// The term's idf.
+    pub(super) idf: f64,
+    /// Upper bound of the term's contribution to any document's score.
+    pub(super) upper: f64,
+}
+
+impl<'a> Cursor<'a> {
+    pub(super) fn new(list: &'a PostingList, term: usize, idf: f64, upper: f64) -> Self {
+        Self {
+            entries: list.entries(),
+            pos: 0,
+            term,
+            idf,
+            upper,
+        }
+    }
+
+    /// The posting under the cursor, `None` when exhausted.
+    pub(super) fn current(&self) -> Option<Posting> {
+        self.entries.get(self.pos).copied()
+    }
+
+    /// Moves past the current posting.
+    pub(super) fn advance(&mut self) {
+        self.pos = self.pos.saturating_add(1);
+    }
+
+    /// Moves to the first posting with slot ≥ `slot` (galloping, then binary
+    /// search) and returns it when its slot is exactly `slot`.
+    pub(super) fn seek(&mut self, slot: u32) -> Option<Posting> {
+        let rest = self.entries.get(self.pos..).unwrap_or_default();
+        let mut bound = 1usize;
+        while rest.get(bound).is_some_and(|p| p.slot < slot) {
+            bound = bound.saturating_mul(2);
+        }
+        let window = rest
+            .get(..bound.saturating_add(1).min(rest.len()))
+            .unwrap_or(rest);
+        self.pos = self
+            .pos
+            .saturating_add(window.partition_point(|p| p.slot < slot));
+        self.current().filter(|p| p.slot == slot)
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seek_finds_exact_slots_and_stops_after_gaps() {
+        let mut list = PostingList::default();
+        for slot in (0..1000).step_by(3) {
+            list.push(slot, 1, 5);
+        }
+        let mut c = Cursor::new(&list, 0, 1.0, 1.0);
+        assert_eq!(c.seek(0).map(|p| p.slot), Some(0));
+        assert_eq!(c.seek(4), None);
+        assert_eq!(c.current().map(|p| p.slot), Some(6));
+        assert_eq!(c.seek(600).map(|p| p.slot), Some(600));
+        assert_eq!(c.seek(5000), None);
+        assert!(c.current().is_none());
+    }
+
+    #[test]
+    fn statistics_bound_the_live_postings() {
+        let mut list = PostingList::default();
+        list.push(1, 2, 9);
+        list.push(4, 1, 3);
+        assert_eq!(list.df(), 2);
+        let bm25 = Bm25::default();
+        let bound = list.max_tf_part(&bm25, 6.0);
+        assert!(bound >= bm25.tf_part(2.0, 9.0, 6.0));
+        assert!(bound >= bm25.tf_part(1.0, 3.0, 6.0));
+        assert!(list.remove_one());
+        assert!(!list.remove_one());
+    }
+}

@@ -1,0 +1,122 @@
+//! [`Analyzer`]: [`extract_keywords`] followed by stemming.
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::{extract_keywords, is_cjk};
+
+/// Turns text into index terms: [`extract_keywords`] (split on
+/// non-alphanumerics, lowercase, stop words dropped, CJK character bigrams),
+/// then each non-CJK term is reduced to its stem with the Snowball English
+/// stemmer ("Porter2": Porter, M. F. (1980), "An algorithm for suffix
+/// stripping", *Program* 14(3); Porter, M. F. (2001), "Snowball: A language for
+/// stemming algorithms"), so `running`, `runs` and `run` match each other.
+///
+/// CJK bigrams are left as they are: Chinese and Japanese text is searched
+/// exactly as with [`extract_keywords`]. The analyzer is `Send + Sync` and
+/// cheap to clone.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::retriever::Analyzer;
+/// let analyzer = Analyzer::english();
+/// assert_eq!(analyzer.analyze("Running to the painted cars"), vec!["run", "paint", "car"]);
+/// assert_eq!(analyzer.analyze("记忆系统"), vec!["记忆", "忆系", "系统"]);
+/// ```
+#[derive(Clone)]
+pub struct Analyzer {
+    stemmer: Option<std::sync::Arc<Stemmer>>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("stemming", &self.stemmer.is_some())
+            .finish()
+    }
+}
+
+impl Default for Analyzer {
+    /// [`Analyzer::english`].
+    fn default() -> Self {
+        Self::english()
+    }
+}
+
+impl Analyzer {
+    /// Keywords with Snowball English stemming.
+    pub fn english() -> Self {
+        Self {
+            stemmer: Some(std::sync::Arc::new(Stemmer::create(Algorithm::English))),
+        }
+    }
+
+    /// Keywords without stemming: exactly [`extract_keywords`].
+    pub fn keywords_only() -> Self {
+        Self { stemmer: None }
+    }
+
+    /// Whether terms are stemmed.
+    pub fn stems(&self) -> bool {
+        self.stemmer.is_some()
+    }
+
+    /// The index terms of `text`, in text order, duplicates kept (term
+    /// frequencies matter). Never panics, for any input.
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        let terms = extract_keywords(text);
+        if self.stemmer.is_none() {
+            return terms;
+        }
+        terms.into_iter().map(|term| self.stem(term)).collect()
+    }
+
+    /// The index term of one keyword (an item of [`extract_keywords`]'s
+    /// output): its stem, or the keyword itself when it holds CJK text, the
+    /// analyzer does not stem, or the stem would be empty.
+    pub fn stem(&self, keyword: String) -> String {
+        let Some(stemmer) = &self.stemmer else {
+            return keyword;
+        };
+        if keyword.chars().any(is_cjk) {
+            return keyword;
+        }
+        match stemmer.stem(&keyword) {
+            std::borrow::Cow::Borrowed(same) if same.len() == keyword.len() => keyword,
+            stem if stem.is_empty() => keyword,
+            stem => stem.into_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inflections_share_a_stem() {
+        let a = Analyzer::english();
+        assert_eq!(a.analyze("paintings"), a.analyze("painting"));
+        assert_eq!(a.analyze("adopted"), a.analyze("adopting"));
+    }
+
+    #[test]
+    fn keywords_only_is_extract_keywords() {
+        let text = "Running dogs, 记忆系统 and 42 cats";
+        assert_eq!(
+            Analyzer::keywords_only().analyze(text),
+            extract_keywords(text)
+        );
+    }
+
+    #[test]
+    fn analyzer_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Analyzer>();
+    }
+}
