@@ -1,5 +1,6 @@
 //! Index agcore's own
-//! documentation (every Markdown file of the repository, chunked by heading)
+//! documentation (every Markdown file of the repository, cut at its headings
+//! by `agcore_memory::knowledge::chunk`)
 //! into a SQLite memory store and a knowledge wiki, then answer recall
 //! queries against it with BM25 and print the best sections with timings.
 //!
@@ -11,17 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use agcore_memory::knowledge::chunk::{sections, summary};
 use agcore_memory::retriever::{MemoryRetriever, RetrieverConfig};
 use agcore_memory::{
     KnowledgePage, KnowledgeStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, SqliteStore,
 };
-
-/// One section of a Markdown file: its heading path and text.
-struct Section {
-    id: String,
-    title: String,
-    text: String,
-}
 
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
@@ -36,38 +31,6 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Splits a Markdown file at its headings (`#` … `######`, outside code fences).
-fn sections(rel: &str, text: &str) -> Vec<Section> {
-    let mut out: Vec<Section> = Vec::new();
-    let mut title = rel.to_owned();
-    let mut body = String::new();
-    let mut in_fence = false;
-    let flush = |title: &str, body: &mut String, out: &mut Vec<Section>| {
-        if !body.trim().is_empty() {
-            let n = out.len();
-            out.push(Section {
-                id: format!("{rel}#{n}"),
-                title: title.to_owned(),
-                text: std::mem::take(body),
-            });
-        }
-        body.clear();
-    };
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_fence = !in_fence;
-        }
-        if !in_fence && line.starts_with('#') {
-            flush(&title, &mut body, &mut out);
-            title = format!("{rel} › {}", line.trim_start_matches('#').trim());
-        }
-        body.push_str(line);
-        body.push('\n');
-    }
-    flush(&title, &mut body, &mut out);
-    out
 }
 
 #[tokio::main]
@@ -113,20 +76,12 @@ async fn main() -> Result<(), MemoryError> {
     let knowledge = Arc::new(KnowledgeStore::new(Arc::new(
         agcore_memory::InMemoryStore::new(),
     )));
-    for (i, s) in all.iter().enumerate() {
-        let summary: String = s
-            .text
-            .lines()
-            .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
-            .unwrap_or("")
-            .chars()
-            .take(120)
-            .collect();
+    for s in &all {
         knowledge
             .add_page(KnowledgePage::new(
-                format!("section-{i}"),
+                s.id.clone(),
                 s.title.clone(),
-                summary,
+                summary(&s.text),
                 s.text.clone(),
             ))
             .await?;

@@ -21,6 +21,20 @@ async fn in_memory_store_passes_the_conformance_suite() {
     assert_eq!(report.passed.len(), 20);
 }
 
+/// The same suite with tiny segments: every few writes seal and merge
+/// id-ordered segments, under CRUD, upserts, eviction and search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_store_with_tiny_segments_passes_the_conformance_suite() {
+    for segment in [1, 3] {
+        let report = testkit::conformance_report(move |eviction: EvictionConfig| async move {
+            Arc::new(InMemoryStore::with_eviction(eviction).with_segment_size(segment))
+                as Arc<dyn MemoryStore>
+        })
+        .await;
+        assert!(report.is_success(), "segment size {segment}: {report}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_conformance_panics_on_a_broken_store() {
     // A store that forgets every write must fail the suite.

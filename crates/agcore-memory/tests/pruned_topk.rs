@@ -1,5 +1,6 @@
 //! Pruned top-k search equals exhaustive BM25 scoring on random corpora:
-//! `InMemoryStore::search` (MaxScore) against `exhaustive_search`, and
+//! `InMemoryStore::search` (MaxScore over id-ordered segments, from one item
+//! per segment to one segment) against `exhaustive_search`, and
 //! `SqliteStore::search` (impact-ordered threshold algorithm) against
 //! `exhaustive_search` (FTS5 `bm25()` over every match).
 #![allow(
@@ -133,9 +134,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
-    fn in_memory_max_score_equals_exhaustive(writes in writes(), queries in prop::collection::vec(query(), 1..6)) {
+    fn in_memory_max_score_equals_exhaustive(
+        writes in writes(),
+        queries in prop::collection::vec(query(), 1..6),
+        segment in prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(4096)],
+    ) {
         runtime().block_on(async {
-            let store = InMemoryStore::new();
+            // Small segments: many seals and tiered merges, ties across segments.
+            let store = InMemoryStore::new().with_segment_size(segment);
             apply(&store, &writes).await;
             for q in &queries {
                 let text = text(&q.words);
@@ -210,7 +216,12 @@ async fn sqlite_pruning_follows_batches_upserts_and_eviction() {
 
 #[tokio::test]
 async fn in_memory_pruning_survives_compaction() {
-    let store = InMemoryStore::new();
+    for segment in [5, 64, 4096] {
+        pruning_survives_compaction(InMemoryStore::new().with_segment_size(segment)).await;
+    }
+}
+
+async fn pruning_survives_compaction(store: InMemoryStore) {
     // Every round rewrites all ids: tombstones pile up and force compactions.
     for round in 0..6usize {
         let items = (0..800usize)
@@ -240,4 +251,83 @@ async fn in_memory_pruning_survives_compaction() {
             assert_same(&pruned, &exhaustive, &q);
         }
     }
+}
+
+/// Many documents with the same score, saved in scrambled id order: every
+/// segment layout returns the smallest ids, whether the tied documents sit
+/// in the unsorted tail, in sorted segments, or are upserted into the tail.
+#[tokio::test]
+async fn in_memory_ties_break_by_id_in_every_segment_layout() {
+    for segment in [1, 2, 3, 4, 5, 8, 16, 4096] {
+        let store = InMemoryStore::new().with_segment_size(segment);
+        for n in (0..60usize).map(|i| (i * 37 + 11) % 60) {
+            store
+                .save(MemoryItem::new(format!("t:{n:02}"), "apple banana"))
+                .await
+                .unwrap();
+        }
+        store
+            .save(MemoryItem::new("z:strong", "apple apple banana"))
+            .await
+            .unwrap();
+        // Upserts move two of the smallest ids to the end of the table.
+        for id in ["t:01", "t:00"] {
+            store
+                .save(MemoryItem::new(id, "apple banana"))
+                .await
+                .unwrap();
+        }
+        for query in ["apple", "banana", "apple banana", "banana cherry"] {
+            for limit in [1, 2, 3, 10, 59, 61, 70] {
+                let opts = SearchOptions::top_k(limit);
+                let pruned = store.search(query, &opts).await.unwrap();
+                let exhaustive = store.exhaustive_search(query, &opts).await.unwrap();
+                let what = format!("segment {segment}, {query:?}, top {limit}");
+                assert_same(&pruned, &exhaustive, &what);
+                // "z:strong" wins on "apple" (tf 2) and loses on "banana" (longer).
+                let mut expected: Vec<String> = (0..60).map(|n| format!("t:{n:02}")).collect();
+                if query.contains("apple") {
+                    expected.insert(0, "z:strong".to_owned());
+                } else {
+                    expected.push("z:strong".to_owned());
+                }
+                expected.truncate(limit);
+                let ids: Vec<String> = pruned.iter().map(|h| h.item.id.clone()).collect();
+                assert_eq!(ids, expected, "{what}");
+            }
+        }
+    }
+}
+
+/// A tie lost in a segment stops counting once a better result enters: the
+/// new k-th result may come from an earlier segment with a larger id, which
+/// later documents of the segment beat on a tie.
+#[tokio::test]
+async fn in_memory_tie_rule_resets_when_the_kth_result_changes() {
+    let store = InMemoryStore::new().with_segment_size(4);
+    let docs = [
+        // First segment (sorted): fillers, then the far id "z9".
+        ("f1", "kiwi"),
+        ("f2", "kiwi"),
+        ("f3", "kiwi"),
+        ("z9", "apple"),
+        // Second segment: two weak ties, a strong document, then "b4",
+        // which ties "z9" and beats it on the id.
+        ("b1", "apple kiwi"),
+        ("b2", "apple kiwi"),
+        ("b3", "apple cherry"),
+        ("b4", "apple"),
+    ];
+    for (id, text) in docs {
+        store.save(MemoryItem::new(id, text)).await.unwrap();
+    }
+    let opts = SearchOptions::top_k(2);
+    let pruned = store.search("apple cherry", &opts).await.unwrap();
+    let exhaustive = store
+        .exhaustive_search("apple cherry", &opts)
+        .await
+        .unwrap();
+    assert_same(&pruned, &exhaustive, "apple cherry");
+    let ids: Vec<&str> = pruned.iter().map(|h| h.item.id.as_str()).collect();
+    assert_eq!(ids, ["b3", "b4"]);
 }

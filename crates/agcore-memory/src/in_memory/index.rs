@@ -5,84 +5,84 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use super::postings::{Cursor, PostingList};
+use super::doc::{Analyzed, Doc, Slot};
+use super::lexicon::Lexicon;
+use super::postings::Cursor;
+use super::segments::Segments;
 use super::topk;
 use crate::retriever::{Bm25, compare_hits};
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
 
-/// Tombstoned slots tolerated before a compaction (and at least as many as
-/// live documents, so compaction costs amortised O(1) per deletion).
+/// Dead slots tolerated before a compaction (and at least as many as live
+/// documents, so compaction costs amortised O(1) per deletion).
 const COMPACT_MIN_DEAD: usize = 1024;
-
-/// One stored item with its term frequencies.
-pub(super) struct Doc {
-    pub(super) item: MemoryItem,
-    /// Number of terms (with repeats): BM25's document length.
-    pub(super) len: u32,
-    /// Distinct terms and their frequencies.
-    terms: Vec<(String, u32)>,
-}
-
-/// Terms of one item, computed before the lock is taken.
-pub(super) struct Analyzed {
-    pub(super) item: MemoryItem,
-    len: u32,
-    terms: Vec<(String, u32)>,
-}
-
-impl Analyzed {
-    /// Tokenises `item.content` with [`crate::retriever::extract_keywords`].
-    pub(super) fn new(item: MemoryItem) -> Self {
-        let keywords = crate::retriever::extract_keywords(&item.content);
-        let len = u32::try_from(keywords.len()).unwrap_or(u32::MAX);
-        let mut counts: HashMap<String, u32> = HashMap::new();
-        for k in keywords {
-            let c = counts.entry(k).or_insert(0);
-            *c = c.saturating_add(1);
-        }
-        Self {
-            item,
-            len,
-            terms: counts.into_iter().collect(),
-        }
-    }
-}
 
 /// Items in slots, plus the id, time and term indexes over them.
 ///
-/// Slots are dense internal document numbers handed out in increasing order;
-/// a deleted or replaced item leaves an empty slot (a tombstone) that the
-/// posting lists skip, and once tombstones outnumber live items the table is
-/// compacted (live items renumbered in order, postings rebuilt), so posting
-/// lists stay sorted by slot without ever inserting in the middle.
-#[derive(Default)]
+/// Slots are dense internal document numbers. The slot table is cut into
+/// segments (see [`Segments`]): new items are appended to an unsorted tail;
+/// a full tail is sealed into a segment whose items are ordered by id, and
+/// segments are merged in a tiered way. Every rewrite touches a suffix of the
+/// slot table only, so posting lists stay sorted by slot by truncating and
+/// appending. A deleted or replaced item leaves a dead slot until its
+/// segment is rewritten, and once dead slots outnumber live items the whole
+/// table is rewritten as one segment.
 pub(super) struct Index {
-    docs: Vec<Option<Doc>>,
-    /// Empty slots in `docs`.
-    dead: usize,
+    pub(super) docs: Vec<Slot>,
+    /// Whether each slot is live (dense, so scoring never reads `docs`).
+    pub(super) alive: Vec<bool>,
+    /// Dead slots in `docs`.
+    pub(super) dead: usize,
+    /// Id → handle; handles stay fixed while segment rewrites move slots.
     by_id: BTreeMap<String, u32>,
+    /// Handle → slot.
+    pub(super) slot_of: Vec<u32>,
+    /// Handles of deleted items, for reuse.
+    free_handles: Vec<u32>,
     by_time: BTreeSet<(DateTime<Utc>, String)>,
-    postings: HashMap<String, PostingList>,
+    pub(super) lexicon: Lexicon,
     total_len: u64,
+    pub(super) segments: Segments,
     /// Writes since eviction was last checked.
     pub(super) writes_since_check: usize,
 }
 
 impl Index {
+    /// An empty index sealing its tail every `segment_docs` items.
+    pub(super) fn new(segment_docs: usize) -> Self {
+        Self {
+            docs: Vec::new(),
+            alive: Vec::new(),
+            dead: 0,
+            by_id: BTreeMap::new(),
+            slot_of: Vec::new(),
+            free_handles: Vec::new(),
+            by_time: BTreeSet::new(),
+            lexicon: Lexicon::default(),
+            total_len: 0,
+            segments: Segments::new(segment_docs),
+            writes_since_check: 0,
+        }
+    }
+
     /// Number of stored items.
     pub(super) fn len(&self) -> usize {
         self.by_id.len()
     }
 
     fn doc(&self, slot: u32) -> Option<&Doc> {
-        self.docs.get(slot as usize).and_then(Option::as_ref)
+        self.docs.get(slot as usize).and_then(Slot::doc)
+    }
+
+    fn slot(&self, id: &str) -> Option<u32> {
+        let handle = *self.by_id.get(id)?;
+        self.slot_of.get(handle as usize).copied()
     }
 
     /// The item with this id.
     pub(super) fn get(&self, id: &str) -> Option<&MemoryItem> {
-        self.by_id
-            .get(id)
-            .and_then(|&slot| self.doc(slot))
+        self.slot(id)
+            .and_then(|slot| self.doc(slot))
             .map(|d| &d.item)
     }
 
@@ -90,35 +90,65 @@ impl Index {
     pub(super) fn insert(&mut self, analyzed: Analyzed) {
         self.remove(&analyzed.item.id);
         let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
+        let handle = match self.free_handles.pop() {
+            Some(handle) => {
+                if let Some(s) = self.slot_of.get_mut(handle as usize) {
+                    *s = slot;
+                }
+                handle
+            }
+            None => {
+                self.slot_of.push(slot);
+                u32::try_from(self.slot_of.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
         self.total_len += u64::from(analyzed.len);
-        self.by_id.insert(analyzed.item.id.clone(), slot);
+        self.by_id.insert(analyzed.item.id.clone(), handle);
         self.by_time
             .insert((analyzed.item.created_at, analyzed.item.id.clone()));
-        self.docs.push(Some(Doc {
+        let terms = analyzed
+            .terms
+            .into_iter()
+            .map(|(term, tf)| (self.lexicon.intern(term), tf))
+            .collect();
+        let doc = Box::new(Doc {
             item: analyzed.item,
             len: analyzed.len,
-            terms: analyzed.terms,
-        }));
-        if let Some(Some(doc)) = self.docs.last() {
-            add_postings(&mut self.postings, slot, doc);
+            terms,
+            handle,
+        });
+        add_postings(&mut self.lexicon, slot, &doc, true);
+        self.docs.push(Slot::Live(doc));
+        self.alive.push(true);
+        if self.segments.tail_full(self.docs.len()) {
+            self.seal_tail();
         }
     }
 
     /// Removes the item with this id; returns whether it existed.
     pub(super) fn remove(&mut self, id: &str) -> bool {
-        let Some(slot) = self.by_id.remove(id) else {
+        let Some(handle) = self.by_id.remove(id) else {
             return false;
         };
-        let Some(doc) = self.docs.get_mut(slot as usize).and_then(Option::take) else {
+        self.free_handles.push(handle);
+        let Some(slot) = self.slot_of.get(handle as usize).map(|&s| s as usize) else {
             return false;
         };
-        for (term, _) in &doc.terms {
-            if let Some(list) = self.postings.get_mut(term)
-                && !list.remove_one()
-            {
-                self.postings.remove(term);
-            }
+        let Some(entry) = self.docs.get_mut(slot) else {
+            return false;
+        };
+        let Slot::Live(doc) = std::mem::replace(entry, Slot::Dead(Vec::new())) else {
+            return false;
+        };
+        if let Some(a) = self.alive.get_mut(slot) {
+            *a = false;
         }
+        let mut ids = Vec::with_capacity(doc.terms.len());
+        for &(term, _) in &doc.terms {
+            self.lexicon.remove_one(term);
+            ids.push(term);
+        }
+        *entry = Slot::Dead(ids);
         self.total_len = self.total_len.saturating_sub(u64::from(doc.len));
         self.by_time.remove(&(doc.item.created_at, doc.item.id));
         self.dead += 1;
@@ -126,23 +156,6 @@ impl Index {
             self.compact();
         }
         true
-    }
-
-    /// Renumbers the live items densely (in slot order) and rebuilds the
-    /// posting lists without tombstones.
-    fn compact(&mut self) {
-        let docs = std::mem::take(&mut self.docs);
-        self.postings.clear();
-        self.docs.reserve(self.by_id.len());
-        for doc in docs.into_iter().flatten() {
-            let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
-            if let Some(s) = self.by_id.get_mut(&doc.item.id) {
-                *s = slot;
-            }
-            add_postings(&mut self.postings, slot, &doc);
-            self.docs.push(Some(doc));
-        }
-        self.dead = 0;
     }
 
     /// Ids of the `n` oldest items (by `created_at`, then id).
@@ -174,7 +187,8 @@ impl Index {
                     std::ops::Bound::Unbounded,
                 ))
                 .take_while(|(id, _)| id.starts_with(prefix))
-                .filter_map(|(_, &slot)| self.doc(slot).map(|d| &d.item))
+                .filter_map(|(_, &handle)| self.slot_of.get(handle as usize))
+                .filter_map(|&slot| self.doc(slot).map(|d| &d.item))
                 .filter(|item| filter.matches(item))
                 .collect();
             found.sort_by(|a, b| {
@@ -222,13 +236,23 @@ impl Index {
         let cursors = query
             .iter()
             .enumerate()
-            .filter_map(|(term, t)| Some((term, self.postings.get(t)?)))
+            .filter_map(|(term, t)| Some((term, self.lexicon.get(t)?)))
             .map(|(term, list)| {
                 let idf = Bm25::idf(n, f64::from(list.df()));
                 Cursor::new(list, term, idf, idf * list.max_tf_part(scorer, avg_len))
             })
             .collect();
-        topk::max_score(&self.docs, cursors, scorer, avg_len, options)
+        topk::max_score(
+            &topk::Table {
+                docs: &self.docs,
+                alive: &self.alive,
+                segments: &self.segments,
+            },
+            cursors,
+            scorer,
+            avg_len,
+            options,
+        )
     }
 
     /// BM25 scoring every document that holds a query term (term-at-a-time
@@ -246,11 +270,11 @@ impl Index {
         }
         let avg_len = self.total_len as f64 / n;
         let mut acc: HashMap<u32, f64> = HashMap::new();
-        for list in query.iter().filter_map(|t| self.postings.get(t)) {
+        for list in query.iter().filter_map(|t| self.lexicon.get(t)) {
             let idf = Bm25::idf(n, f64::from(list.df()));
             for p in list.entries() {
-                if let Some(doc) = self.doc(p.slot) {
-                    let part = scorer.tf_part(f64::from(p.tf), f64::from(doc.len), avg_len);
+                if self.alive.get(p.slot as usize).copied().unwrap_or(false) {
+                    let part = scorer.tf_part(f64::from(p.tf), f64::from(p.len), avg_len);
                     *acc.entry(p.slot).or_insert(0.0) += idf * part;
                 }
             }
@@ -275,16 +299,17 @@ impl Index {
     }
 }
 
-/// Appends `doc`'s postings at `slot` (larger than every slot indexed so far).
-fn add_postings(postings: &mut HashMap<String, PostingList>, slot: u32, doc: &Doc) {
-    for (term, tf) in &doc.terms {
-        // Look up before inserting: most terms exist, so no key clone.
-        if let Some(list) = postings.get_mut(term) {
-            list.push(slot, *tf, doc.len);
-        } else {
-            let mut list = PostingList::default();
-            list.push(slot, *tf, doc.len);
-            postings.insert(term.clone(), list);
+/// Appends `doc`'s postings at `slot` (larger than every slot indexed so
+/// far); `new` counts it in each term's document frequency (a document moved
+/// by a segment rewrite is counted already).
+pub(super) fn add_postings(lexicon: &mut Lexicon, slot: u32, doc: &Doc, new: bool) {
+    for &(term, tf) in &doc.terms {
+        if let Some(list) = lexicon.list_mut(term) {
+            if new {
+                list.push(slot, tf, doc.len);
+            } else {
+                list.push_moved(slot, tf, doc.len);
+            }
         }
     }
 }

@@ -1,7 +1,11 @@
 //! [`InMemoryStore`]: the default [`MemoryStore`], in process memory.
 
+mod doc;
 mod index;
+mod lexicon;
 mod postings;
+mod results;
+mod segments;
 mod topk;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -14,20 +18,25 @@ use crate::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
 };
-use index::{Analyzed, Index};
+use doc::Analyzed;
+use index::Index;
 
 /// A thread-safe, volatile [`MemoryStore`] (memory design §3.3, §4.2, §5.5).
 ///
-/// Items live in a `HashMap`-like slot table guarded by one `RwLock` (never
-/// held across an `.await`), beside three indexes: ids (ordered, so a prefix
-/// is a range scan), creation time (list order and eviction) and an inverted
-/// index of terms with their frequencies. [`MemoryStore::search`] returns the
-/// exact BM25 top-k with MaxScore dynamic pruning (Turtle & Flood 1995) over
-/// posting lists ordered by a dense internal document number: once `k`
-/// results are held, documents that can only hold the query's low-bound
-/// terms are skipped, so the cost follows the rarer terms' postings rather
-/// than every match. [`InMemoryStore::exhaustive_search`] scores every match
-/// (same results).
+/// Items live in a slot table guarded by one `RwLock` (never held across an
+/// `.await`), beside three indexes: ids (ordered, so a prefix is a range
+/// scan), creation time (list order and eviction) and an inverted index of
+/// terms with their frequencies and document lengths. [`MemoryStore::search`]
+/// returns the exact BM25 top-k with MaxScore dynamic pruning (Turtle &
+/// Flood 1995) over posting lists ordered by an internal document number:
+/// once `k` results are held, documents that can only hold the query's
+/// low-bound terms are skipped, so the cost follows the rarer terms'
+/// postings rather than every match. New items are sealed, every
+/// [`InMemoryStore::with_segment_size`] items, into segments ordered by id
+/// and merged in tiers (as in log-structured merge trees); since results
+/// break score ties by id, a search whose k-th score is shared by many items
+/// skips the rest of each segment once a tie is lost there.
+/// [`InMemoryStore::exhaustive_search`] scores every match (same results).
 ///
 /// [`EvictionConfig`] is applied after every `check_interval` writes: TTL drops
 /// items with `created_at` at or before `now − ttl`; capacity drops the oldest
@@ -77,7 +86,7 @@ impl InMemoryStore {
     /// An empty store applying `config` (a `check_interval` of 0 counts as 1).
     pub fn with_eviction(config: EvictionConfig) -> Self {
         Self {
-            inner: RwLock::new(Index::default()),
+            inner: RwLock::new(Index::new(segments::DEFAULT_SEGMENT_DOCS)),
             eviction: config,
             bm25: Bm25::default(),
         }
@@ -86,6 +95,21 @@ impl InMemoryStore {
     /// Uses `bm25` (its k1 and b) for [`MemoryStore::search`].
     pub fn with_bm25(mut self, bm25: Bm25) -> Self {
         self.bm25 = bm25;
+        self
+    }
+
+    /// Seals new items into an id-ordered segment every `docs` items
+    /// (default 4,096; at least 1); sealed segments merge in tiers of 8.
+    ///
+    /// Inside a segment, item order is id order, which lets a search whose
+    /// k-th result is tied by many items skip the rest of each segment
+    /// (results break score ties by id). Smaller segments order new items
+    /// sooner and rewrite each item more often on insert; the default suits
+    /// stores from thousands to millions of items.
+    pub fn with_segment_size(self, docs: usize) -> Self {
+        if let Ok(mut inner) = self.inner.write() {
+            inner.segments.set_segment_docs(docs);
+        }
         self
     }
 

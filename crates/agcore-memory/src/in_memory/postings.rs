@@ -1,23 +1,29 @@
 //! Posting lists ordered by an internal dense document number (slot), with
 //! the per-term statistics that bound a term's BM25 contribution.
+//!
+//! A posting carries the document's length, so scoring a posting never
+//! touches the slot table.
 
 use crate::retriever::Bm25;
 
-/// One occurrence record: the document's slot and the term's frequency in it.
+/// One occurrence record: the document's slot, the term's frequency in it
+/// and the document's length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Posting {
     /// Internal document number (index into the slot table).
     pub(super) slot: u32,
     /// Occurrences of the term in the document (≥ 1).
     pub(super) tf: u32,
+    /// The document's length in terms (BM25's document length).
+    pub(super) len: u32,
 }
 
 /// One term's postings in ascending slot order.
 ///
-/// Slots are handed out in increasing order and never reused before a
-/// compaction renumbers them (keeping their order), so appending keeps the
-/// list sorted. A deleted document's posting stays behind as a tombstone
-/// (its slot is empty) until the next compaction; `live` counts the others.
+/// Slots are handed out in increasing order, and a renumbering only ever
+/// rewrites a suffix of the slot table (see `segments`), so appending keeps
+/// the list sorted. A deleted document's posting stays behind as a tombstone
+/// (its slot is dead) until its segment is rewritten; `live` counts the others.
 #[derive(Debug, Default)]
 pub(super) struct PostingList {
     entries: Vec<Posting>,
@@ -30,15 +36,37 @@ pub(super) struct PostingList {
 }
 
 impl PostingList {
-    /// Appends a posting; `slot` must be larger than every slot already in the list.
+    /// Appends the posting of a newly indexed document; `slot` must be larger
+    /// than every slot already in the list.
     pub(super) fn push(&mut self, slot: u32, tf: u32, doc_len: u32) {
+        self.live = self.live.saturating_add(1);
+        self.push_moved(slot, tf, doc_len);
+    }
+
+    /// Appends the posting of a live document already counted in `df` (one
+    /// whose posting [`PostingList::truncate_from`] removed when its segment
+    /// was rewritten).
+    pub(super) fn push_moved(&mut self, slot: u32, tf: u32, doc_len: u32) {
         if self.entries.is_empty() {
             self.min_len = doc_len;
         }
-        self.entries.push(Posting { slot, tf });
-        self.live = self.live.saturating_add(1);
+        self.entries.push(Posting {
+            slot,
+            tf,
+            len: doc_len,
+        });
         self.max_tf = self.max_tf.max(tf);
         self.min_len = self.min_len.min(doc_len);
+    }
+
+    /// Drops every posting with slot ≥ `slot` (live or not) without changing
+    /// `df`: the live ones are appended again with [`PostingList::push_moved`].
+    pub(super) fn truncate_from(&mut self, slot: u32) {
+        if self.entries.last().is_none_or(|p| p.slot < slot) {
+            return;
+        }
+        let keep = self.entries.partition_point(|p| p.slot < slot);
+        self.entries.truncate(keep);
     }
 
     /// Records that one live document holding the term was deleted; returns
@@ -103,6 +131,12 @@ impl<'a> Cursor<'a> {
     /// Moves to the first posting with slot ≥ `slot` (galloping, then binary
     /// search) and returns it when its slot is exactly `slot`.
     pub(super) fn seek(&mut self, slot: u32) -> Option<Posting> {
+        self.skip_to(slot);
+        self.current().filter(|p| p.slot == slot)
+    }
+
+    /// Moves to the first posting with slot ≥ `slot` (never backwards).
+    pub(super) fn skip_to(&mut self, slot: u32) {
         let rest = self.entries.get(self.pos..).unwrap_or_default();
         let mut bound = 1usize;
         while rest.get(bound).is_some_and(|p| p.slot < slot) {
@@ -114,7 +148,6 @@ impl<'a> Cursor<'a> {
         self.pos = self
             .pos
             .saturating_add(window.partition_point(|p| p.slot < slot));
-        self.current().filter(|p| p.slot == slot)
     }
 }
 
@@ -141,6 +174,32 @@ mod tests {
         assert_eq!(c.seek(600).map(|p| p.slot), Some(600));
         assert_eq!(c.seek(5000), None);
         assert!(c.current().is_none());
+    }
+
+    #[test]
+    fn truncation_keeps_df_and_order() {
+        let mut list = PostingList::default();
+        for slot in [1, 4, 7, 9] {
+            list.push(slot, 1, 5);
+        }
+        list.truncate_from(5);
+        assert_eq!(
+            list.entries().iter().map(|p| p.slot).collect::<Vec<_>>(),
+            [1, 4]
+        );
+        assert_eq!(list.df(), 4);
+        list.push_moved(5, 2, 3);
+        list.push_moved(6, 1, 8);
+        assert_eq!(list.df(), 4);
+        assert_eq!(
+            list.entries().last().map(|p| (p.slot, p.tf, p.len)),
+            Some((6, 1, 8))
+        );
+        let mut c = Cursor::new(&list, 0, 1.0, 1.0);
+        c.skip_to(5);
+        assert_eq!(c.current().map(|p| p.slot), Some(5));
+        c.skip_to(2);
+        assert_eq!(c.current().map(|p| p.slot), Some(5), "never moves back");
     }
 
     #[test]

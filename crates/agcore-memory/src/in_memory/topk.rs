@@ -9,161 +9,146 @@
 //! alone and the non-essential lists are only probed (skipping ahead) for the
 //! candidates whose score can still reach the threshold. The result is the
 //! exact top-k of exhaustive scoring (same scores, same id tie-break).
+//!
+//! Ties: results tie-break by id, and inside a sealed segment slots follow
+//! id order (see `segments`). Once a candidate there ties the k-th result
+//! and loses on its id, every later slot of the segment would lose such a
+//! tie too, so up to the segment's end only documents scoring *strictly*
+//! above the k-th count: a term list whose bound only reaches the k-th score
+//! becomes non-essential, and when no essential list is left the search
+//! jumps to the next segment. On collections where many documents share the
+//! top score (short memories, one matching phrase) this reads a few postings
+//! per segment instead of every tied document.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
-use super::index::Doc;
+use super::doc::Slot;
 use super::postings::Cursor;
+use super::results::{Offer, TopK};
+use super::segments::{Run, Segments};
 use crate::retriever::Bm25;
-use crate::{MemoryItem, ScoredItem, SearchOptions};
+use crate::{ScoredItem, SearchOptions};
 
 /// Relative slack on upper bounds so float rounding never prunes a document
 /// whose exact score reaches the threshold.
 const SLACK: f64 = 1.0 + 1e-9;
 
-/// A held result; the heap's greatest element is the worst one.
-struct Held<'a> {
-    score: f64,
-    item: &'a MemoryItem,
+/// The slot table as the search reads it.
+pub(super) struct Table<'a> {
+    /// Items by slot.
+    pub(super) docs: &'a [Slot],
+    /// Liveness by slot.
+    pub(super) alive: &'a [bool],
+    /// Runs of slots in id order.
+    pub(super) segments: &'a Segments,
 }
 
-impl Held<'_> {
-    /// Whether `score`/`id` ranks before this result (score desc, then id asc).
-    fn beaten_by(&self, score: f64, id: &str) -> bool {
-        match score.total_cmp(&self.score) {
-            Ordering::Greater => true,
-            Ordering::Less => false,
-            Ordering::Equal => id < self.item.id.as_str(),
+/// Per-prefix bounds of the cursors (sorted by ascending upper bound).
+struct Bounds {
+    /// `slack[i]`: bound of a document holding only terms `0..=i`, inflated
+    /// against rounding (strict pruning: below it cannot reach the k-th).
+    slack: Vec<f64>,
+    /// `exact[i]`: the same bound summed in query order like a score, so
+    /// no document holding only terms `0..=i` scores above it, bit for bit.
+    exact: Vec<f64>,
+}
+
+impl Bounds {
+    fn new(lists: &[Cursor<'_>]) -> Self {
+        let mut slack = Vec::with_capacity(lists.len());
+        let mut exact = Vec::with_capacity(lists.len());
+        let mut sum = 0.0;
+        for (i, c) in lists.iter().enumerate() {
+            sum += c.upper;
+            slack.push(sum * SLACK);
+            let mut held: Vec<(usize, f64)> = lists
+                .get(..=i)
+                .unwrap_or_default()
+                .iter()
+                .map(|c| (c.term, c.upper))
+                .collect();
+            held.sort_by_key(|&(term, _)| term);
+            exact.push(held.iter().fold(0.0, |s, &(_, u)| s + u));
         }
+        Self { slack, exact }
     }
-}
 
-impl PartialEq for Held<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Held<'_> {}
-impl PartialOrd for Held<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Held<'_> {
-    /// Worse is greater: lower score, then larger id.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then_with(|| self.item.id.cmp(&other.item.id))
-    }
-}
-
-/// The best `k` results seen so far, with the filter and minimum score.
-struct TopK<'a> {
-    heap: BinaryHeap<Held<'a>>,
-    k: usize,
-    options: &'a SearchOptions,
-}
-
-impl<'a> TopK<'a> {
-    /// Documents whose score bound is below this cannot enter.
-    fn threshold(&self) -> f64 {
-        let floor = self.options.min_score.unwrap_or(0.0).max(0.0);
-        match self.heap.peek() {
-            Some(worst) if self.heap.len() >= self.k => worst.score.max(floor),
-            _ => floor,
+    /// How many leading lists are non-essential against `theta`; with
+    /// `ties_lose`, a list whose bound only reaches `theta` is too.
+    fn non_essential(&self, theta: f64, ties_lose: bool) -> usize {
+        if ties_lose {
+            self.exact.iter().take_while(|&&b| b <= theta).count()
+        } else {
+            self.slack.iter().take_while(|&&b| b < theta).count()
         }
-    }
-
-    fn offer(&mut self, score: f64, item: &'a MemoryItem) {
-        let passes = score > 0.0
-            && score.is_finite()
-            && self.options.min_score.is_none_or(|min| score >= min);
-        if !passes {
-            return;
-        }
-        if self.heap.len() >= self.k {
-            let beats = self
-                .heap
-                .peek()
-                .is_some_and(|worst| worst.beaten_by(score, &item.id));
-            if !beats || !self.options.filter.matches(item) {
-                return;
-            }
-            self.heap.pop();
-        } else if !self.options.filter.matches(item) {
-            return;
-        }
-        self.heap.push(Held { score, item });
-    }
-
-    fn into_hits(self) -> Vec<ScoredItem> {
-        // Ascending by `Ord` is best first.
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|h| ScoredItem {
-                item: h.item.clone(),
-                score: h.score,
-            })
-            .collect()
     }
 }
 
 /// The exact BM25 top-`options.limit` over `lists` (one cursor per distinct
-/// query term, `Cursor::term` numbering them in query order), best first, ties by id. `docs` is the slot table (empty slots
-/// are deleted documents), `avg_len` the mean document length.
+/// query term, `Cursor::term` numbering them in query order), best first,
+/// ties by id. `avg_len` is the mean document length.
 pub(super) fn max_score(
-    docs: &[Option<Doc>],
+    table: &Table<'_>,
     mut lists: Vec<Cursor<'_>>,
     scorer: &Bm25,
     avg_len: f64,
     options: &SearchOptions,
 ) -> Vec<ScoredItem> {
     let k = options.limit;
-    let mut top = TopK {
-        heap: BinaryHeap::with_capacity(k.saturating_add(1)),
-        k,
-        options,
-    };
+    let mut top = TopK::new(options);
     if k == 0 {
         return Vec::new();
     }
     lists.sort_by(|a, b| a.upper.total_cmp(&b.upper));
-    // prefix[i] = bound of a document holding only terms 0..=i.
-    let prefix: Vec<f64> = lists
-        .iter()
-        .scan(0.0, |sum, c| {
-            *sum += c.upper;
-            Some(*sum * SLACK)
-        })
-        .collect();
+    let bounds = Bounds::new(&lists);
     let mut parts = vec![0.0; lists.iter().map(|c| c.term + 1).max().unwrap_or(0)];
-    let mut first_essential = 0usize;
+    let mut run = Run {
+        end: 0,
+        sorted: false,
+    };
+    // Set when a tie lost on id inside a sorted run: until the run's end,
+    // documents tying the k-th score cannot enter. Cleared when the k-th
+    // result changes and at a new run.
+    let mut ties_lose = false;
     loop {
         let theta = top.threshold();
-        while prefix.get(first_essential).is_some_and(|&p| p < theta) {
-            first_essential += 1;
-        }
-        let (non_essential, essential) = lists.split_at_mut(first_essential.min(prefix.len()));
-        let Some(slot) = essential
+        let ties_lose_now = ties_lose && top.full_at() == Some(theta);
+        let first_essential = bounds.non_essential(theta, ties_lose_now);
+        let (non_essential, essential) = lists.split_at_mut(first_essential);
+        let next = essential
             .iter()
             .filter_map(|c| c.current().map(|p| p.slot))
-            .min()
-        else {
-            break;
+            .min();
+        let slot = match next {
+            Some(slot) if slot < run.end => slot,
+            // Nothing left that can reach the k-th score.
+            None if !ties_lose_now => break,
+            Some(slot) if !ties_lose_now => {
+                run = table.segments.run_of(slot);
+                ties_lose = false;
+                continue;
+            }
+            // Only ties could still enter, and not before this run ends.
+            _ => {
+                if run.end == u32::MAX {
+                    break;
+                }
+                let start = run.end;
+                for cursor in &mut lists {
+                    cursor.skip_to(start);
+                }
+                run = table.segments.run_of(start);
+                ties_lose = false;
+                continue;
+            }
         };
-        let doc = docs.get(slot as usize).and_then(Option::as_ref);
-        let len = doc.map_or(0.0, |d| f64::from(d.len));
         // The running sum decides pruning; the reported score adds the
         // parts in query order, as exhaustive scoring does, so equal
         // documents get bit-identical scores and ties fall to the id.
         parts.fill(0.0);
         let mut score = 0.0;
+        let mut len = 0.0;
         for cursor in essential.iter_mut() {
             if let Some(p) = cursor.current().filter(|p| p.slot == slot) {
+                len = f64::from(p.len);
                 let part = cursor.idf * scorer.tf_part(f64::from(p.tf), len, avg_len);
                 score += part;
                 if let Some(cell) = parts.get_mut(cursor.term) {
@@ -172,11 +157,11 @@ pub(super) fn max_score(
                 cursor.advance();
             }
         }
-        let Some(doc) = doc else {
-            continue; // a tombstone
-        };
+        if !table.alive.get(slot as usize).copied().unwrap_or(false) {
+            continue;
+        }
         let mut pruned = false;
-        for (cursor, bound) in non_essential.iter_mut().zip(&prefix).rev() {
+        for (cursor, bound) in non_essential.iter_mut().zip(&bounds.slack).rev() {
             if score + bound < theta {
                 pruned = true;
                 break;
@@ -189,8 +174,20 @@ pub(super) fn max_score(
                 }
             }
         }
-        if !pruned {
-            top.offer(parts.iter().fold(0.0, |sum, part| sum + part), &doc.item);
+        if pruned {
+            continue;
+        }
+        let score = parts.iter().fold(0.0, |sum, part| sum + part);
+        if score < theta {
+            continue; // decided without reading the item
+        }
+        let Some(doc) = table.docs.get(slot as usize).and_then(Slot::doc) else {
+            continue;
+        };
+        match top.offer(score, &doc.item) {
+            Offer::Entered => ties_lose = false,
+            Offer::TieLost => ties_lose |= run.sorted,
+            Offer::Rejected => {}
         }
     }
     top.into_hits()

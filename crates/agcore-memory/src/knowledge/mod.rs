@@ -1,5 +1,6 @@
 //! [`KnowledgeStore`]: an LLM-Wiki-style knowledge base over any [`MemoryStore`].
 
+pub mod chunk;
 mod export;
 pub mod markdown;
 mod page;

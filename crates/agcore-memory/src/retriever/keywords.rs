@@ -48,7 +48,12 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Whether `word` (already lowercased) is an English or Chinese stop word.
 pub fn is_stop_word(word: &str) -> bool {
-    ENGLISH_STOP_WORDS.binary_search(&word).is_ok() || CHINESE_STOP_WORDS.contains(&word)
+    // English stop words are ASCII, Chinese ones never are: one list each.
+    if word.is_ascii() {
+        ENGLISH_STOP_WORDS.binary_search(&word).is_ok()
+    } else {
+        CHINESE_STOP_WORDS.contains(&word)
+    }
 }
 
 /// Splits `text` into search terms, in text order, duplicates kept (term
@@ -148,6 +153,9 @@ mod tests {
         let mut sorted = ENGLISH_STOP_WORDS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, ENGLISH_STOP_WORDS);
+        assert!(ENGLISH_STOP_WORDS.iter().all(|w| w.is_ascii()));
+        assert!(CHINESE_STOP_WORDS.iter().all(|w| !w.is_ascii()));
+        assert!(is_stop_word("the") && is_stop_word("我们") && !is_stop_word("记忆"));
     }
 
     #[test]

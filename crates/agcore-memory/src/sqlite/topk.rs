@@ -88,7 +88,9 @@ impl<K: Ord> Ord for Hit<K> {
 /// A length range and its postings, as read from one block.
 type RangeBlock = (u32, Vec<Posting>);
 /// A term's postings held in memory: document → (tf bucket, length).
-type HeldPostings = HashMap<i64, (u32, u32)>;
+type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
+/// Hashing of document numbers (not attacker-chosen keys: internal row ids).
+type FastHash = foldhash::fast::RandomState;
 
 /// Sorted access to one (term, tf bucket) run: its blocks by length range,
 /// the blocks of one range merged and sorted by (length, document).
@@ -231,7 +233,7 @@ pub(crate) fn top_k<K: Ord>(
     }
     let floor = query.min_score.unwrap_or(0.0).max(0.0);
     let mut heap: BinaryHeap<Hit<K>> = BinaryHeap::with_capacity(query.limit + 1);
-    let mut seen: HashSet<i64> = HashSet::new();
+    let mut seen: HashSet<i64, FastHash> = HashSet::default();
     let mut term_bounds = vec![0.0f64; present.len()];
     let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
     let mut fetches = 0usize;
@@ -406,7 +408,10 @@ fn held<'m>(
         <= POSTINGS_PER_ACCESS
             .saturating_mul(i64::try_from(fetches).unwrap_or(i64::MAX).saturating_add(1));
     if slot.is_none() && df <= MATERIALIZE_MAX && worthwhile {
-        let mut map = HashMap::with_capacity(usize::try_from(df).unwrap_or(0));
+        let mut map = HashMap::with_capacity_and_hasher(
+            usize::try_from(df).unwrap_or(0),
+            FastHash::default(),
+        );
         let mut stmt = conn.prepare_cached(
             "SELECT tfb, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2",
         )?;

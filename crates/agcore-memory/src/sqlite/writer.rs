@@ -7,17 +7,22 @@
 //! commit: many concurrent single saves share one commit). If the group
 //! fails, each write is retried alone so only the bad one fails.
 
-use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use chrono::Utc;
-use rusqlite::{Connection, OptionalExtension, ToSql, TransactionBehavior, params};
+use rusqlite::{Connection, ToSql, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use super::impact;
-use super::query::{index_terms, time_parts};
+use super::query::time_parts;
 use super::search::STORE_SCOPE;
 use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
+
+mod encode;
+pub(super) mod multirow;
+mod upsert;
+
+use upsert::upsert;
 
 /// Most queued writes committed together.
 const MAX_GROUP: usize = 256;
@@ -48,6 +53,8 @@ pub(crate) struct Writer {
     conn: Connection,
     eviction: EvictionConfig,
     writes_since_check: usize,
+    /// Threads a large batch may use to compute index terms.
+    threads: usize,
 }
 
 impl Writer {
@@ -56,6 +63,7 @@ impl Writer {
             conn,
             eviction,
             writes_since_check: 0,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
         }
     }
 
@@ -156,7 +164,7 @@ impl Writer {
             match op {
                 WriteOp::Upsert(items) => pending.extend(items),
                 WriteOp::Delete(id) => {
-                    rows += upsert(&tx, &pending)?;
+                    rows += upsert(&tx, &pending, self.threads)?;
                     pending.clear();
                     delete_indexed(
                         &tx,
@@ -166,7 +174,7 @@ impl Writer {
                 }
             }
         }
-        rows += upsert(&tx, &pending)?;
+        rows += upsert(&tx, &pending, self.threads)?;
         let due =
             self.writes_since_check.saturating_add(rows) >= self.eviction.check_interval.max(1);
         if due {
@@ -180,119 +188,6 @@ impl Writer {
         };
         Ok(rows)
     }
-}
-
-/// Rows per multi-row `INSERT` (6 parameters each, far below SQLite's
-/// 32,766-parameter limit). Few large statements matter: FTS5 flushes its
-/// pending terms at every statement boundary inside a trigger, so one row per
-/// statement would write one tiny index segment per row.
-const ROWS_PER_STATEMENT: usize = 256;
-
-/// Upserts `items` in order (a later duplicate id wins) and keeps the
-/// impact-ordered index in step (rows whose terms change are re-indexed);
-/// returns their number.
-///
-/// New ids go in with multi-row `INSERT … ON CONFLICT DO NOTHING`; ids that
-/// were already stored (or repeat within `items`) are then rewritten to
-/// their last version, one `UPDATE` each.
-fn upsert(conn: &Connection, items: &[&MemoryItem]) -> Result<usize, MemoryError> {
-    if items.is_empty() {
-        return Ok(0);
-    }
-    let terms: Vec<String> = items.iter().map(|i| index_terms(&i.content)).collect();
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(items.len());
-    let mut last: HashMap<&str, usize> = HashMap::with_capacity(items.len());
-    for (n, item) in items.iter().enumerate() {
-        first.entry(item.id.as_str()).or_insert(n);
-        last.insert(item.id.as_str(), n);
-    }
-    // Rows this call created: id → pk (holding the id's first version).
-    let mut created: HashMap<String, i64> = HashMap::with_capacity(items.len());
-    for (chunk, chunk_terms) in items
-        .chunks(ROWS_PER_STATEMENT)
-        .zip(terms.chunks(ROWS_PER_STATEMENT))
-    {
-        let encoded = encode(chunk)?;
-        let mut params: Vec<&dyn ToSql> = Vec::with_capacity(chunk.len() * 6);
-        for ((item, (metadata, secs, nanos)), terms) in chunk.iter().zip(&encoded).zip(chunk_terms)
-        {
-            params.extend([
-                &item.id as &dyn ToSql,
-                &item.content,
-                metadata,
-                secs,
-                nanos,
-                terms,
-            ]);
-        }
-        let mut stmt = conn.prepare_cached(&insert_sql(chunk.len()))?;
-        let mut rows = stmt.query(params.as_slice())?;
-        while let Some(row) = rows.next()? {
-            created.insert(row.get(1)?, row.get(0)?);
-        }
-    }
-    // Every id at its last version: created rows are indexed (rewritten
-    // first when a later version followed), stored rows rewritten and
-    // re-indexed when their terms change.
-    let mut added: Vec<(i64, &str)> = Vec::with_capacity(last.len());
-    let mut removed: Vec<(i64, String)> = Vec::new();
-    for (n, item) in items.iter().enumerate() {
-        let id = item.id.as_str();
-        let Some(final_terms) = terms.get(n).filter(|_| last.get(id) == Some(&n)) else {
-            continue;
-        };
-        if let Some(&pk) = created.get(id) {
-            if first.get(id) != Some(&n) {
-                rewrite(conn, item, final_terms)?;
-            }
-            added.push((pk, final_terms));
-            continue;
-        }
-        let old: Option<(i64, String)> = conn
-            .prepare_cached("SELECT pk, terms FROM memory_items WHERE id = ?1")?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        rewrite(conn, item, final_terms)?;
-        if let Some((pk, old_terms)) = old
-            && old_terms != *final_terms
-        {
-            removed.push((pk, old_terms));
-            added.push((pk, final_terms));
-        }
-    }
-    let removed: Vec<(i64, &str)> = removed.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
-    impact::remove_docs(conn, STORE_SCOPE, &removed, 0)?;
-    impact::add_docs(conn, STORE_SCOPE, &added, 0)?;
-    Ok(items.len())
-}
-
-/// `(metadata JSON, seconds, nanoseconds)` of each item.
-fn encode(items: &[&MemoryItem]) -> Result<Vec<(String, i64, i64)>, MemoryError> {
-    items
-        .iter()
-        .map(|item| {
-            let (secs, nanos) = time_parts(item.created_at);
-            Ok((serde_json::to_string(&item.metadata)?, secs, nanos))
-        })
-        .collect()
-}
-
-/// Overwrites the stored row of `item.id` with `item`.
-fn rewrite(conn: &Connection, item: &MemoryItem, terms: &str) -> Result<(), MemoryError> {
-    let (secs, nanos) = time_parts(item.created_at);
-    conn.prepare_cached(
-        "UPDATE memory_items SET content = ?2, metadata = ?3, created_secs = ?4, \
-         created_nanos = ?5, terms = ?6 WHERE id = ?1",
-    )?
-    .execute(params![
-        item.id,
-        item.content,
-        serde_json::to_string(&item.metadata)?,
-        secs,
-        nanos,
-        terms
-    ])?;
-    Ok(())
 }
 
 /// Runs a `DELETE … RETURNING pk, terms` and drops the deleted rows from the
@@ -309,14 +204,6 @@ fn delete_indexed(
     let docs: Vec<(i64, &str)> = gone.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
     impact::remove_docs(conn, STORE_SCOPE, &docs, 0)?;
     Ok(gone.len())
-}
-
-fn insert_sql(rows: usize) -> String {
-    let values = vec!["(?, ?, ?, ?, ?, ?)"; rows].join(", ");
-    format!(
-        "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-         VALUES {values} ON CONFLICT (id) DO NOTHING RETURNING pk, id"
-    )
 }
 
 /// Applies the eviction policy inside the current transaction.

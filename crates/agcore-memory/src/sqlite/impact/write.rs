@@ -2,59 +2,21 @@
 //! grouped into blocks per (term, tf bucket, length range), added and removed
 //! in the writer's transaction.
 
-use std::collections::HashMap;
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
-use rusqlite::{Connection, OptionalExtension, params};
-
-use super::{
-    BLOCK_DOCS, LEN_SHIFT, Posting, TF_BUCKETS, decode_postings, encode_postings, term_frequencies,
-};
+use super::super::writer::multirow::{self, MultiRow};
+use super::{BLOCK_DOCS, Posting, decode_postings, encode_postings};
 use crate::MemoryError;
 
-/// A (term, bucket, length range) group key.
-type GroupKey<'a> = (&'a str, u32, u32);
+mod group;
+
+pub(super) use group::group;
+use group::{GroupKey, Grouped, group_docs, group_docs_parallel};
+
 /// A block to write: its group key fields and postings.
 type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
 /// A block to write, owning its postings.
 type BlockOwned<'a> = (&'a str, u32, u32, Vec<Posting>);
-
-/// Postings of `docs` grouped by (term, bucket, length range), sorted by
-/// document; per term: (documents, largest tf); the total length.
-#[allow(clippy::type_complexity)]
-pub(super) fn group<'a>(
-    docs: &'a [(i64, &'a str)],
-    skip: usize,
-) -> (
-    Vec<(GroupKey<'a>, Vec<(u32, i64)>)>,
-    Vec<(&'a str, i64, u32)>,
-    i64,
-) {
-    let mut groups: HashMap<GroupKey<'a>, Vec<(u32, i64)>> = HashMap::new();
-    let mut terms: HashMap<&str, (i64, u32)> = HashMap::new();
-    let mut tokens = 0i64;
-    for &(doc, text) in docs {
-        let (len, tfs) = term_frequencies(text, skip);
-        tokens += i64::from(len);
-        for (term, tf) in tfs {
-            groups
-                .entry((term, tf.min(TF_BUCKETS), len >> LEN_SHIFT))
-                .or_default()
-                .push((len, doc));
-            let t = terms.entry(term).or_insert((0, 0));
-            t.0 += 1;
-            t.1 = t.1.max(tf);
-        }
-    }
-    let mut groups: Vec<(GroupKey<'a>, Vec<(u32, i64)>)> = groups.into_iter().collect();
-    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (_, list) in &mut groups {
-        list.sort_unstable_by_key(|p| p.1);
-        list.dedup_by_key(|p| p.1);
-    }
-    let mut terms: Vec<(&str, i64, u32)> = terms.into_iter().map(|(t, (n, m))| (t, n, m)).collect();
-    terms.sort_unstable();
-    (groups, terms, tokens)
-}
 
 /// Writes of at most this many documents append to existing blocks.
 const SMALL_WRITE: usize = 16;
@@ -65,8 +27,8 @@ fn join_last_block(
     conn: &Connection,
     scope: i64,
     key: GroupKey<'_>,
-    list: &[(u32, i64)],
-) -> Result<Option<Vec<(u32, i64)>>, MemoryError> {
+    list: &[Posting],
+) -> Result<Option<Vec<Posting>>, MemoryError> {
     let (term, tfb, lenb) = key;
     let last: Option<(i64, Vec<u8>)> = conn
         .prepare_cached(
@@ -95,42 +57,40 @@ fn join_last_block(
     Ok(Some(postings))
 }
 
-/// Rows per multi-row `INSERT` into `bm25_blocks` (7 parameters each).
-const BLOCKS_PER_STATEMENT: usize = 64;
+/// The block insert (7 parameters a row).
+static INSERT_BLOCKS: MultiRow = MultiRow::new(
+    "INSERT INTO bm25_blocks (scope, term, tfb, lenb, first_doc, last_doc, postings)",
+    7,
+    1,
+    "",
+);
 
-/// Inserts blocks `(term, tfb, lenb, postings)` of `scope`, several per statement.
+/// The document-frequency upsert (4 parameters a row).
+static UPSERT_TERMS: MultiRow = MultiRow::new(
+    "INSERT INTO bm25_terms (scope, term, df, max_tf)",
+    4,
+    1,
+    "ON CONFLICT (scope, term) DO UPDATE SET df = df + excluded.df, \
+     max_tf = max(max_tf, excluded.max_tf)",
+);
+
+/// Inserts blocks `(term, tfb, lenb, postings)` of `scope`, many per statement.
 fn insert_blocks(
     conn: &Connection,
     scope: i64,
     blocks: &[BlockRef<'_>],
 ) -> Result<(), MemoryError> {
-    for chunk in blocks.chunks(BLOCKS_PER_STATEMENT) {
-        let encoded: Vec<(i64, i64, Vec<u8>)> = chunk
-            .iter()
-            .map(|(_, _, _, p)| {
-                let first = p.first().map_or(0, |x| x.1);
-                let last = p.last().map_or(0, |x| x.1);
-                (first, last, encode_postings(p))
-            })
-            .collect();
-        let mut params: Vec<&dyn rusqlite::ToSql> = Vec::with_capacity(chunk.len() * 7);
-        for ((term, tfb, lenb, _), (first, last, blob)) in chunk.iter().zip(&encoded) {
-            params.extend([
-                &scope as &dyn rusqlite::ToSql,
-                term,
-                tfb,
-                lenb,
-                first,
-                last,
-                blob,
-            ]);
+    for range in multirow::chunks(blocks.len()) {
+        let chunk = blocks.get(range.clone()).unwrap_or_default();
+        let mut stmt = INSERT_BLOCKS.prepare(conn, chunk.len())?;
+        for (slot, (term, tfb, lenb, postings)) in chunk.iter().enumerate() {
+            let first = postings.first().map_or(0, |x| x.1);
+            let last = postings.last().map_or(0, |x| x.1);
+            let blob = encode_postings(postings);
+            let row: [&dyn ToSql; 7] = [&scope, term, tfb, lenb, &first, &last, &blob];
+            multirow::bind_row(&mut stmt, slot, &row)?;
         }
-        let values = vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-        conn.prepare_cached(&format!(
-            "INSERT INTO bm25_blocks (scope, term, tfb, lenb, first_doc, last_doc, postings) \
-             VALUES {values}"
-        ))?
-        .execute(params.as_slice())?;
+        stmt.raw_execute()?;
     }
     Ok(())
 }
@@ -150,13 +110,18 @@ pub(crate) fn add_docs(
     if docs.is_empty() {
         return Ok(());
     }
-    let (groups, terms, tokens) = group(docs, skip);
-    let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(groups.len());
+    write_grouped(conn, scope, &group_docs_parallel(docs, skip))
+}
+
+/// Writes the grouped postings of documents not indexed yet ([`add_docs`]).
+fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<(), MemoryError> {
+    let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(grouped.groups.len());
     let mut merged: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, lenb), list) in &groups {
+    for ((term, tfb, lenb), range) in &grouped.groups {
+        let list = grouped.postings.get(range.clone()).unwrap_or_default();
         // Small writes (single saves) join the group's last block while it
         // has room, so blocks stay full however the documents arrive.
-        if docs.len() <= SMALL_WRITE
+        if grouped.docs <= SMALL_WRITE
             && let Some(joined) = join_last_block(conn, scope, (term, *tfb, *lenb), list)?
         {
             merged.push((term, *tfb, *lenb, joined));
@@ -168,26 +133,21 @@ pub(crate) fn add_docs(
     }
     blocks.extend(merged.iter().map(|(t, b, l, p)| (*t, *b, *l, p.as_slice())));
     insert_blocks(conn, scope, &blocks)?;
-    for chunk in terms.chunks(BLOCKS_PER_STATEMENT) {
-        let mut params: Vec<&dyn rusqlite::ToSql> = Vec::with_capacity(chunk.len() * 4);
-        for (term, n, max_tf) in chunk {
-            params.extend([&scope as &dyn rusqlite::ToSql, term, n, max_tf]);
+    for range in multirow::chunks(grouped.terms.len()) {
+        let chunk = grouped.terms.get(range.clone()).unwrap_or_default();
+        let mut stmt = UPSERT_TERMS.prepare(conn, chunk.len())?;
+        for (slot, (term, n, max_tf)) in chunk.iter().enumerate() {
+            multirow::bind_row(&mut stmt, slot, &[&scope, term, n, max_tf])?;
         }
-        let values = vec!["(?, ?, ?, ?)"; chunk.len()].join(", ");
-        conn.prepare_cached(&format!(
-            "INSERT INTO bm25_terms (scope, term, df, max_tf) VALUES {values} \
-             ON CONFLICT (scope, term) DO UPDATE SET df = df + excluded.df, \
-             max_tf = max(max_tf, excluded.max_tf)"
-        ))?
-        .execute(params.as_slice())?;
+        stmt.raw_execute()?;
     }
-    let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
+    let n = i64::try_from(grouped.docs).unwrap_or(i64::MAX);
     conn.prepare_cached(
         "INSERT INTO bm25_stats (scope, docs, tokens) VALUES (?1, ?2, ?3) \
          ON CONFLICT (scope) DO UPDATE SET docs = docs + excluded.docs, \
          tokens = tokens + excluded.tokens",
     )?
-    .execute(params![scope, n, tokens])?;
+    .execute(params![scope, n, grouped.tokens])?;
     Ok(())
 }
 
@@ -207,7 +167,7 @@ pub(crate) fn remove_docs(
     if docs.is_empty() {
         return Ok(());
     }
-    let (groups, terms, tokens) = group(docs, skip);
+    let grouped = group_docs(docs, skip);
     let mut blocks = conn.prepare_cached(
         "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
          AND tfb = ?3 AND lenb = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
@@ -217,7 +177,8 @@ pub(crate) fn remove_docs(
          AND first_doc = ?5",
     )?;
     let mut rewritten: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, lenb), gone) in &groups {
+    for ((term, tfb, lenb), range) in &grouped.groups {
+        let gone = grouped.postings.get(range.clone()).unwrap_or_default();
         let (Some(min), Some(max)) = (gone.first(), gone.last()) else {
             continue;
         };
@@ -228,7 +189,7 @@ pub(crate) fn remove_docs(
             .collect::<Result<_, _>>()?;
         for (first, blob) in found {
             let held = decode_postings(&blob);
-            let kept: Vec<(u32, i64)> = held
+            let kept: Vec<Posting> = held
                 .iter()
                 .copied()
                 .filter(|p| gone.binary_search_by_key(&p.1, |g| g.1).is_err())
@@ -249,13 +210,13 @@ pub(crate) fn remove_docs(
     insert_blocks(conn, scope, &again)?;
     let mut sub =
         conn.prepare_cached("UPDATE bm25_terms SET df = df - ?3 WHERE scope = ?1 AND term = ?2")?;
-    for (term, n, _) in &terms {
+    for (term, n, _) in &grouped.terms {
         sub.execute(params![scope, term, n])?;
     }
     let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
     conn.prepare_cached(
         "UPDATE bm25_stats SET docs = docs - ?2, tokens = tokens - ?3 WHERE scope = ?1",
     )?
-    .execute(params![scope, n, tokens])?;
+    .execute(params![scope, n, grouped.tokens])?;
     Ok(())
 }
