@@ -158,6 +158,27 @@ fn insert_single(c: &mut Criterion, rt: &Runtime, corpus: &Corpus) {
     group.finish();
 }
 
+/// Times `run` on `iters` queries, cycling through `queries`.
+fn time_queries<'q, F, Fut>(
+    b: &mut criterion::Bencher<'_>,
+    rt: &Runtime,
+    queries: &'q [String],
+    mut run: F,
+) where
+    F: FnMut(&'q str) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    b.iter_custom(|iters| {
+        rt.block_on(async {
+            let started = Instant::now();
+            for i in 0..iters as usize {
+                run(&queries[i % queries.len()]).await;
+            }
+            started.elapsed()
+        })
+    });
+}
+
 fn search(c: &mut Criterion, rt: &Runtime, corpus: &Corpus) {
     let queries = corpus.queries(200, 99);
     for n in sizes() {
@@ -168,54 +189,41 @@ fn search(c: &mut Criterion, rt: &Runtime, corpus: &Corpus) {
         let sqlite = rt.block_on(cached_sqlite(corpus, n));
         let mut group = c.benchmark_group(format!("search_{n}"));
         group.sample_size(10).warm_up_time(Duration::from_secs(1));
-        let cycle = |b: &mut criterion::Bencher<'_>, store: &dyn MemoryStore, scan: bool| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let started = Instant::now();
-                    for i in 0..iters as usize {
-                        let q = &queries[i % queries.len()];
-                        if scan {
-                            linear_scan(store, q).await;
-                        } else {
-                            store.search(q, &SearchOptions::top_k(TOP_K)).await.unwrap();
-                        }
-                    }
-                    started.elapsed()
-                })
-            });
-        };
         let opts = SearchOptions::top_k(TOP_K);
-        group.bench_function("in_memory_max_score", |b| cycle(b, &memory, false));
-        group.bench_function("in_memory_exhaustive", |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let started = Instant::now();
-                    for i in 0..iters as usize {
-                        let q = &queries[i % queries.len()];
-                        memory.exhaustive_search(q, &opts).await.unwrap();
-                    }
-                    started.elapsed()
-                })
+        let (memory, sqlite, opts) = (&memory, &sqlite, &opts);
+        group.bench_function("in_memory_max_score", |b| {
+            time_queries(b, rt, &queries, |q| async move {
+                memory.search(q, opts).await.unwrap();
             });
         });
-        group.bench_function("sqlite_impact_topk", |b| cycle(b, &sqlite, false));
+        group.bench_function("in_memory_exhaustive", |b| {
+            time_queries(b, rt, &queries, |q| async move {
+                memory.exhaustive_search(q, opts).await.unwrap();
+            });
+        });
+        group.bench_function("sqlite_impact_topk", |b| {
+            time_queries(b, rt, &queries, |q| async move {
+                sqlite.search(q, opts).await.unwrap();
+            });
+        });
         group.bench_function("sqlite_fts5_exhaustive", |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let started = Instant::now();
-                    for i in 0..iters as usize {
-                        let q = &queries[i % queries.len()];
-                        sqlite.exhaustive_search(q, &opts).await.unwrap();
-                    }
-                    started.elapsed()
-                })
+            time_queries(b, rt, &queries, |q| async move {
+                sqlite.exhaustive_search(q, opts).await.unwrap();
             });
         });
         // A linear scan of 1M items takes seconds per query: the report
         // measures a few of them instead.
         if n <= 100_000 {
-            group.bench_function("in_memory_linear_scan", |b| cycle(b, &memory, true));
-            group.bench_function("sqlite_linear_scan", |b| cycle(b, &sqlite, true));
+            group.bench_function("in_memory_linear_scan", |b| {
+                time_queries(b, rt, &queries, |q| async move {
+                    linear_scan(memory, q).await;
+                });
+            });
+            group.bench_function("sqlite_linear_scan", |b| {
+                time_queries(b, rt, &queries, |q| async move {
+                    linear_scan(sqlite, q).await;
+                });
+            });
         }
         group.finish();
     }

@@ -218,21 +218,26 @@ impl Index {
         }
     }
 
+    /// BM25's collection statistics: (number of items, mean length); `None`
+    /// when the store is empty.
+    #[allow(clippy::cast_precision_loss)]
+    fn collection_stats(&self) -> Option<(f64, f64)> {
+        let n = self.len() as f64;
+        (n > 0.0).then(|| (n, self.total_len as f64 / n))
+    }
+
     /// The exact BM25 top-k over the inverted index with MaxScore pruning
     /// (see [`topk`]): cost follows the postings of the query's rarer terms,
     /// not every match. `query` holds distinct terms.
-    #[allow(clippy::cast_precision_loss)]
     pub(super) fn search(
         &self,
         scorer: &Bm25,
         query: &[String],
         options: &SearchOptions,
     ) -> Vec<ScoredItem> {
-        let n = self.len() as f64;
-        if n == 0.0 {
+        let Some((n, avg_len)) = self.collection_stats() else {
             return Vec::new();
-        }
-        let avg_len = self.total_len as f64 / n;
+        };
         let cursors = query
             .iter()
             .enumerate()
@@ -257,18 +262,15 @@ impl Index {
 
     /// BM25 scoring every document that holds a query term (term-at-a-time
     /// accumulation, no pruning): the reference [`Index::search`] must equal.
-    #[allow(clippy::cast_precision_loss)]
     pub(super) fn search_exhaustive(
         &self,
         scorer: &Bm25,
         query: &[String],
         options: &SearchOptions,
     ) -> Vec<ScoredItem> {
-        let n = self.len() as f64;
-        if n == 0.0 {
+        let Some((n, avg_len)) = self.collection_stats() else {
             return Vec::new();
-        }
-        let avg_len = self.total_len as f64 / n;
+        };
         let mut acc: HashMap<u32, f64> = HashMap::new();
         for list in query.iter().filter_map(|t| self.lexicon.get(t)) {
             let idf = Bm25::idf(n, f64::from(list.df()));
