@@ -8,6 +8,7 @@
 
 #![allow(clippy::print_stdout)]
 
+use agcore_memory_sqlite::SqliteStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,7 +16,7 @@ use std::time::Instant;
 use agcore_memory::knowledge::chunk::{sections, summary};
 use agcore_memory::retriever::{MemoryRetriever, RetrieverConfig};
 use agcore_memory::{
-    KnowledgePage, KnowledgeStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, SqliteStore,
+    KnowledgePage, KnowledgeStore, MemoryError, MemoryItem, MemoryStore, SearchOptions,
 };
 
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

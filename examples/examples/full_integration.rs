@@ -11,6 +11,7 @@
 
 #![allow(clippy::print_stdout)]
 
+use agcore_memory_sqlite::SqliteStore;
 use std::sync::Arc;
 
 use agcore_agent::{AgentBuilder, AgentConfig, AgentError, ContextManager, SimpleAgent};
@@ -18,7 +19,7 @@ use agcore_llm::{CycleConfig, HookExecutor, OpenAiConfig, OpenAiProvider};
 use agcore_memory::retriever::{MemoryRetriever, RetrieverConfig};
 use agcore_memory::{
     ConversationMemory, ConversationMemoryConfig, InMemoryStore, KnowledgePage, KnowledgeStore,
-    MemoryStore, SqliteStore,
+    MemoryStore,
 };
 use agcore_tools::{ToolContext, ToolError, ToolRegistry, TypedTool};
 use async_trait::async_trait;

@@ -7,12 +7,13 @@
 //! Offline and deterministic: `cargo run -p agcore-examples --example long_term_memory`
 #![allow(clippy::print_stdout)]
 
+use agcore_memory_sqlite::SqliteLongTerm;
 use std::error::Error;
 use std::sync::Arc;
 
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::{HookExecutor, MockProvider};
-use agcore_memory::long_term::{InjectConfig, ListRequest, LongTermMemory, SqliteLongTerm};
+use agcore_memory::long_term::{InjectConfig, ListRequest, LongTermMemory};
 use agcore_tools::ToolRegistry;
 use agcore_types::Role;
 

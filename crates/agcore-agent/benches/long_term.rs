@@ -19,12 +19,12 @@
     clippy::indexing_slicing
 )]
 
+use agcore_memory_sqlite::SqliteLongTerm;
 use std::time::{Duration, Instant};
 
 use agcore_agent::long_term::{LongTermOptions, prefetch};
 use agcore_memory::long_term::{
     InjectConfig, LongTermMemory, MemoryScope, MemoryType, NewMemory, ScopedMemory, SearchRequest,
-    SqliteLongTerm,
 };
 use criterion::Criterion;
 

@@ -172,7 +172,6 @@ impl Step {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use agcore_types::{ChatMessage, FinishReason};
 

@@ -120,7 +120,6 @@ fn fenced_blocks(raw: &str) -> Vec<&str> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use proptest::prelude::*;
 

@@ -167,7 +167,6 @@ impl SessionMemory {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

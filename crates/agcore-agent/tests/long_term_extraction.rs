@@ -1,11 +1,6 @@
 //! Dialogue buffer and background fact extraction with `MockProvider`:
 //! malformed, partial and timed-out replies keep the buffer for a later run.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,18 +1,14 @@
 //! `memory_save` / `memory_recall` through agent sessions: scope isolation
 //! against a model passing another user's ids, duplicates, missing user id.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
+use agcore_memory_sqlite::SqliteLongTerm;
 use std::sync::Arc;
 
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::{HookExecutor, MockProvider, MockResponse};
 use agcore_memory::long_term::{
-    InMemoryLongTerm, ListRequest, LongTermMemory, MemoryType, NewMemory, SqliteLongTerm,
+    InMemoryLongTerm, ListRequest, LongTermMemory, MemoryType, NewMemory,
 };
 use agcore_tools::ToolRegistry;
 use agcore_types::{ChatMessage, ChatResponse, FinishReason, Role, ToolCall};

@@ -179,7 +179,6 @@ pub fn ensure_parent(path: &Path) -> Result<(), CliError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -136,7 +136,6 @@ pub fn human_bytes(bytes: u64) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

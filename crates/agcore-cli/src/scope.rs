@@ -1,8 +1,9 @@
 //! The (agent, user) scope and memory database shared by `chat` and `memory`.
 
+use agcore::memory::SqliteLongTerm;
 use std::path::{Path, PathBuf};
 
-use agcore::memory::long_term::{LongTermMemory, ScopedMemory, SqliteLongTerm};
+use agcore::memory::long_term::{LongTermMemory, ScopedMemory};
 use clap::Args;
 
 use crate::config::{self, AppConfig};

@@ -1,13 +1,8 @@
 //! `agcore chat` end to end: a wiremock OpenAI-compatible server (streamed
 //! replies, a `memory_save` tool call, fact extraction at exit), the real
 //! local server when configured, and the one-sentence failures without one.
-#![allow(
-    clippy::print_stdout,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
+#![allow(clippy::print_stdout)]
 
 mod cli_support;
 

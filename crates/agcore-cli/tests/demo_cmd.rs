@@ -1,10 +1,5 @@
 //! `agcore demo`: the zero-configuration tour, on a folder of notes made by the test.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod cli_support;
 

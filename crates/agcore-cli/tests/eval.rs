@@ -1,11 +1,6 @@
 //! End-to-end tests of `agcore eval` on hand-made LoCoMo and BEIR fixtures
 //! (expected metrics computed by hand, see the comments) and on bad input.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::path::{Path, PathBuf};
 

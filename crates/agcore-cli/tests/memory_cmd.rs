@@ -1,11 +1,6 @@
 //! `agcore memory …` end to end: every subcommand, the JSONL round trip and
 //! bad input, against a SQLite database in a temporary home.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod cli_support;
 

@@ -1,10 +1,5 @@
 //! `agcore wiki …` end to end: ingest a folder, search it, re-ingest, export.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod cli_support;
 

@@ -220,7 +220,6 @@ impl std::ops::AddAssign<&CostTracker> for CostTracker {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -199,7 +199,6 @@ pub async fn fold_stream(mut stream: ChatStream) -> Result<ChatResponse, LlmErro
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

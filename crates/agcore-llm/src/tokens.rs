@@ -192,7 +192,6 @@ fn is_cjk(c: char) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,10 +1,5 @@
 //! `should_compact` thresholds and `microcompact`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use agcore_llm::compact::{CompactConfig, is_microcompact_marker, microcompact, should_compact};
 use agcore_llm::tokens::TokenCounter;

@@ -1,10 +1,5 @@
 //! `LlmCycle::submit_stream`: events, tool loop, and equality with `submit`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod cycle_support;
 

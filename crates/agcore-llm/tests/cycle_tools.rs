@@ -1,10 +1,5 @@
 //! The tool-call loop of `LlmCycle` with a scripted provider.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod cycle_support;
 

@@ -1,10 +1,5 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::print_stdout
-)]
+#![cfg(test)]
+#![allow(clippy::print_stdout)]
 //! Interoperability with a real third-party OpenAI-compatible server: the
 //! llama.cpp server of llama-cpp-python with SmolLM2-135M
 //! (`scripts/services.sh start` exports the variables).

@@ -1,9 +1,4 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 //! `OpenAiProvider` against a mock HTTP server: statuses, headers, timeouts,
 //! bodies, streaming, retries, and the API key staying secret.
 #![cfg(feature = "openai")]

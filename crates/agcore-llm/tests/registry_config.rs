@@ -1,10 +1,5 @@
 //! `ProviderRegistry` built from configuration.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::sync::Arc;
 

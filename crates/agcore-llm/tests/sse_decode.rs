@@ -1,9 +1,4 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 //! `decode_sse` and folding on recorded streams: event sequences, equivalence
 //! with the non-streamed response, byte-split invariance, SSE edge cases.
 

@@ -23,13 +23,22 @@ pub enum MemoryError {
     /// Searching failed.
     #[error("Retrieval error: {0}")]
     RetrievalError(String),
+    /// The backend cannot be reached right now (connection refused or lost,
+    /// pool timeout, server shutting down, database busy or locked); the
+    /// operation was not applied and may be retried.
+    #[error("Backend unavailable: {0}")]
+    Unavailable(String),
 }
 
 impl MemoryError {
-    /// Whether the caller can carry on: a missing item or a failed search is
-    /// recoverable; storage, serialization and invalid input are not.
+    /// Whether the caller can carry on: a missing item, a failed search or
+    /// an unavailable backend (retry later) is recoverable; storage,
+    /// serialization and invalid input are not.
     pub fn is_recoverable(&self) -> bool {
-        matches!(self, Self::NotFound(_) | Self::RetrievalError(_))
+        matches!(
+            self,
+            Self::NotFound(_) | Self::RetrievalError(_) | Self::Unavailable(_)
+        )
     }
 }
 

@@ -4,7 +4,8 @@
 //! - [`MemoryStore`]: the storage abstraction (upsert, get, delete, list,
 //!   count, full-text search), `Send + Sync` and async. [`InMemoryStore`] is
 //!   the default (inverted index + BM25, [`EvictionConfig`] TTL / capacity);
-//!   `SqliteStore` (feature `sqlite`) persists with an FTS5 index.
+//!   database backends live in driver crates (`agcore-memory-sqlite`, …) and
+//!   come back from a URL as a [`Storage`].
 //! - [`ConversationMemory`]: per-session chat history with sliding-window or
 //!   full strategies, capacity eviction and tool-result compaction.
 //! - [`KnowledgeStore`]: wiki pages with an index, backlinks, a change log
@@ -41,8 +42,7 @@ mod in_memory;
 pub mod knowledge;
 pub mod long_term;
 pub mod retriever;
-#[cfg(feature = "sqlite")]
-pub mod sqlite;
+pub mod storage;
 mod store;
 #[cfg(any(test, feature = "testkit"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "testkit")))]
@@ -60,8 +60,7 @@ pub use knowledge::{KnowledgeStore, LogAction, LogEntry, ScoredPage};
 pub use retriever::{
     ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrievalResult, RetrieverConfig,
 };
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
+pub use storage::{BackendInfo, Storage};
 pub use store::{MemoryStore, ScoredItem, SearchOptions};
 pub use types::{
     KnowledgePage, MAX_CONTENT_BYTES, MAX_ID_BYTES, MemoryFilter, MemoryItem, MemoryStrategy,

@@ -1,10 +1,5 @@
 //! The public conformance suite run against [`InMemoryStore`].
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::sync::Arc;
 

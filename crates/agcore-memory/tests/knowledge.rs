@@ -1,10 +1,5 @@
 //! KnowledgeStore: CRUD errors, index consistency, backlinks, log, search, export/import.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::sync::Arc;
 

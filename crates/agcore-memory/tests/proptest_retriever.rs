@@ -1,10 +1,5 @@
 //! Property tests of keyword extraction and both scorers.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use agcore_memory::retriever::{Bm25, Scorer, TextOverlap, extract_keywords, is_cjk, is_stop_word};
 use proptest::prelude::*;

@@ -1,10 +1,5 @@
 //! MemoryRetriever end to end, and the indexed search against the linear scan.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use std::sync::Arc;
 

@@ -177,12 +177,6 @@ impl<K: Into<String>, V: Into<Value>> Extend<(K, V)> for TemplateContext {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -72,12 +72,6 @@ pub fn append_system_reminder(message: &mut ChatMessage, text: &str) -> Result<(
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use agcore_types::ContentPart;
 

@@ -1,10 +1,5 @@
 //! Integration tests: registry.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use agcore_prompt::{PromptError, PromptTemplate, PromptTemplateRegistry, TemplateContext};
 

@@ -1,10 +1,5 @@
 //! Integration tests: template.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 use agcore_prompt::{PromptError, PromptTemplate, TemplateContext};
 use serde::Serialize;

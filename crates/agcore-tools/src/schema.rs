@@ -64,12 +64,6 @@ fn clean(mut value: Value) -> Value {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use serde::Deserialize;
     use serde_json::json;

@@ -85,12 +85,6 @@ fn error_pointer(error: &jsonschema::ValidationError<'_>) -> String {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use serde_json::json;
 

@@ -1,10 +1,5 @@
 //! Integration tests: the `ToolExecutor` implementation used by the LLM tool loop.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod tool_support;
 

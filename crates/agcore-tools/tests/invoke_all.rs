@@ -1,10 +1,5 @@
 //! Integration tests: concurrent invocation, ordering, timeouts, limits, cancellation.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod tool_support;
 

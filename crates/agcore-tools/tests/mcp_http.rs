@@ -3,12 +3,7 @@
 //! loopback port from `AGCORE_TEST_MCP_HTTP_CMD <PORT>` (see `scripts/services.sh`).
 
 #![cfg(feature = "mcp")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod mcp_support;
 

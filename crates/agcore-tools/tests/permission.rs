@@ -1,10 +1,5 @@
 //! Integration tests: permission rules, modes, approvers.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 
 mod tool_support;
 

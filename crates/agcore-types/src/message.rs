@@ -239,7 +239,6 @@ impl ChatMessage {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

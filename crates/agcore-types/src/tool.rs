@@ -137,7 +137,6 @@ impl ToolDefinition {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 

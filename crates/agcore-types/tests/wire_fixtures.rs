@@ -1,9 +1,4 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
 //! Real chat-completions payloads survive deserialize → serialize.
 //!
 //! Payloads whose keys are in the API's own order (OpenAI, DeepSeek) must come

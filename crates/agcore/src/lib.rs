@@ -91,7 +91,7 @@ pub use agcore_tools as tools;
 
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
-pub use agcore_memory as memory;
+pub mod memory;
 
 #[cfg(feature = "agent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]

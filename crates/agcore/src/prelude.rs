@@ -26,7 +26,7 @@ pub use agcore_memory::{
 };
 
 #[cfg(feature = "sqlite")]
-pub use agcore_memory::SqliteStore;
+pub use agcore_memory_sqlite::{SqliteDatabase, SqliteLongTerm, SqliteStore};
 
 #[cfg(feature = "agent")]
 pub use agcore_agent::{

@@ -1,5 +1,6 @@
 //! Shared fixtures of the agent tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![cfg(test)]
+#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

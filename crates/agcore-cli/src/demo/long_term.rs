@@ -3,12 +3,13 @@
 //! user sees nothing. The model is scripted (`MockProvider`), the memory is real
 //! (SQLite).
 
+use agcore::memory::SqliteLongTerm;
 use std::path::Path;
 use std::sync::Arc;
 
 use agcore::agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore::llm::{HookExecutor, MockProvider};
-use agcore::memory::long_term::{InjectConfig, ListRequest, LongTermMemory, SqliteLongTerm};
+use agcore::memory::long_term::{InjectConfig, ListRequest, LongTermMemory};
 use agcore::tools::ToolRegistry;
 
 use crate::error::CliError;

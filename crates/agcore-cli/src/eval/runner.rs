@@ -1,11 +1,12 @@
 //! Ingestion into the chosen store and the evaluation loop.
 
+use agcore::memory::SqliteStore;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore, SqliteStore};
+use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::StoreKind;

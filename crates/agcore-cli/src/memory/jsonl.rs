@@ -203,7 +203,6 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

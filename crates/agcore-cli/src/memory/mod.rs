@@ -124,7 +124,6 @@ pub(crate) fn scope_label(opened: &scope::OpenedMemory) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

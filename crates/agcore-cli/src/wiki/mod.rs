@@ -4,10 +4,11 @@
 pub(crate) mod chunk;
 pub(crate) mod ingest;
 
+use agcore::memory::SqliteStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agcore::memory::{KnowledgeStore, SqliteStore};
+use agcore::memory::KnowledgeStore;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! Shared fixtures of the `agcore` command tests: a private home per test.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![cfg(test)]
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 

@@ -71,7 +71,6 @@ fn tool_name_for(messages: &[ChatMessage], index: usize) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use agcore_types::ToolCall;
 

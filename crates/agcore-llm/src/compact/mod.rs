@@ -119,7 +119,6 @@ pub fn should_compact(messages: &[ChatMessage], config: &CompactConfig) -> bool 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -131,7 +131,6 @@ fn render_transcript(messages: &[ChatMessage]) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use agcore_types::ToolCall;
 

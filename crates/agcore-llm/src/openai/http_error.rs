@@ -68,7 +68,6 @@ fn chain(error: &reqwest::Error) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use reqwest::header::HeaderValue;
 

@@ -1,11 +1,6 @@
 //! Helpers shared by the cycle tests.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![cfg(test)]
+#![allow(dead_code)]
 
 use std::sync::Mutex;
 

@@ -59,12 +59,6 @@ pub(super) fn over_capacity(entries: &[StoredMessage], evicted: &[u64], max: usi
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use agcore_types::ChatMessage;
 

@@ -205,7 +205,6 @@ pub fn resolve_link(from_rel: &str, target: &str) -> Option<(String, Option<Stri
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -172,12 +172,6 @@ pub fn parse_log(text: &str) -> Result<Vec<LogEntry>, MemoryError> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
 

@@ -164,12 +164,6 @@ pub fn index_entry(page: &KnowledgePage) -> PageIndexEntry {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
 

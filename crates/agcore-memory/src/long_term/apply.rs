@@ -1,5 +1,7 @@
-//! The field-level rules shared by every backend: building a new entry,
-//! merging a duplicate save into an existing entry, applying an update.
+//! The field-level rules every [`LongTermBackend`](super::LongTermBackend)
+//! applies, so that backends differ only in storage: building a new entry,
+//! merging a duplicate save into an existing entry, applying an update, a use
+//! and age decay. Backends call these and store the result.
 
 use chrono::{DateTime, Utc};
 
@@ -9,7 +11,7 @@ use super::weights::WeightRules;
 use crate::MemoryError;
 
 /// A fresh entry (id 0 until the backend assigns one).
-pub(crate) fn new_entry(
+pub fn new_entry(
     scope: &MemoryScope,
     new: NewMemory,
     rules: &WeightRules,
@@ -38,7 +40,7 @@ pub(crate) fn new_entry(
 /// Merges a save of the same content into `entry`: text, title, type and
 /// (when given) description from `new`; tags united; metadata merged with
 /// `new`'s keys winning; weight the larger of both; un-archived.
-pub(crate) fn merge_duplicate(
+pub fn merge_duplicate(
     entry: &mut MemoryEntry,
     new: NewMemory,
     rules: &WeightRules,
@@ -69,7 +71,7 @@ pub(crate) fn merge_duplicate(
 /// # Errors
 /// [`MemoryError::InvalidInput`] for empty/oversized content or a non-finite
 /// weight (the entry is left unchanged).
-pub(crate) fn apply_update(
+pub fn apply_update(
     entry: &mut MemoryEntry,
     update: MemoryUpdate,
     rules: &WeightRules,
@@ -114,7 +116,7 @@ pub(crate) fn apply_update(
 }
 
 /// Applies one use to `entry` ([`WeightRules::after_use`]).
-pub(crate) fn apply_use(
+pub fn apply_use(
     entry: &mut MemoryEntry,
     referenced: bool,
     rules: &WeightRules,
@@ -128,11 +130,7 @@ pub(crate) fn apply_use(
 
 /// Ages `entry` to `now` and archives it below the threshold; returns
 /// `(decayed, archived)`.
-pub(crate) fn apply_age(
-    entry: &mut MemoryEntry,
-    rules: &WeightRules,
-    now: DateTime<Utc>,
-) -> (bool, bool) {
+pub fn apply_age(entry: &mut MemoryEntry, rules: &WeightRules, now: DateTime<Utc>) -> (bool, bool) {
     let aged = rules.after_age(entry.weight, entry.weight_updated_at, now);
     let decayed = aged < entry.weight;
     if decayed {

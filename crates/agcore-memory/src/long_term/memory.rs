@@ -6,9 +6,8 @@ use std::sync::Arc;
 use super::normalize::now;
 
 use super::backend::LongTermBackend;
-use super::config::{BackendKind, LongTermConfig};
+use super::config::LongTermConfig;
 use super::entry::MemoryScope;
-use super::in_memory::InMemoryLongTerm;
 use super::scoped::ScopedMemory;
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -57,42 +56,17 @@ impl LongTermMemory {
         }
     }
 
-    /// Opens the backend named by `config` (`sqlite` at `config.path`,
-    /// creating parent directories, or `memory`) with its weight rules.
+    /// Applies the weight rules, archive threshold and buffer retention of
+    /// `config` (the backend itself is opened by the caller: a driver crate,
+    /// or `agcore::memory::open` from a URL).
     ///
     /// # Errors
-    /// [`MemoryError::InvalidInput`] for invalid weight rules or `sqlite`
-    /// without the feature; [`MemoryError::Storage`] when the database cannot
-    /// be opened or migrated.
-    pub async fn open(config: &LongTermConfig) -> Result<Self, MemoryError> {
-        let memory = match config.backend {
-            BackendKind::Memory => Self::new(InMemoryLongTerm::new()),
-            BackendKind::Sqlite => Self::open_sqlite(config).await?,
-        };
+    /// [`MemoryError::InvalidInput`] for invalid weight rules.
+    pub fn with_config(self, config: &LongTermConfig) -> Result<Self, MemoryError> {
         let retention = chrono::Duration::days(i64::from(config.buffer_retention_days));
-        Ok(memory
+        Ok(self
             .with_rules(config.weight_rules())?
             .with_buffer_retention(retention))
-    }
-
-    #[cfg(feature = "sqlite")]
-    async fn open_sqlite(config: &LongTermConfig) -> Result<Self, MemoryError> {
-        if let Some(parent) = config.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            tokio::fs::create_dir_all(parent).await.map_err(|e| {
-                MemoryError::Storage(format!(
-                    "long-term memory: cannot create {}: {e}",
-                    parent.display()
-                ))
-            })?;
-        }
-        Ok(Self::new(super::SqliteLongTerm::open(&config.path).await?))
-    }
-
-    #[cfg(not(feature = "sqlite"))]
-    async fn open_sqlite(_config: &LongTermConfig) -> Result<Self, MemoryError> {
-        Err(MemoryError::InvalidInput(
-            "long-term memory backend `sqlite` needs the `sqlite` feature of agcore-memory".into(),
-        ))
     }
 
     /// Replaces the weight rules.

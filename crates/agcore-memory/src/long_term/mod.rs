@@ -38,7 +38,7 @@
 //! # Ok(()) }
 //! ```
 
-mod apply;
+pub mod apply;
 mod apply_facts;
 mod backend;
 mod config;
@@ -50,8 +50,6 @@ mod normalize;
 mod records;
 mod requests;
 mod scoped;
-#[cfg(feature = "sqlite")]
-mod sqlite;
 mod weights;
 
 pub use apply_facts::{FactReport, detect_references};
@@ -73,7 +71,4 @@ pub use in_memory::InMemoryLongTerm;
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
 pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};
-#[cfg(feature = "sqlite")]
-#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
-pub use sqlite::{SQLITE_SCHEMA_VERSION, SqliteLongTerm};
 pub use weights::WeightRules;

@@ -108,12 +108,6 @@ pub(crate) fn prepare_new(mut new: NewMemory) -> Result<NewMemory, MemoryError> 
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
     use crate::long_term::MemoryType;

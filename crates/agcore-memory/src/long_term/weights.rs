@@ -138,12 +138,6 @@ fn invalid(message: String) -> MemoryError {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
     use chrono::Duration;

@@ -101,12 +101,6 @@ pub fn top_k(mut hits: Vec<ScoredItem>, k: usize) -> Vec<ScoredItem> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use super::*;
     use crate::MemoryFilter;

@@ -35,6 +35,7 @@
 //! results instead of panicking.
 
 mod basics;
+pub mod corpus;
 mod eviction;
 mod filters;
 mod hostile;

@@ -83,12 +83,6 @@ fn omitted(kind: &str, mime_type: &str, base64_len: usize) -> String {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use rmcp::model::Resource;
     use serde_json::json;

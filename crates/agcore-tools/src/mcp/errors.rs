@@ -103,12 +103,6 @@ pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use std::time::Duration;
 

@@ -97,12 +97,6 @@ fn fnv1a32(server: &str, tool: &str) -> u32 {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 mod tests {
     use proptest::prelude::*;
 

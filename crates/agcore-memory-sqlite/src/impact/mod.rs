@@ -1,0 +1,283 @@
+//! An impact-ordered BM25 index in SQLite tables, shared by `SqliteStore` and
+//! the long-term memory backend (each in its own database file).
+//!
+//! - `bm25_blocks (scope, term, tfb, lenb, first_doc)` (`WITHOUT ROWID`):
+//!   postings packed in blocks. A block lists `(len, doc)` pairs (at most
+//!   [`BLOCK_DOCS`]) of documents holding `term` with the frequency bucket
+//!   `tfb = min(tf, TF_BUCKETS)` and a length in the range
+//!   `lenb = len >> LEN_SHIFT`. A (term, bucket) run is read range by range,
+//!   each range's blocks merged and sorted by (length, document), so the run
+//!   yields postings shortest document first: the BM25 contribution only
+//!   falls along a run — for any mean length — and the next posting bounds
+//!   everything after it exactly: impact-ordered postings (Anh & Moffat
+//!   2006, "Pruned query evaluation using pre-computed impacts", SIGIR)
+//!   without quantisation. Packing keeps writes cheap: a batch writes one row
+//!   per (term, bucket, length range) group, not one per posting.
+//! - `bm25_terms (scope, term) → (df, max_tf)` and
+//!   `bm25_stats (scope) → (docs, tokens)`: the collection statistics BM25
+//!   needs (N, document frequencies, mean length), so a search never counts
+//!   rows.
+//!
+//! `scope` is part of every key: a search reads only its scope's rows. The
+//! backends call [`add_docs`] and [`remove_docs`] in the transaction that
+//! writes the documents, with the `terms` column values written or removed.
+
+use crate::error::Result;
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+mod write;
+
+use write::group;
+pub(crate) use write::{add_docs, remove_docs};
+
+/// BM25 term-frequency saturation (FTS5 `bm25()`'s default).
+pub(crate) const K1: f64 = 1.2;
+/// BM25 length normalisation (FTS5 `bm25()`'s default).
+pub(crate) const B: f64 = 0.75;
+/// Term-frequency buckets: `tf` 1, 2 and 3 each have their own runs; larger
+/// frequencies share the last bucket (bounded with the term's largest `tf`).
+pub(crate) const TF_BUCKETS: u32 = 4;
+/// Most postings in one block.
+pub(crate) const BLOCK_DOCS: usize = 512;
+/// Lengths `l` with equal `l >> LEN_SHIFT` share blocks.
+const LEN_SHIFT: u32 = 3;
+
+/// The tables of the impact-ordered index.
+pub(crate) const TABLES: &str = "
+CREATE TABLE bm25_blocks (
+    scope     INTEGER NOT NULL,
+    term      TEXT    NOT NULL,
+    tfb       INTEGER NOT NULL,
+    lenb      INTEGER NOT NULL,
+    first_doc INTEGER NOT NULL,
+    last_doc  INTEGER NOT NULL,
+    postings  BLOB    NOT NULL,
+    PRIMARY KEY (scope, term, tfb, lenb, first_doc)
+) WITHOUT ROWID;
+CREATE TABLE bm25_terms (
+    scope  INTEGER NOT NULL,
+    term   TEXT    NOT NULL,
+    df     INTEGER NOT NULL,
+    max_tf INTEGER NOT NULL,
+    PRIMARY KEY (scope, term)
+) WITHOUT ROWID;
+CREATE TABLE bm25_stats (
+    scope  INTEGER PRIMARY KEY,
+    docs   INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+);
+";
+
+/// BM25's tf part, as FTS5's `bm25()` computes it:
+/// `tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avg_len))` (Robertson & Zaragoza 2009).
+/// (Same operations in the same order, so the same floating-point result.)
+pub(crate) fn tf_part(tf: f64, len: f64, avg_len: f64) -> f64 {
+    if avg_len > 0.0 {
+        (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg_len))
+    } else {
+        (tf * (K1 + 1.0)) / (tf + K1)
+    }
+}
+
+/// FTS5 `bm25()`'s idf: `ln((N − df + 0.5) / (df + 0.5))`, or 1e-6 when that
+/// is not positive.
+pub(crate) fn idf(docs: f64, df: f64) -> f64 {
+    let idf = ((docs - df + 0.5) / (df + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
+/// The document length and distinct terms (with frequencies) of a `terms`
+/// column value, skipping its first `skip` tokens.
+pub(crate) fn term_frequencies(terms: &str, skip: usize) -> (u32, Vec<(&str, u32)>) {
+    let mut counts: HashMap<&str, u32> = HashMap::new();
+    let mut len = 0u32;
+    for token in terms.split(' ').filter(|t| !t.is_empty()).skip(skip) {
+        len = len.saturating_add(1);
+        let c = counts.entry(token).or_insert(0);
+        *c = c.saturating_add(1);
+    }
+    (len, counts.into_iter().collect())
+}
+
+/// Postings `(len, doc)` as a block value: 12 bytes each (length then
+/// document, little-endian).
+pub(crate) fn encode_postings(postings: &[(u32, i64)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(postings.len() * 12);
+    for (len, doc) in postings {
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&doc.to_le_bytes());
+    }
+    out
+}
+
+/// The postings of a block value.
+pub(crate) fn decode_postings(blob: &[u8]) -> Vec<(u32, i64)> {
+    blob.chunks_exact(12)
+        .filter_map(|c| {
+            let (len, doc) = c.split_at(4);
+            Some((
+                u32::from_le_bytes(len.try_into().ok()?),
+                i64::from_le_bytes(doc.try_into().ok()?),
+            ))
+        })
+        .collect()
+}
+
+/// A posting: `(document length, document)`.
+pub(crate) type Posting = (u32, i64);
+
+/// Collection statistics of one scope: `(documents, mean length)`.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+#[allow(clippy::cast_precision_loss)]
+pub(crate) fn scope_stats(conn: &Connection, scope: i64) -> Result<(f64, f64)> {
+    let row: Option<(i64, i64)> = conn
+        .prepare_cached("SELECT docs, tokens FROM bm25_stats WHERE scope = ?1")?
+        .query_row([scope], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (docs, tokens) = row.unwrap_or((0, 0));
+    let n = docs.max(0) as f64;
+    let avg = if docs > 0 {
+        tokens.max(0) as f64 / n
+    } else {
+        0.0
+    };
+    Ok((n, avg))
+}
+
+/// The document frequency and largest term frequency of `term` in `scope`
+/// (`(0, 0)` when absent; the largest tf may be stale-high after deletions).
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn term_stats(conn: &Connection, scope: i64, term: &str) -> Result<(i64, u32)> {
+    let row: Option<(i64, u32)> = conn
+        .prepare_cached("SELECT df, max_tf FROM bm25_terms WHERE scope = ?1 AND term = ?2")?
+        .query_row(params![scope, term], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(row.map_or((0, 0), |(df, max_tf)| (df.max(0), max_tf)))
+}
+
+/// Consistency problems of `scope`'s index against `rows` (the scope's
+/// documents as `(doc, terms column)`): statistics, document frequencies and
+/// postings must match them exactly. Empty when consistent.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn check(
+    conn: &Connection,
+    scope: i64,
+    rows: &[(i64, String)],
+    skip: usize,
+) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let docs: Vec<(i64, &str)> = rows.iter().map(|(d, t)| (*d, t.as_str())).collect();
+    let (groups, terms, tokens) = group(&docs, skip);
+    let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
+    let stats: (i64, i64) = conn
+        .query_row(
+            "SELECT docs, tokens FROM bm25_stats WHERE scope = ?1",
+            [scope],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
+        .unwrap_or((0, 0));
+    if stats != (n, tokens) {
+        problems.push(format!(
+            "bm25 index: statistics {stats:?}, rows give {:?}",
+            (n, tokens)
+        ));
+    }
+    let mut stmt = conn.prepare("SELECT term, df FROM bm25_terms WHERE scope = ?1 AND df > 0")?;
+    let stored: BTreeMap<String, i64> = stmt
+        .query_map([scope], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let expected: BTreeMap<String, i64> = terms
+        .iter()
+        .map(|(t, df, _)| ((*t).to_owned(), *df))
+        .collect();
+    if stored != expected {
+        problems.push("bm25 index: document frequencies differ from the rows".to_owned());
+    }
+    let mut stmt = conn.prepare(
+        "SELECT term, tfb, lenb, postings FROM bm25_blocks WHERE scope = ?1 \
+         ORDER BY term, tfb, lenb, first_doc",
+    )?;
+    let mut postings: BTreeMap<(String, u32, u32), Vec<(u32, i64)>> = BTreeMap::new();
+    let mut rows = stmt.query([scope])?;
+    while let Some(row) = rows.next()? {
+        let blob: Vec<u8> = row.get(3)?;
+        postings
+            .entry((row.get(0)?, row.get(1)?, row.get(2)?))
+            .or_default()
+            .extend(decode_postings(&blob));
+    }
+    for list in postings.values_mut() {
+        list.sort_unstable_by_key(|p| p.1);
+    }
+    let expected: BTreeMap<(String, u32, u32), Vec<(u32, i64)>> = groups
+        .into_iter()
+        .map(|((t, b, l), d)| ((t.to_owned(), b, l), d))
+        .collect();
+    if postings != expected {
+        problems.push("bm25 index: postings differ from the rows".to_owned());
+    }
+    Ok(problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tf_part_falls_with_length_for_any_mean() {
+        for avg in [1.0, 5.0, 12.0, 300.0] {
+            for tf in 1..6 {
+                for len in tf..60 {
+                    let (t, l) = (f64::from(tf), f64::from(len));
+                    assert!(tf_part(t, l, avg) >= tf_part(t, l + 1.0, avg));
+                    assert!(tf_part(t + 1.0, l, avg) >= tf_part(t, l, avg));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn idf_matches_fts5() {
+        assert!((idf(100.0, 10.0) - (90.5f64 / 10.5).ln()).abs() < 1e-12);
+        assert!((idf(10.0, 9.0) - 1e-6).abs() < 1e-18);
+    }
+
+    #[test]
+    fn term_frequencies_skip_and_count() {
+        let (len, mut tfs) = term_frequencies("scope a b a 记忆", 1);
+        tfs.sort_unstable();
+        assert_eq!(len, 4);
+        assert_eq!(tfs, [("a", 2), ("b", 1), ("记忆", 1)]);
+        assert_eq!(term_frequencies("", 0).0, 0);
+    }
+
+    #[test]
+    fn blocks_add_remove_and_check() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(TABLES).unwrap();
+        let mut rows: Vec<(i64, String)> = (0..2000)
+            .map(|d| (d, format!("t{} t{} common", d % 7, d % 3)))
+            .collect();
+        let docs: Vec<(i64, &str)> = rows.iter().map(|(d, t)| (*d, t.as_str())).collect();
+        add_docs(&conn, 5, &docs, 0).unwrap();
+        assert!(check(&conn, 5, &rows, 0).unwrap().is_empty());
+        let gone: Vec<(i64, String)> = rows.iter().filter(|(d, _)| d % 5 == 0).cloned().collect();
+        let gone_refs: Vec<(i64, &str)> = gone.iter().map(|(d, t)| (*d, t.as_str())).collect();
+        remove_docs(&conn, 5, &gone_refs, 0).unwrap();
+        rows.retain(|(d, _)| d % 5 != 0);
+        assert!(check(&conn, 5, &rows, 0).unwrap().is_empty());
+        assert_eq!(term_stats(&conn, 5, "common").unwrap().0, 1600);
+        assert_eq!(term_stats(&conn, 6, "common").unwrap().0, 0);
+        let p = [(3, 1), (0, -2), (u32::MAX, i64::MAX)];
+        assert_eq!(decode_postings(&encode_postings(&p)), p);
+    }
+}

@@ -1,0 +1,218 @@
+//! Keeping the impact-ordered index in step with the documents: postings
+//! grouped into blocks per (term, tf bucket, length range), added and removed
+//! in the writer's transaction.
+
+use crate::error::Result;
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
+
+use super::{BLOCK_DOCS, Posting, decode_postings, encode_postings};
+use crate::multirow::{self, MultiRow};
+
+mod group;
+
+pub(super) use group::group;
+use group::{GroupKey, Grouped, group_docs, group_docs_parallel};
+
+/// A block to write: its group key fields and postings.
+type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
+/// A block to write, owning its postings.
+type BlockOwned<'a> = (&'a str, u32, u32, Vec<Posting>);
+
+/// Writes of at most this many documents append to existing blocks.
+const SMALL_WRITE: usize = 16;
+
+/// When the last block of `key` has room for `list`, deletes it and returns
+/// its postings merged with `list` (to be inserted again); `None` otherwise.
+fn join_last_block(
+    conn: &Connection,
+    scope: i64,
+    key: GroupKey<'_>,
+    list: &[Posting],
+) -> Result<Option<Vec<Posting>>> {
+    let (term, tfb, lenb) = key;
+    let last: Option<(i64, Vec<u8>)> = conn
+        .prepare_cached(
+            "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
+             AND tfb = ?3 AND lenb = ?4 ORDER BY first_doc DESC LIMIT 1",
+        )?
+        .query_row(params![scope, term, tfb, lenb], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let Some((first, blob)) = last else {
+        return Ok(None);
+    };
+    if blob.len() / 12 + list.len() > BLOCK_DOCS {
+        return Ok(None);
+    }
+    let mut postings = decode_postings(&blob);
+    postings.extend_from_slice(list);
+    postings.sort_unstable_by_key(|p| p.1);
+    postings.dedup_by_key(|p| p.1);
+    conn.prepare_cached(
+        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND lenb = ?4 \
+         AND first_doc = ?5",
+    )?
+    .execute(params![scope, term, tfb, lenb, first])?;
+    Ok(Some(postings))
+}
+
+/// The block insert (7 parameters a row).
+static INSERT_BLOCKS: MultiRow = MultiRow::new(
+    "INSERT INTO bm25_blocks (scope, term, tfb, lenb, first_doc, last_doc, postings)",
+    7,
+    1,
+    "",
+);
+
+/// The document-frequency upsert (4 parameters a row).
+static UPSERT_TERMS: MultiRow = MultiRow::new(
+    "INSERT INTO bm25_terms (scope, term, df, max_tf)",
+    4,
+    1,
+    "ON CONFLICT (scope, term) DO UPDATE SET df = df + excluded.df, \
+     max_tf = max(max_tf, excluded.max_tf)",
+);
+
+/// Inserts blocks `(term, tfb, lenb, postings)` of `scope`, many per statement.
+fn insert_blocks(conn: &Connection, scope: i64, blocks: &[BlockRef<'_>]) -> Result<()> {
+    for range in multirow::chunks(blocks.len()) {
+        let chunk = blocks.get(range.clone()).unwrap_or_default();
+        let mut stmt = INSERT_BLOCKS.prepare(conn, chunk.len())?;
+        for (slot, (term, tfb, lenb, postings)) in chunk.iter().enumerate() {
+            let first = postings.first().map_or(0, |x| x.1);
+            let last = postings.last().map_or(0, |x| x.1);
+            let blob = encode_postings(postings);
+            let row: [&dyn ToSql; 7] = [&scope, term, tfb, lenb, &first, &last, &blob];
+            multirow::bind_row(&mut stmt, slot, &row)?;
+        }
+        stmt.raw_execute()?;
+    }
+    Ok(())
+}
+
+/// Adds `docs` (`(doc, terms column)`, each not indexed yet) to `scope`: their
+/// postings, document frequencies and the collection statistics. Run it in
+/// the transaction that wrote the documents.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn add_docs(
+    conn: &Connection,
+    scope: i64,
+    docs: &[(i64, &str)],
+    skip: usize,
+) -> Result<()> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    write_grouped(conn, scope, &group_docs_parallel(docs, skip))
+}
+
+/// Writes the grouped postings of documents not indexed yet ([`add_docs`]).
+fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
+    let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(grouped.groups.len());
+    let mut merged: Vec<BlockOwned<'_>> = Vec::new();
+    for ((term, tfb, lenb), range) in &grouped.groups {
+        let list = grouped.postings.get(range.clone()).unwrap_or_default();
+        // Small writes (single saves) join the group's last block while it
+        // has room, so blocks stay full however the documents arrive.
+        if grouped.docs <= SMALL_WRITE
+            && let Some(joined) = join_last_block(conn, scope, (term, *tfb, *lenb), list)?
+        {
+            merged.push((term, *tfb, *lenb, joined));
+            continue;
+        }
+        for block in list.chunks(BLOCK_DOCS) {
+            blocks.push((term, *tfb, *lenb, block));
+        }
+    }
+    blocks.extend(merged.iter().map(|(t, b, l, p)| (*t, *b, *l, p.as_slice())));
+    insert_blocks(conn, scope, &blocks)?;
+    for range in multirow::chunks(grouped.terms.len()) {
+        let chunk = grouped.terms.get(range.clone()).unwrap_or_default();
+        let mut stmt = UPSERT_TERMS.prepare(conn, chunk.len())?;
+        for (slot, (term, n, max_tf)) in chunk.iter().enumerate() {
+            multirow::bind_row(&mut stmt, slot, &[&scope, term, n, max_tf])?;
+        }
+        stmt.raw_execute()?;
+    }
+    let n = i64::try_from(grouped.docs).unwrap_or(i64::MAX);
+    conn.prepare_cached(
+        "INSERT INTO bm25_stats (scope, docs, tokens) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (scope) DO UPDATE SET docs = docs + excluded.docs, \
+         tokens = tokens + excluded.tokens",
+    )?
+    .execute(params![scope, n, grouped.tokens])?;
+    Ok(())
+}
+
+/// Removes `docs` (`(doc, terms column as indexed)`) from `scope`: their
+/// postings (rewriting the blocks that held them), document frequencies and
+/// the collection statistics. Run it in the transaction that removes or
+/// rewrites the documents.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn remove_docs(
+    conn: &Connection,
+    scope: i64,
+    docs: &[(i64, &str)],
+    skip: usize,
+) -> Result<()> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    let grouped = group_docs(docs, skip);
+    let mut blocks = conn.prepare_cached(
+        "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
+         AND tfb = ?3 AND lenb = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
+    )?;
+    let mut delete = conn.prepare_cached(
+        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND lenb = ?4 \
+         AND first_doc = ?5",
+    )?;
+    let mut rewritten: Vec<BlockOwned<'_>> = Vec::new();
+    for ((term, tfb, lenb), range) in &grouped.groups {
+        let gone = grouped.postings.get(range.clone()).unwrap_or_default();
+        let (Some(min), Some(max)) = (gone.first(), gone.last()) else {
+            continue;
+        };
+        let found: Vec<(i64, Vec<u8>)> = blocks
+            .query_map(params![scope, term, tfb, lenb, min.1, max.1], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        for (first, blob) in found {
+            let held = decode_postings(&blob);
+            let kept: Vec<Posting> = held
+                .iter()
+                .copied()
+                .filter(|p| gone.binary_search_by_key(&p.1, |g| g.1).is_err())
+                .collect();
+            if kept.len() == held.len() {
+                continue;
+            }
+            delete.execute(params![scope, term, tfb, lenb, first])?;
+            if !kept.is_empty() {
+                rewritten.push((term, *tfb, *lenb, kept));
+            }
+        }
+    }
+    let again: Vec<BlockRef<'_>> = rewritten
+        .iter()
+        .map(|(t, b, l, p)| (*t, *b, *l, p.as_slice()))
+        .collect();
+    insert_blocks(conn, scope, &again)?;
+    let mut sub =
+        conn.prepare_cached("UPDATE bm25_terms SET df = df - ?3 WHERE scope = ?1 AND term = ?2")?;
+    for (term, n, _) in &grouped.terms {
+        sub.execute(params![scope, term, n])?;
+    }
+    let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
+    conn.prepare_cached(
+        "UPDATE bm25_stats SET docs = docs - ?2, tokens = tokens - ?3 WHERE scope = ?1",
+    )?
+    .execute(params![scope, n, grouped.tokens])?;
+    Ok(())
+}

@@ -1,0 +1,277 @@
+//! The backend operations as synchronous functions on the connection; each
+//! write runs in one transaction. Every statement names the scope in its
+//! `WHERE` clause.
+
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::rows::{self, ENTRY_COLUMNS, entry_from_row, format_time, parse_time};
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::WeightRules;
+use agcore_memory::long_term::apply::{
+    apply_age, apply_update, apply_use, merge_duplicate, new_entry,
+};
+use agcore_memory::long_term::content_key;
+use agcore_memory::long_term::{
+    HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport, SaveOutcome,
+    UsageRecord,
+};
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+
+fn add_history(
+    conn: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+    name: &str,
+    content: &str,
+    reason: HistoryReason,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO memory_history (memory_id, agent_name, user_id, name, content, reason, recorded_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![id, scope.agent, scope.user, name, content, reason.as_str(), format_time(now)])?;
+    Ok(())
+}
+
+pub(crate) fn save(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    new: NewMemory,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let key = content_key(&new.content);
+    let existing = match rows::id_by_key(&tx, scope, &key)? {
+        Some(id) => rows::load(&tx, scope, id)?,
+        None => None,
+    };
+    let outcome = if let Some(mut entry) = existing {
+        merge_duplicate(&mut entry, new, rules, now);
+        rows::store(&tx, &entry)?;
+        SaveOutcome {
+            entry,
+            created: false,
+        }
+    } else {
+        let mut entry = new_entry(scope, new, rules, now);
+        entry.id = rows::insert(&tx, &entry)?;
+        SaveOutcome {
+            entry,
+            created: true,
+        }
+    };
+    tx.commit()?;
+    Ok(outcome)
+}
+
+pub(crate) fn update(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    id: i64,
+    update: MemoryUpdate,
+    reason: HistoryReason,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<MemoryEntry> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut entry =
+        rows::load(&tx, scope, id)?.ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
+    let old = apply_update(&mut entry, update, rules, now)?;
+    let key = content_key(&entry.content);
+    if rows::id_by_key(&tx, scope, &key)?.is_some_and(|other| other != id) {
+        return Err(MemoryError::AlreadyExists(format!(
+            "another memory of this scope already has this content (memory {id} unchanged)"
+        ))
+        .into());
+    }
+    if let Some((name, content)) = old {
+        add_history(&tx, scope, id, &name, &content, reason, now)?;
+    }
+    rows::store(&tx, &entry)?;
+    tx.commit()?;
+    Ok(entry)
+}
+
+pub(crate) fn delete(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let Some(entry) = rows::load(&tx, scope, id)? else {
+        return Ok(false);
+    };
+    add_history(
+        &tx,
+        scope,
+        id,
+        &entry.name,
+        &entry.content,
+        HistoryReason::Delete,
+        now,
+    )?;
+    let terms: Option<String> = tx
+        .query_row(
+            "DELETE FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3 RETURNING terms",
+            params![id, scope.agent, scope.user],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(terms) = terms {
+        rows::unindex(&tx, scope, id, &terms)?;
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+pub(crate) fn find_by_key(
+    conn: &Connection,
+    scope: &MemoryScope,
+    key: &str,
+) -> Result<Option<MemoryEntry>> {
+    match rows::id_by_key(conn, scope, key)? {
+        Some(id) => rows::load(conn, scope, id),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn history(
+    conn: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<HistoryEntry>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, content, reason, recorded_at FROM memory_history \
+         WHERE memory_id = ?1 AND agent_name = ?2 AND user_id = ?3 ORDER BY id",
+    )?;
+    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(HistoryEntry {
+            memory_id: id,
+            name: row.get(0)?,
+            content: row.get(1)?,
+            reason: HistoryReason::parse(&row.get::<_, String>(2)?)?,
+            recorded_at: parse_time(&row.get::<_, String>(3)?)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The `archived` condition of `filter` on table alias `m`.
+pub(super) fn archived_sql(filter: agcore_memory::long_term::ArchivedFilter) -> &'static str {
+    use agcore_memory::long_term::ArchivedFilter as A;
+    match filter {
+        A::Include => "1",
+        A::Only => "m.archived = 1",
+        _ => "m.archived = 0",
+    }
+}
+
+pub(crate) fn list(
+    conn: &Connection,
+    scope: &MemoryScope,
+    request: &ListRequest,
+) -> Result<Vec<MemoryEntry>> {
+    let order = match request.order {
+        ListOrder::Weight => "m.weight DESC, m.id ASC",
+        ListOrder::Created => "m.id ASC",
+        _ => "m.updated_at DESC, m.id DESC",
+    };
+    let limit = request
+        .limit
+        .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.agent_name = ?1 AND m.user_id = ?2 \
+         AND (?3 IS NULL OR m.type = ?3) AND (?4 IS NULL OR m.weight >= ?4) AND {} \
+         ORDER BY {order} LIMIT ?5",
+        archived_sql(request.archived)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![
+        scope.agent,
+        scope.user,
+        request.memory_type.map(|t| t.as_str()),
+        request.min_weight,
+        limit
+    ])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(entry_from_row(row)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn record_use(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    record: &UsageRecord,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut ids = record.ids.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut updated = 0;
+    for id in ids {
+        let Some(mut entry) = rows::load(&tx, scope, id)? else {
+            continue;
+        };
+        apply_use(&mut entry, record.referenced, rules, now);
+        rows::store(&tx, &entry)?;
+        tx.prepare_cached(
+            "INSERT INTO memory_usage_log (memory_id, session_id, query, was_referenced, used_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id, record.session_id, record.query, i64::from(record.referenced), format_time(now)])?;
+        updated += 1;
+    }
+    tx.commit()?;
+    Ok(updated)
+}
+
+pub(crate) fn archive_below(
+    conn: &Connection,
+    scope: &MemoryScope,
+    threshold: f64,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE memory SET archived = 1, updated_at = ?4 \
+         WHERE agent_name = ?1 AND user_id = ?2 AND archived = 0 AND weight < ?3",
+        params![scope.agent, scope.user, threshold, format_time(now)],
+    )?)
+}
+
+pub(crate) fn maintenance(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+    purge_before: DateTime<Utc>,
+) -> Result<MaintenanceReport> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let active = list(&tx, scope, &ListRequest::all().order(ListOrder::Created))?;
+    let mut report = MaintenanceReport::default();
+    for mut entry in active {
+        let (decayed, archived) = apply_age(&mut entry, rules, now);
+        if decayed || archived {
+            rows::store(&tx, &entry)?;
+        }
+        report.decayed += usize::from(decayed);
+        report.archived += usize::from(archived);
+        report.active += usize::from(!archived);
+    }
+    report.buffer_purged = tx.execute(
+        "DELETE FROM dialogue_buffer WHERE agent_name = ?1 AND user_id = ?2 \
+         AND applied_at IS NOT NULL AND applied_at < ?3",
+        params![scope.agent, scope.user, format_time(purge_before)],
+    )?;
+    tx.commit()?;
+    Ok(report)
+}

@@ -1,0 +1,289 @@
+//! Row encoding: timestamps, entry columns, reads and writes of one entry.
+
+use crate::error::{Result, storage};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::content_key;
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType};
+use agcore_memory::retriever::extract_keywords;
+
+/// Entry columns in the order [`entry_from_row`] reads them (table alias `m`).
+pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.type, m.name, m.content, \
+     m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, m.last_used_at, \
+     m.weight_updated_at, m.created_at, m.updated_at";
+
+/// Stored time format: UTC, SQLite's `datetime()` layout with microseconds,
+/// so stored times sort as text and rows written by `datetime('now')` parse.
+const TIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S%.6f";
+
+/// `time` in the stored format.
+pub(crate) fn format_time(time: DateTime<Utc>) -> String {
+    time.format(TIME_FORMAT).to_string()
+}
+
+/// Parses a stored time (`YYYY-MM-DD HH:MM:SS[.ffffff]`, UTC, or RFC 3339).
+///
+/// # Errors
+/// [`MemoryError::Storage`] for other text.
+pub(crate) fn parse_time(text: &str) -> Result<DateTime<Utc>> {
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f")
+        .map(|t| t.and_utc())
+        .or_else(|_| DateTime::parse_from_rfc3339(text).map(|t| t.with_timezone(&Utc)))
+        .map_err(|e| storage(format!("long-term memory: bad stored time `{text}`: {e}")))
+}
+
+fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
+    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
+}
+
+/// Decodes the [`ENTRY_COLUMNS`] of `row`.
+pub(crate) fn entry_from_row(row: &Row<'_>) -> Result<MemoryEntry> {
+    let metadata: Option<String> = row.get(7)?;
+    let metadata = match metadata {
+        None => serde_json::Map::new(),
+        Some(text) => serde_json::from_str(&text).map_err(|e| corrupt("metadata", e))?,
+    };
+    let tags: String = row.get(8)?;
+    let last_used: Option<String> = row.get(12)?;
+    let weight_at: Option<String> = row.get(13)?;
+    let created_at = parse_time(&row.get::<_, String>(14)?)?;
+    let updated_at = parse_time(&row.get::<_, String>(15)?)?;
+    let use_count: i64 = row.get(11)?;
+    Ok(MemoryEntry {
+        id: row.get(0)?,
+        agent_name: row.get(1)?,
+        user_id: row.get(2)?,
+        memory_type: MemoryType::parse(&row.get::<_, String>(3)?)
+            .map_err(|e| corrupt("type", e))?,
+        name: row.get(4)?,
+        content: row.get(5)?,
+        description: row.get(6)?,
+        metadata,
+        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        weight: row.get(9)?,
+        archived: row.get::<_, i64>(10)? != 0,
+        use_count: u64::try_from(use_count).unwrap_or(0),
+        last_used_at: last_used.as_deref().map(parse_time).transpose()?,
+        weight_updated_at: weight_at
+            .as_deref()
+            .map(parse_time)
+            .transpose()?
+            .unwrap_or(updated_at),
+        created_at,
+        updated_at,
+    })
+}
+
+/// Entry `id` of `scope`.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn load(conn: &Connection, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>> {
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.id = ?1 AND m.agent_name = ?2 AND m.user_id = ?3"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    rows.next()?.map(entry_from_row).transpose()
+}
+
+/// The id of the entry of `scope` with content key `key`.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn id_by_key(conn: &Connection, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM memory WHERE agent_name = ?1 AND user_id = ?2 AND content_key = ?3",
+        )?
+        .query_row(params![scope.agent, scope.user, key], |r| r.get(0))
+        .optional()?)
+}
+
+/// The FTS5 term naming a scope: `ltscope` + 16 hex digits of
+/// [`scope_hash`]. Indexed with every entry so a search intersects with its
+/// scope inside the index; a hash collision only costs speed (rows are still
+/// filtered by their scope columns).
+pub(crate) fn scope_token(agent: &str, user: &str) -> String {
+    format!("ltscope{:016x}", scope_hash(agent, user))
+}
+
+/// The 64-bit FNV-1a hash of `agent \0 user`.
+fn scope_hash(agent: &str, user: &str) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut hash = OFFSET;
+    for byte in agent.bytes().chain([0]).chain(user.bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    hash
+}
+
+/// The scope's key in the impact-ordered BM25 index:
+/// [`scope_hash`] as a signed integer. A collision shares statistics between
+/// two scopes (rows are still filtered by their scope columns).
+pub(crate) fn scope_id(agent: &str, user: &str) -> i64 {
+    match i64::from_ne_bytes(scope_hash(agent, user).to_ne_bytes()) {
+        // Scope 0 is the store's (`crate::store::search::STORE_SCOPE`).
+        0 => 1,
+        id => id,
+    }
+}
+
+/// Tokens at the start of a `terms` value that are not keywords (the scope token).
+pub(crate) const SCOPE_TOKENS: usize = 1;
+
+/// The indexed terms of an entry: its scope token, then the keywords of
+/// `text` (CJK as bigrams), joined by spaces.
+pub(crate) fn index_terms(agent: &str, user: &str, text: &str) -> String {
+    let mut terms = scope_token(agent, user);
+    for k in extract_keywords(text) {
+        terms.push(' ');
+        terms.push_str(&k);
+    }
+    terms
+}
+
+fn encoded(entry: &MemoryEntry) -> Result<(String, String, String, String, i64)> {
+    let terms = index_terms(&entry.agent_name, &entry.user_id, &entry.search_text());
+    let metadata = serde_json::to_string(&entry.metadata)?;
+    let tags = serde_json::to_string(&entry.tags)?;
+    let use_count = i64::try_from(entry.use_count).unwrap_or(i64::MAX);
+    Ok((
+        content_key(&entry.content),
+        terms,
+        metadata,
+        tags,
+        use_count,
+    ))
+}
+
+/// Inserts `entry` (its `id` ignored); returns the new id.
+///
+/// # Errors
+/// [`MemoryError::Storage`], including a duplicate content key.
+pub(crate) fn insert(conn: &Connection, entry: &MemoryEntry) -> Result<i64> {
+    let (key, terms, metadata, tags, use_count) = encoded(entry)?;
+    conn.prepare_cached(
+        "INSERT INTO memory (agent_name, user_id, type, name, content, description, metadata, tags, \
+         weight, archived, use_count, last_used_at, weight_updated_at, created_at, updated_at, content_key, terms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?
+    .execute(params![
+        entry.agent_name,
+        entry.user_id,
+        entry.memory_type.as_str(),
+        entry.name,
+        entry.content,
+        entry.description,
+        metadata,
+        tags,
+        entry.weight,
+        i64::from(entry.archived),
+        use_count,
+        entry.last_used_at.map(format_time),
+        format_time(entry.weight_updated_at),
+        format_time(entry.created_at),
+        format_time(entry.updated_at),
+        key,
+        terms,
+    ])?;
+    let id = conn.last_insert_rowid();
+    crate::impact::add_docs(
+        conn,
+        scope_id(&entry.agent_name, &entry.user_id),
+        &[(id, &terms)],
+        SCOPE_TOKENS,
+    )?;
+    Ok(id)
+}
+
+/// Drops row `id` of `scope` from the impact-ordered index (its `terms` as
+/// stored); call it in the transaction that deletes the row.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn unindex(conn: &Connection, scope: &MemoryScope, id: i64, terms: &str) -> Result<()> {
+    crate::impact::remove_docs(
+        conn,
+        scope_id(&scope.agent, &scope.user),
+        &[(id, terms)],
+        SCOPE_TOKENS,
+    )
+}
+
+/// Writes every mutable column of `entry` to its row (matched by id and scope).
+///
+/// # Errors
+/// [`MemoryError::Storage`], including a duplicate content key.
+pub(crate) fn store(conn: &Connection, entry: &MemoryEntry) -> Result<()> {
+    let (key, terms, metadata, tags, use_count) = encoded(entry)?;
+    let old_terms: Option<String> = conn
+        .prepare_cached(
+            "SELECT terms FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+        )?
+        .query_row(params![entry.id, entry.agent_name, entry.user_id], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut stmt = conn.prepare_cached(
+        "UPDATE memory SET type = ?4, name = ?5, content = ?6, description = ?7, metadata = ?8, \
+         tags = ?9, weight = ?10, archived = ?11, use_count = ?12, last_used_at = ?13, \
+         weight_updated_at = ?14, updated_at = ?15, content_key = ?16, terms = ?17 \
+         WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+    )?;
+    let changed = stmt.execute(params![
+        entry.id,
+        entry.agent_name,
+        entry.user_id,
+        entry.memory_type.as_str(),
+        entry.name,
+        entry.content,
+        entry.description,
+        metadata,
+        tags,
+        entry.weight,
+        i64::from(entry.archived),
+        use_count,
+        entry.last_used_at.map(format_time),
+        format_time(entry.weight_updated_at),
+        format_time(entry.updated_at),
+        key,
+        terms,
+    ])?;
+    // Re-index only when the terms change (use counts and weights do not).
+    if let Some(old) = old_terms.filter(|old| changed > 0 && *old != terms) {
+        let scope = scope_id(&entry.agent_name, &entry.user_id);
+        crate::impact::remove_docs(conn, scope, &[(entry.id, &old)], SCOPE_TOKENS)?;
+        crate::impact::add_docs(conn, scope, &[(entry.id, &terms)], SCOPE_TOKENS)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_round_trip_and_accept_sqlite_datetime() {
+        let t = DateTime::from_timestamp(1_700_000_000, 123_456_000).unwrap();
+        assert_eq!(parse_time(&format_time(t)).unwrap(), t);
+        let plain = parse_time("2026-04-12 08:30:00").unwrap();
+        assert_eq!(plain, DateTime::from_timestamp(1_775_982_600, 0).unwrap());
+        assert!(parse_time("yesterday").is_err());
+    }
+
+    #[test]
+    fn scope_tokens_are_stable_and_distinct() {
+        assert_eq!(scope_token("a", "b"), scope_token("a", "b"));
+        assert_ne!(scope_token("a", "bc"), scope_token("ab", "c"));
+        assert_eq!(scope_token("", "").len(), "ltscope".len() + 16);
+        assert_eq!(
+            index_terms("a", "b", "Green tea 绿茶"),
+            format!("{} green tea 绿茶", scope_token("a", "b"))
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! SQL text and parameters built from filters and queries, and row decoding.
+//!
+//! Everything the caller supplies reaches SQLite as a bound parameter; the
+//! full-text query is built from extracted keywords, each an FTS5 string with
+//! `"` doubled, so query syntax in the input is always literal text.
+
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use rusqlite::Row;
+use rusqlite::types::Value;
+
+use agcore_memory::retriever::unique_keywords;
+use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
+
+/// Most distinct query keywords sent to FTS5 (the first ones in query order);
+/// bounds the cost of a huge query.
+pub(crate) const MAX_QUERY_TERMS: usize = 256;
+
+/// Item columns, in the order [`item_from_row`] reads them (table alias `i`).
+pub(crate) const ITEM_COLUMNS: &str =
+    "i.id, i.content, i.metadata, i.created_secs, i.created_nanos";
+
+/// A `WHERE` fragment (always valid SQL, `1` when unconstrained) and its parameters.
+#[derive(Debug, Default)]
+pub(crate) struct SqlFilter {
+    pub(crate) clause: String,
+    pub(crate) params: Vec<Value>,
+}
+
+impl SqlFilter {
+    fn push(&mut self, condition: &str, params: impl IntoIterator<Item = Value>) {
+        self.clause.push_str(" AND ");
+        self.clause.push_str(condition);
+        self.params.extend(params);
+    }
+}
+
+/// A creation time as `(seconds, nanoseconds)` since the Unix epoch; the pair
+/// keeps chrono's full range and precision (leap seconds included).
+pub(crate) fn time_parts(time: DateTime<Utc>) -> (i64, i64) {
+    (time.timestamp(), i64::from(time.timestamp_subsec_nanos()))
+}
+
+/// The conditions of `filter` (all but `limit`) on table alias `i`. The filter
+/// must be valid ([`MemoryFilter::validate`]).
+pub(crate) fn filter_sql(filter: &MemoryFilter) -> SqlFilter {
+    let mut sql = SqlFilter {
+        clause: "1".to_owned(),
+        params: Vec::new(),
+    };
+    if let Some(prefix) = &filter.prefix {
+        // A range on the unique index: [prefix, successor) holds exactly the ids
+        // starting with `prefix` under SQLite's byte-wise (= code point) order.
+        sql.push("i.id >= ?", [Value::Text(prefix.clone())]);
+        if let Some(upper) = prefix_upper_bound(prefix) {
+            sql.push("i.id < ?", [Value::Text(upper)]);
+        }
+    }
+    if let Some(since) = filter.since {
+        let (s, n) = time_parts(since);
+        sql.push(
+            "(i.created_secs, i.created_nanos) >= (?, ?)",
+            [Value::Integer(s), Value::Integer(n)],
+        );
+    }
+    if let Some(until) = filter.until {
+        let (s, n) = time_parts(until);
+        sql.push(
+            "(i.created_secs, i.created_nanos) < (?, ?)",
+            [Value::Integer(s), Value::Integer(n)],
+        );
+    }
+    for (key, value) in &filter.metadata {
+        let (condition, bound) = metadata_condition(value);
+        let mut params = vec![Value::Text(key.clone())];
+        params.extend(bound);
+        sql.push(
+            &format!(
+                "EXISTS (SELECT 1 FROM json_each(i.metadata) AS m WHERE m.key = ? AND {condition})"
+            ),
+            params,
+        );
+    }
+    sql
+}
+
+/// The `json_each` condition matching a scalar JSON value exactly (type and value).
+fn metadata_condition(value: &serde_json::Value) -> (&'static str, Vec<Value>) {
+    use serde_json::Value as J;
+    match value {
+        J::Null => ("m.type = 'null'", vec![]),
+        J::Bool(true) => ("m.type = 'true'", vec![]),
+        J::Bool(false) => ("m.type = 'false'", vec![]),
+        J::String(s) => (
+            "m.type = 'text' AND m.atom = ?",
+            vec![Value::Text(s.clone())],
+        ),
+        J::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                ("m.type = 'integer' AND m.atom = ?", vec![Value::Integer(i)])
+            } else if n.is_u64() {
+                // Beyond i64: SQLite reads such integers as reals.
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                (
+                    "m.type IN ('integer', 'real') AND m.atom = ?",
+                    vec![Value::Real(f)],
+                )
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                ("m.type = 'real' AND m.atom = ?", vec![Value::Real(f)])
+            }
+        }
+        // Rejected by `MemoryFilter::validate`; never matches.
+        J::Array(_) | J::Object(_) => ("0", vec![]),
+    }
+}
+
+/// The smallest string greater than every string starting with `prefix`:
+/// the last character that has a successor is incremented and the rest cut
+/// off. `None` when every character is `char::MAX` (no upper bound needed).
+pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = match u32::from(last) + 1 {
+            0xD800 => Some('\u{E000}'),
+            code => char::from_u32(code),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// The FTS5 `MATCH` expression for literal `query` text: its distinct keywords
+/// (at most [`MAX_QUERY_TERMS`]), each an FTS5 string with `"` doubled, joined
+/// by `OR`. `None` when the query has no keywords.
+///
+/// ```text
+/// Rust "NEAR(x)" 记忆系统  →  "rust" OR "near" OR "记忆" OR "忆系" OR "系统"
+/// ```
+pub(crate) fn match_expression(query: &str) -> Option<String> {
+    let terms = unique_keywords(query);
+    if terms.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = terms
+        .iter()
+        .take(MAX_QUERY_TERMS)
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    Some(quoted.join(" OR "))
+}
+
+/// The text indexed for `content`: its keywords joined by single spaces.
+pub(crate) fn index_terms(content: &str) -> String {
+    agcore_memory::retriever::extract_keywords(content).join(" ")
+}
+
+/// Decodes the [`ITEM_COLUMNS`] of `row`.
+pub(crate) fn item_from_row(row: &Row<'_>) -> Result<MemoryItem> {
+    let id: String = row.get(0)?;
+    let content: String = row.get(1)?;
+    let metadata: String = row.get(2)?;
+    let secs: i64 = row.get(3)?;
+    let nanos: i64 = row.get(4)?;
+    let created_at = u32::try_from(nanos)
+        .ok()
+        .and_then(|n| DateTime::from_timestamp(secs, n))
+        .ok_or_else(|| {
+            MemoryError::Storage(format!(
+                "sqlite: item `{id}` has an invalid timestamp {secs}.{nanos}"
+            ))
+        })?;
+    Ok(MemoryItem {
+        metadata: serde_json::from_str(&metadata)?,
+        id,
+        content,
+        created_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upper_bound_is_the_successor_of_the_prefix() {
+        assert_eq!(prefix_upper_bound("ab").as_deref(), Some("ac"));
+        assert_eq!(
+            prefix_upper_bound("a\u{D7FF}").as_deref(),
+            Some("a\u{E000}")
+        );
+        assert_eq!(prefix_upper_bound("a\u{10FFFF}").as_deref(), Some("b"));
+        assert_eq!(prefix_upper_bound("\u{10FFFF}"), None);
+        assert_eq!(prefix_upper_bound(""), None);
+    }
+
+    #[test]
+    fn match_expression_quotes_every_term() {
+        assert_eq!(match_expression("\"a\" AND * -:^").as_deref(), None);
+        assert_eq!(
+            match_expression("Rust NEAR(x) 记忆系统 rust").as_deref(),
+            Some("\"rust\" OR \"near\" OR \"记忆\" OR \"忆系\" OR \"系统\"")
+        );
+    }
+
+    #[test]
+    fn match_expression_is_capped() {
+        let query: String = (0..1000).map(|i| format!("w{i} ")).collect();
+        let expr = match_expression(&query).unwrap();
+        assert_eq!(expr.matches(" OR ").count(), MAX_QUERY_TERMS - 1);
+    }
+
+    #[test]
+    fn time_parts_round_trip() {
+        let t = DateTime::from_timestamp(1_700_000_000, 123_456_789).unwrap();
+        let (s, n) = time_parts(t);
+        assert_eq!(
+            DateTime::from_timestamp(s, u32::try_from(n).unwrap()),
+            Some(t)
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! The store's schema component (`store` in `agcore_schema`, see
+//! [`crate::migrate`]): an items table, an external-content FTS5 table over
+//! it and three triggers that keep the full-text index in sync on insert,
+//! delete and update (the SQLite layout of the long-term memory spec, §3.3),
+//! plus its rows in the shared impact-ordered index (scope 0).
+//!
+//! Versions: 1 — items, FTS5 index, triggers; 2 — the items in the
+//! impact-ordered BM25 index (`bm25_*` tables of the `bm25` component),
+//! rebuilt from the rows.
+
+use rusqlite::{Connection, Transaction};
+
+use crate::error::{Result, storage};
+use crate::migrate::Component;
+
+/// Version 1's layout. `terms` holds the analyzer's keywords of `content`
+/// joined by spaces (words lowercased, CJK text as character bigrams), so
+/// only whitespace separates tokens: letters, numbers, private-use characters
+/// and combining marks are token characters.
+const ITEMS: &str = r#"
+CREATE TABLE memory_items (
+    pk            INTEGER PRIMARY KEY,
+    id            TEXT    NOT NULL UNIQUE,
+    content       TEXT    NOT NULL,
+    metadata      TEXT    NOT NULL,
+    created_secs  INTEGER NOT NULL,
+    created_nanos INTEGER NOT NULL,
+    terms         TEXT    NOT NULL
+);
+CREATE INDEX memory_items_created ON memory_items (created_secs, created_nanos, id);
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    terms,
+    content = 'memory_items',
+    content_rowid = 'pk',
+    tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+);
+CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+END;
+CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
+WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+"#;
+
+/// The store's component.
+pub(crate) const COMPONENT: Component = Component {
+    name: "store",
+    latest: 2,
+    create: |tx| Ok(tx.execute_batch(ITEMS)?),
+    upgrade,
+};
+
+fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
+    match target {
+        2 => backfill_impacts(tx),
+        other => Err(storage(format!("store: no upgrade to version {other}"))),
+    }
+}
+
+/// Version 2: the index of every existing row, in batches.
+fn backfill_impacts(tx: &Connection) -> Result<()> {
+    const BATCH: i64 = 10_000;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String)> = tx
+            .prepare_cached(
+                "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+            )?
+            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<std::result::Result<_, _>>()?;
+        let Some(last) = rows.last().map(|r| r.0) else {
+            return Ok(());
+        };
+        let docs: Vec<(i64, &str)> = rows.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+        crate::impact::add_docs(tx, super::search::STORE_SCOPE, &docs, 0)?;
+        after = last;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triggers_keep_the_index_in_sync() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut conn).unwrap();
+        let hits = |conn: &Connection, term: &str| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
+                [term],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        conn.execute(
+            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+             VALUES ('a', 'x', 'null', 0, 0, 'alpha 记忆')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(hits(&conn, "\"alpha\""), 1);
+        assert_eq!(hits(&conn, "\"记忆\""), 1);
+        conn.execute("UPDATE memory_items SET terms = 'beta' WHERE id = 'a'", [])
+            .unwrap();
+        assert_eq!(hits(&conn, "\"alpha\""), 0);
+        assert_eq!(hits(&conn, "\"beta\""), 1);
+        conn.execute("DELETE FROM memory_items WHERE id = 'a'", [])
+            .unwrap();
+        assert_eq!(hits(&conn, "\"beta\""), 0);
+        conn.execute(
+            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+            [],
+        )
+        .unwrap();
+    }
+}

@@ -1,0 +1,201 @@
+//! Upserting items in the writer's transaction: multi-row inserts (items
+//! encoded ahead by helper threads, see [`super::encode`]), rewrites of ids
+//! already stored or repeated, and the impact-ordered index kept in step.
+
+use crate::error::Result;
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
+
+use super::encode::{Encoded, with_encoder};
+use crate::impact;
+use crate::multirow::{self, MultiRow};
+use crate::store::query::time_parts;
+use crate::store::search::STORE_SCOPE;
+use agcore_memory::MemoryItem;
+
+/// The item insert: an id already stored is left alone; returns the row
+/// number and id of each row created.
+static INSERT_ITEMS: MultiRow = MultiRow::new(
+    "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms)",
+    6,
+    1,
+    "ON CONFLICT (id) DO NOTHING RETURNING pk, id",
+);
+
+/// Upserts `items` in order (a later duplicate id wins) and keeps the
+/// impact-ordered index in step (rows whose terms change are re-indexed);
+/// returns their number.
+///
+/// Each id is inserted at its first position in `items` (many rows per
+/// statement), skipping ids already stored; then every id still short of its last version (stored before, or
+/// repeated in `items`) is rewritten to it, one `UPDATE` each.
+pub(super) fn upsert(conn: &Connection, items: &[&MemoryItem], threads: usize) -> Result<usize> {
+    if items.is_empty() {
+        return Ok(0);
+    }
+    // Id → (first position, last position).
+    let mut versions: HashMap<&str, (usize, usize)> = HashMap::with_capacity(items.len());
+    for (n, item) in items.iter().enumerate() {
+        versions
+            .entry(item.id.as_str())
+            .and_modify(|v| v.1 = n)
+            .or_insert((n, n));
+    }
+    // Row numbers of the rows this call created, by the id's first position.
+    let mut created: Vec<Option<i64>> = vec![None; items.len()];
+    let encoded = with_encoder(items, threads, |encoder| {
+        for range in multirow::chunks(items.len()) {
+            encoder.take(range.end)?;
+            let mut stmt = INSERT_ITEMS.prepare(conn, range.len())?;
+            for (slot, n) in range.clone().enumerate() {
+                let (Some(item), Some(enc)) = (items.get(n), encoder.encoded().get(n)) else {
+                    continue;
+                };
+                let (secs, nanos) = time_parts(item.created_at);
+                let row: [&dyn ToSql; 6] = [
+                    &item.id,
+                    &item.content,
+                    &enc.metadata,
+                    &secs,
+                    &nanos,
+                    &enc.terms,
+                ];
+                multirow::bind_row(&mut stmt, slot, &row)?;
+            }
+            let mut rows = stmt.raw_query();
+            while let Some(row) = rows.next()? {
+                let pk: i64 = row.get(0)?;
+                let id = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+                if let Some(slot) = versions.get(id).and_then(|v| created.get_mut(v.0)) {
+                    *slot = Some(pk);
+                }
+            }
+        }
+        encoder.finish()
+    })?;
+    // Every id at its last version: created rows are indexed (rewritten
+    // first when a later version followed), stored rows rewritten and
+    // re-indexed when their terms change.
+    let mut added: Vec<(i64, &str)> = Vec::with_capacity(versions.len());
+    let mut removed: Vec<(i64, String)> = Vec::new();
+    for (n, (item, enc)) in items.iter().zip(&encoded).enumerate() {
+        let Some(&(first, last)) = versions.get(item.id.as_str()) else {
+            continue;
+        };
+        if last != n {
+            continue;
+        }
+        if let Some(pk) = created.get(first).copied().flatten() {
+            if first != n {
+                rewrite(conn, item, enc)?;
+            }
+            added.push((pk, &enc.terms));
+            continue;
+        }
+        let old: Option<(i64, String)> = conn
+            .prepare_cached("SELECT pk, terms FROM memory_items WHERE id = ?1")?
+            .query_row([&item.id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        rewrite(conn, item, enc)?;
+        if let Some((pk, old_terms)) = old
+            && old_terms != enc.terms
+        {
+            removed.push((pk, old_terms));
+            added.push((pk, &enc.terms));
+        }
+    }
+    let removed: Vec<(i64, &str)> = removed.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+    impact::remove_docs(conn, STORE_SCOPE, &removed, 0)?;
+    impact::add_docs(conn, STORE_SCOPE, &added, 0)?;
+    Ok(items.len())
+}
+
+/// Overwrites the stored row of `item.id` with `item`.
+fn rewrite(conn: &Connection, item: &MemoryItem, enc: &Encoded) -> Result<()> {
+    let (secs, nanos) = time_parts(item.created_at);
+    conn.prepare_cached(
+        "UPDATE memory_items SET content = ?2, metadata = ?3, created_secs = ?4, \
+         created_nanos = ?5, terms = ?6 WHERE id = ?1",
+    )?
+    .execute(params![
+        item.id,
+        item.content,
+        enc.metadata,
+        secs,
+        nanos,
+        enc.terms
+    ])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{StoreWriter, WriteOp};
+    use super::*;
+    use agcore_memory::EvictionConfig;
+
+    #[test]
+    fn a_large_batch_with_repeats_and_stored_ids_is_indexed_exactly() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut conn).unwrap();
+        let mut w = StoreWriter::new(EvictionConfig::none());
+        w.threads = 3;
+        let stored: Vec<MemoryItem> = (0..300)
+            .map(|n| MemoryItem::new(format!("k{n}"), format!("old words {}", n % 4)))
+            .collect();
+        w.apply_group(&mut conn, &[WriteOp::Upsert(stored.clone())])
+            .unwrap();
+        // Spans several statements; repeats ids of this batch and stored ones
+        // (some with unchanged terms).
+        let mut items: Vec<MemoryItem> = (0..4500)
+            .map(|n| {
+                let text = format!("word{} common 记忆系统 {}", n % 97, n % 5);
+                MemoryItem::new(
+                    format!("k{n}"),
+                    if n % 50 == 0 {
+                        "old words 0".into()
+                    } else {
+                        text
+                    },
+                )
+            })
+            .collect();
+        items
+            .extend((0..500).map(|n| MemoryItem::new(format!("k{}", n * 9), format!("later {n}"))));
+        let (results, rows) = w
+            .apply_group(&mut conn, &[WriteOp::Upsert(items.clone())])
+            .unwrap();
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(rows, 5000);
+        let mut expected: std::collections::BTreeMap<String, String> =
+            std::collections::BTreeMap::new();
+        for item in stored.iter().chain(&items) {
+            expected.insert(item.id.clone(), item.content.clone());
+        }
+        let stored_now: std::collections::BTreeMap<String, String> = conn
+            .prepare("SELECT id, content FROM memory_items")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(stored_now, expected);
+        let docs: Vec<(i64, String)> = conn
+            .prepare("SELECT pk, terms FROM memory_items")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            impact::check(&conn, STORE_SCOPE, &docs, 0).unwrap(),
+            Vec::<String>::new()
+        );
+        conn.execute(
+            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+            [],
+        )
+        .unwrap();
+    }
+}

@@ -1,0 +1,145 @@
+//! Schema migration 1 → 2 of `SqliteStore`: a database written with the
+//! version-1 layout (FTS5 only, built by hand with rows) opens with the
+//! current code, every row kept, the impact-ordered index rebuilt from the
+//! rows so the pruned search equals the exhaustive FTS5 ranking.
+#![cfg(test)]
+
+use agcore_memory::{MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory_sqlite::SqliteStore;
+use rusqlite::Connection;
+
+/// Version 1 of the `SqliteStore` schema, as released.
+const V1: &str = r#"
+CREATE TABLE memory_items (
+    pk            INTEGER PRIMARY KEY,
+    id            TEXT    NOT NULL UNIQUE,
+    content       TEXT    NOT NULL,
+    metadata      TEXT    NOT NULL,
+    created_secs  INTEGER NOT NULL,
+    created_nanos INTEGER NOT NULL,
+    terms         TEXT    NOT NULL
+);
+CREATE INDEX memory_items_created ON memory_items (created_secs, created_nanos, id);
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    terms,
+    content = 'memory_items',
+    content_rowid = 'pk',
+    tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+);
+CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+END;
+CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
+WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+PRAGMA user_version = 1;
+"#;
+
+const CONTENTS: &[&str] = &[
+    "the user prefers rust for systems work",
+    "rust memory index with bm25 ranking",
+    "python scripts for data cleaning",
+    "用户 喜欢 简洁 的 回答",
+    "记忆 系统 全文 检索",
+    "coffee every morning before the standup",
+    "rust rust rust compiler errors",
+];
+
+fn v1_database(path: &std::path::Path, rows: usize) {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(V1).unwrap();
+    let mut insert = conn
+        .prepare(
+            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+             VALUES (?1, ?2, '{}', ?3, 0, ?4)",
+        )
+        .unwrap();
+    for n in 0..rows {
+        let content = format!("{} note{}", CONTENTS[n % CONTENTS.len()], n % 13);
+        // Version 1 stored the keywords joined by spaces (lowercase words, CJK bigrams).
+        let terms = agcore_memory::retriever::extract_keywords(&content).join(" ");
+        insert
+            .execute(rusqlite::params![
+                format!("old:{n:05}"),
+                content,
+                1_700_000_000 + i64::try_from(n).unwrap(),
+                terms
+            ])
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    v1_database(&path, 3_000);
+
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(store.count(&MemoryFilter::all()).await.unwrap(), 3_000);
+    assert_eq!(
+        store.get("old:00003").await.unwrap().unwrap().content,
+        format!("{} note3", CONTENTS[3])
+    );
+    for query in [
+        "rust ranking",
+        "简洁的回答",
+        "coffee morning note7",
+        "记忆检索",
+        "python",
+    ] {
+        for limit in [1, 10, 100] {
+            let opts = SearchOptions::top_k(limit);
+            let pruned = store.search(query, &opts).await.unwrap();
+            let exhaustive = store.exhaustive_search(query, &opts).await.unwrap();
+            assert!(!pruned.is_empty(), "{query}");
+            let ids = |h: &[agcore_memory::ScoredItem]| {
+                h.iter().map(|h| h.item.id.clone()).collect::<Vec<_>>()
+            };
+            assert_eq!(ids(&pruned), ids(&exhaustive), "{query} top {limit}");
+            for (p, e) in pruned.iter().zip(&exhaustive) {
+                assert!((p.score - e.score).abs() <= 1e-9 * e.score.abs().max(1.0));
+            }
+        }
+    }
+    // Writes after the upgrade keep the new index in step.
+    store
+        .save(MemoryItem::new(
+            "old:00003",
+            "completely different words now",
+        ))
+        .await
+        .unwrap();
+    store.delete("old:00010").await.unwrap();
+    let hits = store
+        .search("completely different", &SearchOptions::top_k(3))
+        .await
+        .unwrap();
+    assert_eq!(hits[0].item.id, "old:00003");
+    assert!(store.integrity_check().await.unwrap().is_empty());
+    drop(store);
+
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row(
+            "SELECT version FROM agcore_schema WHERE component = 'store'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, 2);
+    let (docs, postings): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT docs FROM bm25_stats WHERE scope = 0), (SELECT count(*) FROM bm25_blocks)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(docs, 2_999);
+    assert!(postings > 0);
+}

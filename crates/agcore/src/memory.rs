@@ -1,0 +1,189 @@
+//! Memory: everything of [`agcore_memory`] (stores, long-term memory, the
+//! knowledge wiki, retrieval) plus the database backends enabled by features,
+//! and [`open`], which opens any of them from a URL.
+//!
+//! | URL | backend | feature |
+//! |---|---|---|
+//! | `sqlite:///abs/path.db`, `sqlite://rel/path.db`, a bare path | [`sqlite`] | `sqlite` (default) |
+//! | `memory://` | in-process, nothing persists | `memory` |
+
+pub use agcore_memory::*;
+
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub use agcore_memory_sqlite as sqlite;
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
+
+/// One scheme family: the schemes, the backend, the facade feature that
+/// enables it and whether it is compiled in.
+struct Scheme {
+    schemes: &'static [&'static str],
+    backend: &'static str,
+    feature: &'static str,
+    enabled: bool,
+}
+
+const SCHEMES: &[Scheme] = &[
+    Scheme {
+        schemes: &["sqlite"],
+        backend: "SQLite",
+        feature: "sqlite",
+        enabled: cfg!(feature = "sqlite"),
+    },
+    Scheme {
+        schemes: &["memory"],
+        backend: "in-process memory",
+        feature: "memory",
+        enabled: true,
+    },
+];
+
+/// The text of an unsupported-URL error: what is supported and which feature
+/// enables each.
+fn supported() -> String {
+    let list: Vec<String> = SCHEMES
+        .iter()
+        .map(|s| {
+            let schemes = s
+                .schemes
+                .iter()
+                .map(|x| format!("{x}://"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            let state = if s.enabled { "enabled" } else { "not enabled" };
+            format!(
+                "{schemes} ({}, feature `{}`, {state})",
+                s.backend, s.feature
+            )
+        })
+        .collect();
+    format!("supported: {}; a bare path opens SQLite", list.join(", "))
+}
+
+/// Opens the storage backend named by `url`: the [`MemoryStore`] and, where
+/// the backend has one, long-term memory, sharing its connections.
+///
+/// `url` is `scheme://…` (see the [module docs](self) for the schemes) or a
+/// bare file path, which opens SQLite. A password in the URL never appears in
+/// errors or [`BackendInfo::location`].
+///
+/// # Errors
+/// [`MemoryError::InvalidInput`] for an unknown scheme or one whose feature
+/// is not enabled (the message lists the supported schemes and their
+/// features); the driver's errors when the database cannot be opened.
+///
+/// # Examples
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), agcore::memory::MemoryError> {
+/// use agcore::memory::{MemoryItem, SearchOptions};
+///
+/// let storage = agcore::memory::open("memory://").await?;
+/// let store = storage.store();
+/// store.save(MemoryItem::new("note:1", "The user prefers short answers")).await?;
+/// assert_eq!(store.search("short answers", &SearchOptions::top_k(3)).await?.len(), 1);
+/// let alice = storage.long_term()?.scope("assistant", "alice")?;
+/// assert!(alice.search("anything", 3).await?.is_empty());
+/// # Ok(()) }
+/// ```
+pub async fn open(url: &str) -> Result<Storage, MemoryError> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(MemoryError::InvalidInput(format!(
+            "empty storage URL ({})",
+            supported()
+        )));
+    }
+    let scheme = url
+        .split_once("://")
+        .map(|(scheme, _)| scheme.to_ascii_lowercase())
+        .or_else(|| url.starts_with("sqlite:").then(|| "sqlite".to_owned()));
+    match scheme.as_deref() {
+        None => open_sqlite(url).await,
+        Some("sqlite") => open_sqlite(url).await,
+        Some("memory") => Ok(Storage::in_memory()),
+        Some(other) => {
+            let known = SCHEMES.iter().find(|s| s.schemes.contains(&other));
+            Err(MemoryError::InvalidInput(match known {
+                Some(s) => format!(
+                    "`{other}://` URLs need the `{}` feature of agcore ({})",
+                    s.feature,
+                    supported()
+                ),
+                None => format!(
+                    "unsupported storage URL scheme `{other}` in `{}` ({})",
+                    redact_url_text(url),
+                    supported()
+                ),
+            }))
+        }
+    }
+}
+
+/// Opens long-term memory as a `[memory.long_term]` section says — `backend =
+/// "sqlite"` at `path` (parent folders created) or `"memory"` — with its
+/// weight rules, archive threshold and buffer retention.
+///
+/// # Errors
+/// [`MemoryError::InvalidInput`] for invalid weight rules or `sqlite`
+/// without the feature; the driver's errors when the database cannot be
+/// opened or migrated.
+pub async fn open_long_term(
+    config: &long_term::LongTermConfig,
+) -> Result<long_term::LongTermMemory, MemoryError> {
+    let storage = match config.backend {
+        long_term::BackendKind::Memory => Storage::in_memory(),
+        long_term::BackendKind::Sqlite => open_sqlite(&config.path.to_string_lossy()).await?,
+        other => {
+            return Err(MemoryError::InvalidInput(format!(
+                "long-term backend {other:?} is not supported here"
+            )));
+        }
+    };
+    storage.long_term()?.with_config(config)
+}
+
+fn redact_url_text(url: &str) -> String {
+    agcore_memory::storage::redact_url(url)
+}
+
+#[cfg(feature = "sqlite")]
+async fn open_sqlite(url: &str) -> Result<Storage, MemoryError> {
+    agcore_memory_sqlite::open(url).await
+}
+
+#[cfg(not(feature = "sqlite"))]
+async fn open_sqlite(url: &str) -> Result<Storage, MemoryError> {
+    Err(MemoryError::InvalidInput(format!(
+        "`{}` opens SQLite, which needs the `sqlite` feature of agcore ({})",
+        redact_url_text(url),
+        supported()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn unknown_schemes_list_what_is_supported() {
+        let err = open("ftp://user:pw@host/x").await.unwrap_err().to_string();
+        assert!(
+            err.contains("unsupported storage URL scheme `ftp`"),
+            "{err}"
+        );
+        assert!(err.contains("sqlite://"), "{err}");
+        assert!(!err.contains("pw@"), "the password is redacted: {err}");
+        let err = open("  ").await.unwrap_err().to_string();
+        assert!(err.contains("empty storage URL"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn memory_urls_open_in_process_storage() {
+        let storage = open("memory://").await.unwrap();
+        assert_eq!(storage.info().kind, "memory");
+        assert!(storage.has_long_term());
+    }
+}
