@@ -84,8 +84,7 @@ pub(crate) fn tf_part(tf: f64, len: f64, avg_len: f64) -> f64 {
 /// FTS5 `bm25()`'s idf: `ln((N − df + 0.5) / (df + 0.5))`, or 1e-6 when that
 /// is not positive.
 pub(crate) fn idf(docs: f64, df: f64) -> f64 {
-    let idf = ((docs - df + 0.5) / (df + 0.5)).ln();
-    if idf <= 0.0 { 1e-6 } else { idf }
+    agcore_memory::retriever::Bm25::fts5_idf(docs, df)
 }
 
 /// The document length and distinct terms (with frequencies) of a `terms`

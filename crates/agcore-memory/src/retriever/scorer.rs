@@ -91,6 +91,14 @@ impl Bm25 {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.0)
     }
 
+    /// The idf of SQLite FTS5's `bm25()`: `ln((N − df + 0.5) / (df + 0.5))`,
+    /// or `1e-6` when that is not positive. The database backends rank with
+    /// it (with `k1 = 1.2`, `b = 0.75`), so their scores agree.
+    pub fn fts5_idf(n: f64, df: f64) -> f64 {
+        let idf = ((n - df + 0.5) / (df + 0.5)).ln();
+        if idf <= 0.0 { 1e-6 } else { idf }
+    }
+
     /// The saturated, length-normalised term-frequency part for `tf`
     /// occurrences in a document of `doc_len` terms.
     pub fn tf_part(&self, tf: f64, doc_len: f64, avg_len: f64) -> f64 {
