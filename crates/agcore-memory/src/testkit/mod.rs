@@ -60,8 +60,8 @@ pub use filters::{
 pub use hostile::{
     check_emoji_and_mixed_scripts, check_large_content, check_query_syntax_is_literal,
 };
-pub use services::{service_url, services_required};
 pub use search::{check_search_chinese, check_search_english, check_search_options};
+pub use services::{service_url, services_required};
 
 use crate::{EvictionConfig, MemoryError, MemoryStore};
 
