@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real third-party servers for the agcore test suite, run locally on 127.0.0.1.
 #
-#   scripts/services.sh install [all|mcp|llama]   install what the tests need (cached)
+#   scripts/services.sh install [all|db|mcp|llama]   install what the tests need (cached)
 #   scripts/services.sh start                     install when needed, start the servers,
 #                                                 write .services/env, print `export` lines
 #   scripts/services.sh stop                      stop what `start` started (by pid file)
@@ -11,6 +11,7 @@
 # Use: eval "$(scripts/services.sh start)"   (progress goes to stderr, exports to stdout)
 #
 # Components (see docs/services.md):
+#   * Databases: PostgreSQL 15 + pgvector, MariaDB 10.11, Redis 7 (scripts/databases.sh).
 #   * MCP: npm @modelcontextprotocol/server-everything in .services/mcp, with wrappers
 #     .services/bin/mcp-everything-stdio and .services/bin/mcp-everything-http PORT.
 #   * OpenAI-compatible server: llama-cpp-python[server] in .services/llama-venv serving
@@ -41,42 +42,8 @@ LLAMA_PORT_FILE="$STATE/llama.port"
 LLAMA_LOG="$STATE/llama.log"
 ENV_FILE="$STATE/env"
 
-log() { printf '[services] %s\n' "$*" >&2; }
-die() {
-    printf '[services] ERROR: %s\n' "$*" >&2
-    exit 1
-}
-
-# Serialise install/start/stop between concurrent callers.
-take_lock() {
-    mkdir -p "$STATE"
-    exec 9>"$STATE/lock"
-    if ! flock -w 1800 9; then
-        die "another scripts/services.sh run holds $STATE/lock for over 30 minutes"
-    fi
-}
-
-# ---------------------------------------------------------------- prerequisites
-
-apt_updated=0
-apt_install() {
-    if ! command -v apt-get >/dev/null 2>&1; then
-        die "missing $*: install them with your package manager (apt-get not found)"
-    fi
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || die "missing $*: not root and sudo not found"
-        sudo=(sudo)
-    fi
-    if [ "$apt_updated" -eq 0 ]; then
-        log "apt-get update"
-        "${sudo[@]}" apt-get update -qq || die "apt-get update failed"
-        apt_updated=1
-    fi
-    log "apt-get install -y $*"
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >&2 ||
-        die "apt-get install $* failed"
-}
+# shellcheck source=scripts/lib.sh
+. "$script_dir/lib.sh"
 
 need_tools() {
     local missing=()
@@ -373,49 +340,47 @@ AGCORE_TEST_OPENAI_MODEL=$MODEL_ALIAS
 AGCORE_TEST_MCP_STDIO_CMD=$BIN/mcp-everything-stdio
 AGCORE_TEST_MCP_HTTP_CMD=$BIN/mcp-everything-http
 EOF
+    if [ -f "$STATE/db.env" ]; then cat "$STATE/db.env" >>"$ENV_FILE.tmp"; fi
     mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
 
-print_exports() {
-    [ -f "$ENV_FILE" ] || die "$ENV_FILE not found: run scripts/services.sh start"
-    local line
-    while IFS= read -r line || [ -n "$line" ]; do
-        [ -n "$line" ] || continue
-        printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
-    done <"$ENV_FILE"
-}
+print_exports() { print_env_file "$ENV_FILE"; }
 
 # ---------------------------------------------------------------- commands
 
 cmd_install() {
     local what="${1:-all}"
     need_tools
-    take_lock
+    take_lock "$STATE/lock"
     case "$what" in
     all)
         install_mcp
         install_llama
+        "$script_dir/databases.sh" install
         ;;
+    db) "$script_dir/databases.sh" install ;;
     mcp) install_mcp ;;
     llama) install_llama ;;
-    *) die "unknown component '$what' (expected all, mcp or llama)" ;;
+    *) die "unknown component '$what' (expected all, db, mcp or llama)" ;;
     esac
 }
 
 cmd_start() {
     need_tools
-    take_lock
+    take_lock "$STATE/lock"
     if ! mcp_installed; then install_mcp; fi
     install_llama # cheap when already installed
     start_llama
+    "$script_dir/databases.sh" start >/dev/null
     write_env
     log "wrote $ENV_FILE"
     print_exports
 }
 
 cmd_stop() {
-    take_lock
+    take_lock "$STATE/lock"
     stop_llama
+    "$script_dir/databases.sh" stop
     rm -f "$ENV_FILE" "$LLAMA_PORT_FILE"
     log "stopped; removed $ENV_FILE"
 }
@@ -458,9 +423,7 @@ cmd_status() {
     return "$rc"
 }
 
-usage() {
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-}
+usage() { usage_from "${BASH_SOURCE[0]}" 2 10; }
 
 main() {
     local cmd="${1:-}"
