@@ -45,6 +45,9 @@ pub struct AppConfig {
     pub llm: LlmSection,
     /// `memory.long_term.path` when the file sets it (resolved against the file's folder).
     pub memory_db: Option<PathBuf>,
+    /// `[storage] url` when the file sets it (a relative file path resolved against the
+    /// file's folder): where chat, memory and wiki commands keep their data.
+    pub storage_url: Option<String>,
     /// Whether the file sets `memory_agent.enabled` itself.
     pub extraction_configured: bool,
 }
@@ -53,6 +56,16 @@ pub struct AppConfig {
 #[serde(default)]
 struct ProgramSections {
     llm: LlmSection,
+    storage: StorageSection,
+}
+
+/// `[storage]`: where memory lives.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct StorageSection {
+    /// A storage URL (`sqlite:///…`, `postgres://…`, `mysql://…`, `redis://…`,
+    /// `json-file:///…`, `memory://`) or a SQLite file path.
+    url: Option<String>,
 }
 
 impl AppConfig {
@@ -113,11 +126,17 @@ impl AppConfig {
             .get("memory_agent")
             .and_then(toml::Value::as_table)
             .is_some_and(|a| a.contains_key("enabled"));
+        let storage_url = program
+            .storage
+            .url
+            .filter(|u| !u.trim().is_empty())
+            .map(|u| crate::storage::resolve_config_url(u.trim(), path));
         Ok(Self {
             path: Some(path.to_path_buf()),
             settings,
             llm: program.llm,
             memory_db,
+            storage_url,
             extraction_configured,
         })
     }
@@ -128,6 +147,7 @@ impl AppConfig {
             settings: MemorySettings::default(),
             llm: LlmSection::default(),
             memory_db: None,
+            storage_url: None,
             extraction_configured: false,
         }
     }
@@ -163,7 +183,7 @@ pub fn data_dir() -> Result<PathBuf, CliError> {
     project_dirs()
         .map(|d| d.data_dir().to_path_buf())
         .ok_or_else(|| {
-            CliError::Config("no home directory is known: pass --db PATH or set HOME".to_owned())
+            CliError::Config("no home directory is known: pass --db URL or set HOME".to_owned())
         })
 }
 
@@ -194,6 +214,18 @@ mod tests {
         assert!(config.extraction_configured);
         let bare = AppConfig::parse("", Path::new("a.toml")).unwrap();
         assert_eq!(bare.memory_db, None);
+        assert_eq!(bare.storage_url, None);
+        let text = "[storage]\nurl = \"postgres://agcore@db.internal/agcore\"\n";
+        let pg = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
+        assert_eq!(
+            pg.storage_url.as_deref(),
+            Some("postgres://agcore@db.internal/agcore")
+        );
+        let text = "[storage]\nurl = \"data/all.db\"\n";
+        let file = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
+        assert_eq!(file.storage_url.as_deref(), Some("/etc/agcore/data/all.db"));
+        let err = AppConfig::parse("[storage]\npath = 1\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("x.toml"), "{err}");
         assert!(!bare.extraction_configured);
     }
 

@@ -14,6 +14,7 @@ mod memory;
 mod output;
 mod progress;
 mod scope;
+mod storage;
 mod wiki;
 
 use std::path::PathBuf;

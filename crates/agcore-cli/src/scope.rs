@@ -1,12 +1,11 @@
 //! The (agent, user) scope and memory database shared by `chat` and `memory`.
 
-use agcore::memory::SqliteLongTerm;
-use std::path::{Path, PathBuf};
+use agcore::memory::{BackendInfo, Storage};
 
 use agcore::memory::long_term::{LongTermMemory, ScopedMemory};
 use clap::Args;
 
-use crate::config::{self, AppConfig};
+use crate::config::AppConfig;
 use crate::error::CliError;
 
 /// Default agent name of the scope.
@@ -21,10 +20,12 @@ pub struct ScopeArgs {
     /// User id of the memory scope (default: $USER, else `default`).
     #[arg(long, global = true, value_name = "ID")]
     pub user: Option<String>,
-    /// SQLite memory database (default: `memory.long_term.path` of agcore.toml, else
-    /// `memory.db` in the user's data dir, e.g. ~/.local/share/agcore).
-    #[arg(long, global = true, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Memory database: a storage URL (sqlite:///path, postgres://…, mysql://…,
+    /// memory://) or a SQLite file path (default: `[storage] url` of agcore.toml, else
+    /// `memory.long_term.path`, else `memory.db` in the user's data dir, e.g.
+    /// ~/.local/share/agcore).
+    #[arg(long, global = true, value_name = "URL")]
+    pub db: Option<String>,
 }
 
 impl ScopeArgs {
@@ -37,16 +38,13 @@ impl ScopeArgs {
             .unwrap_or_else(|| "default".to_owned())
     }
 
-    /// The database file: `--db`, the config file's path, or `<data dir>/memory.db`.
+    /// The storage location: `--db`, `[storage] url`, `memory.long_term.path`, or
+    /// `<data dir>/memory.db` (see [`crate::storage::location`]).
     ///
     /// # Errors
     /// [`CliError::Config`] when no data dir is known.
-    pub fn db_path(&self, config: &AppConfig) -> Result<PathBuf, CliError> {
-        match (&self.db, &config.memory_db) {
-            (Some(db), _) => Ok(db.clone()),
-            (None, Some(db)) => Ok(db.clone()),
-            (None, None) => Ok(config::data_dir()?.join("memory.db")),
-        }
+    pub fn location(&self, config: &AppConfig) -> Result<String, CliError> {
+        crate::storage::location(self.db.as_deref(), config, true, "memory.db")
     }
 }
 
@@ -57,35 +55,35 @@ pub struct OpenedMemory {
     pub memory: LongTermMemory,
     /// The command's scope.
     pub scoped: ScopedMemory,
-    /// The database file.
-    pub path: PathBuf,
+    /// The opened backend (its kind, version and location in `info()`).
+    pub storage: Storage,
 }
 
-/// Opens (creating if needed) the SQLite memory database with the weight rules
-/// of the configuration, and the scope of `args`.
+impl OpenedMemory {
+    /// What the backend is and where (password redacted).
+    pub fn info(&self) -> &BackendInfo {
+        self.storage.info()
+    }
+}
+
+/// Opens (creating if needed) the memory database with the weight rules of
+/// the configuration, and the scope of `args`.
 ///
 /// # Errors
-/// [`CliError::Config`] for an invalid scope; [`CliError::Memory`] when the
-/// database cannot be opened; [`CliError::Io`] when its folder cannot be made.
+/// [`CliError::Config`] for an invalid scope, an unsupported URL or a backend
+/// without long-term memory; [`CliError::Memory`] when the database cannot be
+/// opened; [`CliError::Io`] when a SQLite file's folder cannot be made.
 pub async fn open_memory(args: &ScopeArgs, config: &AppConfig) -> Result<OpenedMemory, CliError> {
-    let path = args.db_path(config)?;
-    open_at(&path, args, config).await
-}
-
-async fn open_at(
-    path: &Path,
-    args: &ScopeArgs,
-    config: &AppConfig,
-) -> Result<OpenedMemory, CliError> {
-    config::ensure_parent(path)?;
-    let backend = SqliteLongTerm::open(path).await.map_err(|e| {
+    let location = args.location(config)?;
+    let storage = crate::storage::open(&location, "memory database").await?;
+    let backend = storage.long_term().map_err(|e| {
         CliError::Config(format!(
-            "cannot open the memory database {}: {e}",
-            path.display()
+            "{} cannot hold long-term memory: {e}",
+            storage.info()
         ))
     })?;
     let long_term = &config.settings.memory.long_term;
-    let memory = LongTermMemory::new(backend)
+    let memory = backend
         .with_rules(long_term.weight_rules())?
         .with_buffer_retention(chrono::Duration::days(i64::from(
             long_term.buffer_retention_days,
@@ -96,6 +94,6 @@ async fn open_at(
     Ok(OpenedMemory {
         memory,
         scoped,
-        path: path.to_path_buf(),
+        storage,
     })
 }

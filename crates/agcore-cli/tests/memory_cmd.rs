@@ -191,6 +191,13 @@ fn stats_count_per_scope_and_type_with_database_size() {
     assert_eq!(alice["archived"], 1);
     assert_eq!(alice["by_type"]["project"]["archived"], 1);
     assert_eq!(alice["by_type"]["user"]["active"], 1);
+    assert_eq!(stats["backend"]["kind"], "sqlite");
+    assert!(
+        stats["backend"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("SQLite 3.")
+    );
     let db = &stats["database"];
     assert!(db["main_bytes"].as_u64().unwrap() > 0);
     assert_eq!(
@@ -206,7 +213,8 @@ fn stats_count_per_scope_and_type_with_database_size() {
     assert_eq!(all["total_active"], 3);
     let text = home.memory_ok(&["stats", "--all-scopes"]);
     assert!(
-        text.starts_with("database ")
+        text.starts_with("backend sqlite (SQLite 3.")
+            && text.contains("\ndatabase ")
             && text.contains("bob")
             && text.contains("total: 3 active, 1 archived in 2 scopes"),
         "{text}"
@@ -435,4 +443,33 @@ fn every_subcommand_has_help_with_an_example() {
         .assert()
         .success()
         .stdout(predicate::str::contains("Examples:"));
+}
+
+#[test]
+fn db_takes_storage_urls_and_names_the_supported_schemes() {
+    let home = seeded();
+    // A sqlite:// URL opens the same file as the bare path.
+    let url = format!("sqlite://{}", home.db().display());
+    let mut cmd = home.agcore();
+    cmd.args(["memory", "stats", "--json", "--user", "alice", "--db", &url]);
+    let out = cmd.assert().success().get_output().stdout.clone();
+    let stats: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(stats["total_active"], 3, "{stats}");
+
+    // The in-process backend has no file and reports none.
+    let mut cmd = home.agcore();
+    cmd.args(["memory", "stats", "--json", "--db", "memory://"]);
+    let out = cmd.assert().success().get_output().stdout.clone();
+    let stats: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(stats["backend"]["kind"], "memory");
+    assert!(stats.get("database").is_none(), "{stats}");
+
+    // An unknown scheme is a configuration error naming what is supported,
+    // and a password in the URL is never echoed.
+    let mut cmd = home.agcore();
+    cmd.args(["memory", "list", "--db", "couch://u:secret@host/db"]);
+    let out = cmd.assert().failure().get_output().stderr.clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("sqlite") && err.contains("postgres"), "{err}");
+    assert!(!err.contains("secret"), "{err}");
 }

@@ -39,6 +39,8 @@ mod conversation;
 mod error;
 mod eviction;
 mod in_memory;
+#[cfg(feature = "json-file")]
+mod json_file;
 pub mod knowledge;
 pub mod long_term;
 pub mod retriever;
@@ -56,6 +58,9 @@ pub use conversation::{
 pub use error::MemoryError;
 pub use eviction::{EvictionConfig, EvictionPolicy};
 pub use in_memory::InMemoryStore;
+#[cfg(feature = "json-file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json-file")))]
+pub use json_file::JsonFileStore;
 pub use knowledge::{KnowledgeStore, LogAction, LogEntry, ScoredPage};
 pub use retriever::{
     ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrievalResult, RetrieverConfig,

@@ -5,6 +5,10 @@
 //! | URL | backend | feature |
 //! |---|---|---|
 //! | `sqlite:///abs/path.db`, `sqlite://rel/path.db`, a bare path | [`sqlite`] | `sqlite` (default) |
+//! | `postgres://user:pass@host:5432/db` (or `postgresql://`) | `memory::postgres` | `postgres` |
+//! | `mysql://user:pass@host:3306/db` (or `mariadb://`) | `memory::mysql` | `mysql` |
+//! | `redis://host:6379/0` (store only, no long-term memory) | `memory::redis` | `redis` |
+//! | `json-file:///abs/path.json`, `json-file://rel/path.json` (store only) | `JsonFileStore` | `json-file` |
 //! | `memory://` | in-process, nothing persists | `memory` |
 
 pub use agcore_memory::*;
@@ -15,6 +19,15 @@ pub use agcore_memory_sqlite as sqlite;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use agcore_memory_postgres as postgres;
+#[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
+pub use agcore_memory_mysql as mysql;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use agcore_memory_redis as redis;
 
 /// One scheme family: the schemes, the backend, the facade feature that
 /// enables it and whether it is compiled in.
@@ -31,6 +44,30 @@ const SCHEMES: &[Scheme] = &[
         backend: "SQLite",
         feature: "sqlite",
         enabled: cfg!(feature = "sqlite"),
+    },
+    Scheme {
+        schemes: &["postgres", "postgresql"],
+        backend: "PostgreSQL",
+        feature: "postgres",
+        enabled: cfg!(feature = "postgres"),
+    },
+    Scheme {
+        schemes: &["mysql", "mariadb"],
+        backend: "MySQL / MariaDB",
+        feature: "mysql",
+        enabled: cfg!(feature = "mysql"),
+    },
+    Scheme {
+        schemes: &["redis", "rediss"],
+        backend: "Redis, no long-term memory",
+        feature: "redis",
+        enabled: cfg!(feature = "redis"),
+    },
+    Scheme {
+        schemes: &["json-file"],
+        backend: "one JSON file, no long-term memory",
+        feature: "json-file",
+        enabled: cfg!(feature = "json-file"),
     },
     Scheme {
         schemes: &["memory"],
@@ -104,6 +141,8 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         None => open_sqlite(url).await,
         Some("sqlite") => open_sqlite(url).await,
         Some("memory") => Ok(Storage::in_memory()),
+        #[cfg(feature = "json-file")]
+        Some("json-file") => open_json_file(url).await,
         Some(other) => {
             let known = SCHEMES.iter().find(|s| s.schemes.contains(&other));
             Err(MemoryError::InvalidInput(match known {
@@ -145,6 +184,21 @@ pub async fn open_long_term(
     storage.long_term()?.with_config(config)
 }
 
+#[cfg(feature = "json-file")]
+async fn open_json_file(url: &str) -> Result<Storage, MemoryError> {
+    let path = url.get("json-file://".len()..).unwrap_or_default();
+    if path.is_empty() || path.contains('?') {
+        return Err(MemoryError::InvalidInput(format!(
+            "`{url}` names no JSON file (use json-file:///absolute/path.json or json-file://relative.json)"
+        )));
+    }
+    let store = JsonFileStore::open(path).await?;
+    Ok(Storage::new(
+        BackendInfo::new("json-file", path, "agcore JSON file v1"),
+        std::sync::Arc::new(store),
+    ))
+}
+
 fn redact_url_text(url: &str) -> String {
     agcore_memory::storage::redact_url(url)
 }
@@ -178,6 +232,23 @@ mod tests {
         assert!(!err.contains("pw@"), "the password is redacted: {err}");
         let err = open("  ").await.unwrap_err().to_string();
         assert!(err.contains("empty storage URL"), "{err}");
+    }
+
+    #[cfg(feature = "json-file")]
+    #[tokio::test]
+    async fn json_file_urls_open_a_store_without_long_term_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("json-file://{}/sub/m.json", dir.path().display());
+        let storage = open(&url).await.unwrap();
+        assert_eq!(storage.info().kind, "json-file");
+        storage
+            .store()
+            .save(MemoryItem::new("a", "green tea"))
+            .await
+            .unwrap();
+        assert!(dir.path().join("sub/m.json").exists());
+        let err = storage.long_term().unwrap_err().to_string();
+        assert!(err.contains("no long-term memory"), "{err}");
     }
 
     #[tokio::test]

@@ -64,7 +64,7 @@ pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError
             endpoint.base_url,
             opened.scoped.scope().agent,
             opened.scoped.scope().user,
-            opened.path.display(),
+            opened.info(),
             slash::HELP
         );
     }

@@ -69,7 +69,7 @@ pub async fn run(args: DemoArgs) -> Result<(), CliError> {
     let db = args.db.unwrap_or_else(|| temp.path().join("wiki.db"));
 
     output::line("== 1. knowledge wiki on real text")?;
-    let wiki = wiki::open_wiki(&db).await?;
+    let wiki = wiki::open_wiki(&db.display().to_string()).await?;
     let started = Instant::now();
     let report = ingest::ingest_dir(&wiki, &docs).await?;
     let took = started.elapsed();

@@ -1,4 +1,5 @@
-//! `memory stats`: counts per scope and type, archived memories, database size.
+//! `memory stats`: the backend (kind, version, location), counts per scope and
+//! type, archived memories, and for a SQLite file its size on disk.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +37,13 @@ struct ScopeStats {
 }
 
 #[derive(Debug, Serialize)]
+struct Backend {
+    kind: &'static str,
+    version: String,
+    location: String,
+}
+
+#[derive(Debug, Serialize)]
 struct DatabaseSize {
     path: String,
     main_bytes: u64,
@@ -46,7 +54,9 @@ struct DatabaseSize {
 
 #[derive(Debug, Serialize)]
 struct Stats {
-    database: DatabaseSize,
+    backend: Backend,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    database: Option<DatabaseSize>,
     scopes: Vec<ScopeStats>,
     total_active: usize,
     total_archived: usize,
@@ -122,7 +132,13 @@ pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Resul
     let stats = Stats {
         total_active: per_scope.iter().map(|s| s.active).sum(),
         total_archived: per_scope.iter().map(|s| s.archived).sum(),
-        database: database_size(&opened.path),
+        backend: Backend {
+            kind: opened.info().kind,
+            version: opened.info().version.clone(),
+            location: opened.info().location.clone(),
+        },
+        database: crate::storage::sqlite_file(&opened.info().location)
+            .map(|path| database_size(&path)),
         scopes: per_scope,
     };
     if json {
@@ -143,15 +159,21 @@ pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Resul
             ]);
         }
     }
-    let db = &stats.database;
+    let backend = &stats.backend;
     let mut text = format!(
-        "database {}: {} (main {}, wal {}, shm {})\n",
-        db.path,
-        human_bytes(db.total_bytes),
-        human_bytes(db.main_bytes),
-        human_bytes(db.wal_bytes),
-        human_bytes(db.shm_bytes)
+        "backend {} ({}) at {}\n",
+        backend.kind, backend.version, backend.location
     );
+    if let Some(db) = &stats.database {
+        text.push_str(&format!(
+            "database {}: {} (main {}, wal {}, shm {})\n",
+            db.path,
+            human_bytes(db.total_bytes),
+            human_bytes(db.main_bytes),
+            human_bytes(db.wal_bytes),
+            human_bytes(db.shm_bytes)
+        ));
+    }
     text.push_str(&table.render());
     text.push_str(&format!(
         "total: {} active, {} archived in {} scope{}\n",

@@ -1,18 +1,17 @@
-//! `agcore wiki`: the knowledge store (LLM-Wiki pages in SQLite) filled from a
-//! folder of Markdown/text notes, searched, and exported as a wiki folder.
+//! `agcore wiki`: the knowledge store (LLM-Wiki pages on any memory backend,
+//! SQLite by default) filled from a folder of Markdown/text notes, searched,
+//! and exported as a wiki folder.
 
 pub(crate) mod chunk;
 pub(crate) mod ingest;
 
-use agcore::memory::SqliteStore;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use agcore::memory::KnowledgeStore;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::config::{self, AppConfig};
+use crate::config::AppConfig;
 use crate::error::CliError;
 use crate::output::{self, Table, cell};
 
@@ -23,10 +22,11 @@ use crate::output::{self, Table, cell};
   agcore wiki search \"how do I install it\" --limit 5
   agcore wiki export wiki-out/")]
 pub struct WikiArgs {
-    /// SQLite wiki database (default: `wiki.db` in the user's data dir, e.g.
-    /// ~/.local/share/agcore).
-    #[arg(long, global = true, value_name = "PATH")]
-    db: Option<PathBuf>,
+    /// Wiki database: a storage URL (sqlite:///path, postgres://…, mysql://…,
+    /// redis://…, json-file:///path) or a SQLite file path (default: `[storage] url`
+    /// of agcore.toml, else `wiki.db` in the user's data dir, e.g. ~/.local/share/agcore).
+    #[arg(long, global = true, value_name = "URL")]
+    db: Option<String>,
     /// Print JSON for scripts instead of text.
     #[arg(long, global = true)]
     json: bool,
@@ -64,19 +64,14 @@ removes sections that are gone; nothing is duplicated.\n\nExamples:\n  agcore wi
     },
 }
 
-/// Opens the wiki database at `path` (creating it and its folder).
+/// Opens the wiki at `location`, a storage URL or SQLite file path (creating
+/// the file and its folder).
 ///
 /// # Errors
 /// [`CliError::Config`] when the database cannot be opened.
-pub(crate) async fn open_wiki(path: &Path) -> Result<KnowledgeStore, CliError> {
-    config::ensure_parent(path)?;
-    let store = SqliteStore::open(path).await.map_err(|e| {
-        CliError::Config(format!(
-            "cannot open the wiki database {}: {e}",
-            path.display()
-        ))
-    })?;
-    Ok(KnowledgeStore::open(Arc::new(store)).await?)
+pub(crate) async fn open_wiki(location: &str) -> Result<KnowledgeStore, CliError> {
+    let storage = crate::storage::open(location, "wiki database").await?;
+    Ok(KnowledgeStore::open(storage.store()).await?)
 }
 
 #[derive(Serialize)]
@@ -94,12 +89,10 @@ struct Hit<'a> {
 /// # Errors
 /// [`CliError::Input`] (exit 3) for a missing folder; store errors.
 pub async fn run(args: WikiArgs, config: Option<PathBuf>) -> Result<(), CliError> {
-    AppConfig::load(config.as_deref())?;
-    let path = match args.db {
-        Some(db) => db,
-        None => config::data_dir()?.join("wiki.db"),
-    };
-    let wiki = open_wiki(&path).await?;
+    let config = AppConfig::load(config.as_deref())?;
+    let location = crate::storage::location(args.db.as_deref(), &config, false, "wiki.db")?;
+    let wiki = open_wiki(&location).await?;
+    let shown = agcore::memory::storage::redact_url(&location);
     match args.command {
         WikiCommand::Ingest { dir } => {
             let report = ingest::ingest_dir(&wiki, &dir).await?;
@@ -109,7 +102,7 @@ pub async fn run(args: WikiArgs, config: Option<PathBuf>) -> Result<(), CliError
             output::line(&format!(
                 "ingested {} files into {}: {} sections ({} new, {} updated, {} unchanged, {} removed)",
                 report.files,
-                path.display(),
+                shown,
                 report.sections,
                 report.created,
                 report.updated,

@@ -3,6 +3,7 @@
 //! migrated once on open ([`crate::migrate`]). [`SqliteStore`](crate::SqliteStore)
 //! and [`SqliteLongTerm`](crate::SqliteLongTerm) are views on one [`Database`].
 
+mod checkpoint;
 mod config;
 mod worker;
 
@@ -34,6 +35,8 @@ pub(crate) struct Options {
     pub(crate) durability: Durability,
     /// The store's eviction policy (applied by the writer).
     pub(crate) eviction: EvictionConfig,
+    /// Checkpoints on a background thread instead of SQLite's automatic one.
+    pub(crate) background_checkpoint: bool,
 }
 
 impl Default for Options {
@@ -43,6 +46,7 @@ impl Default for Options {
             busy_timeout: Duration::from_secs(5),
             durability: Durability::default(),
             eviction: EvictionConfig::none(),
+            background_checkpoint: true,
         }
     }
 }
@@ -87,6 +91,9 @@ impl Database {
             options.busy_timeout,
         )?;
         crate::migrate::migrate(&mut conn)?;
+        if let Some(path) = path.as_ref().filter(|_| options.background_checkpoint) {
+            checkpoint::start(&mut conn, path, options.busy_timeout)?;
+        }
         let mut readers = Vec::new();
         if let Some(path) = &path {
             for _ in 0..options.readers.max(1) {
