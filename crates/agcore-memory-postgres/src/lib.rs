@@ -1,1 +1,35 @@
-//! PostgreSQL backend of agcore memory: MemoryStore and long-term memory on a PostgreSQL server, BM25 over agcore's analyzer tokens.
+//! The PostgreSQL backend of agcore memory: a
+//! [`MemoryStore`](agcore_memory::MemoryStore) ([`PostgresStore`]) in tables
+//! of a PostgreSQL server, for agents in several processes or on several
+//! machines sharing one memory.
+//!
+//! Open it from a URL with [`open`] (or `agcore::memory::open` with the
+//! facade's `postgres` feature), or with [`PostgresDatabase::builder`] for a
+//! pool size, timeouts, a schema of its own and eviction. Search is BM25
+//! computed by the server over the same analyzer tokens as the SQLite
+//! backend (lowercased words without stop words, CJK character bigrams), so
+//! both rank alike; the schema is versioned in `agcore_schema` and migrated
+//! on open under an advisory lock. The knowledge wiki, conversation history
+//! and session memory run on the store. Errors that a retry may fix (server
+//! down, connection lost, pool timeout) are
+//! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
+
+mod database;
+mod error;
+mod migrate;
+mod store;
+
+pub use database::{PostgresDatabase, PostgresDatabaseBuilder};
+pub use error::PostgresError;
+pub use store::PostgresStore;
+
+/// Opens the PostgreSQL database named by `url`
+/// (`postgres://user:password@host:port/database` or `postgresql://…`) with
+/// the default options, migrating its schema, as a
+/// [`Storage`](agcore_memory::Storage).
+///
+/// # Errors
+/// As [`PostgresDatabaseBuilder::open`].
+pub async fn open(url: &str) -> Result<agcore_memory::Storage, agcore_memory::MemoryError> {
+    Ok(PostgresDatabase::open(url).await?.storage())
+}

@@ -1,0 +1,106 @@
+//! [`PostgresError`]: the failures of this crate, converted to
+//! [`MemoryError`] at the API boundary.
+
+use agcore_memory::MemoryError;
+
+/// A failure of the PostgreSQL backend.
+///
+/// Public APIs return [`MemoryError`]; [`From`] maps a server that cannot be
+/// reached, a lost connection, a pool timeout, a server shutting down or
+/// refusing connections (SQLSTATE classes 08, 57P0x, 53300) and serialization
+/// failures or deadlocks (40001, 40P01) to [`MemoryError::Unavailable`]
+/// (retry later); other server errors to [`MemoryError::Storage`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PostgresError {
+    /// The server or the connection reported an error.
+    #[error("postgres: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No pooled connection could be had.
+    #[error("postgres: connection pool: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    /// A memory-layer error (invalid input, serialization, …).
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+}
+
+impl PostgresError {
+    /// Whether retrying later may succeed (see the type's docs).
+    pub fn is_recoverable(&self) -> bool {
+        match self {
+            Self::Postgres(err) => is_transient(err),
+            Self::Pool(err) => pool_is_transient(err),
+            Self::Memory(err) => err.is_recoverable(),
+        }
+    }
+}
+
+/// SQLSTATE codes after which the same request may succeed later.
+fn transient_code(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("57P0")
+        || matches!(code, "53300" | "40001" | "40P01" | "55P03")
+}
+
+fn is_transient(err: &tokio_postgres::Error) -> bool {
+    if err.is_closed() {
+        return true;
+    }
+    if let Some(db) = err.as_db_error() {
+        return transient_code(db.code().code());
+    }
+    // No server error: an I/O failure, a refused or timed-out connection.
+    std::error::Error::source(err).is_some_and(|source| source.is::<std::io::Error>())
+        || err.to_string().contains("timed out")
+}
+
+fn pool_is_transient(err: &deadpool_postgres::PoolError) -> bool {
+    use deadpool_postgres::PoolError;
+    match err {
+        PoolError::Timeout(_) => true,
+        PoolError::Backend(err) => is_transient(err) || err.as_db_error().is_none(),
+        _ => false,
+    }
+}
+
+impl From<PostgresError> for MemoryError {
+    fn from(err: PostgresError) -> Self {
+        let recoverable = err.is_recoverable();
+        match err {
+            PostgresError::Memory(err) => err,
+            other if recoverable => Self::Unavailable(other.to_string()),
+            other => Self::Storage(other.to_string()),
+        }
+    }
+}
+
+impl From<serde_json::Error> for PostgresError {
+    fn from(err: serde_json::Error) -> Self {
+        Self::Memory(err.into())
+    }
+}
+
+/// A [`MemoryError::Storage`] with this message, as a [`PostgresError`].
+pub(crate) fn storage(message: impl Into<String>) -> PostgresError {
+    PostgresError::Memory(MemoryError::Storage(message.into()))
+}
+
+/// Results of this crate's internals.
+pub(crate) type Result<T, E = PostgresError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_and_shutdown_codes_are_transient() {
+        for code in [
+            "08006", "08001", "57P01", "57P03", "53300", "40001", "40P01",
+        ] {
+            assert!(transient_code(code), "{code}");
+        }
+        for code in ["23505", "42P01", "22P02"] {
+            assert!(!transient_code(code), "{code}");
+        }
+    }
+}

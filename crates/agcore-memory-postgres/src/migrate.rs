@@ -1,0 +1,96 @@
+//! The schema of agcore's tables and its migrations, one version per
+//! component in `agcore_schema (component, version, migrated_at)`, applied on
+//! open inside one transaction that holds an advisory lock, so processes
+//! opening a database at once migrate it once.
+
+use deadpool_postgres::Client;
+
+use crate::error::{Result, storage};
+
+/// One component's migrations: `steps[i]` takes it from version `i` to `i + 1`.
+pub(crate) struct Component {
+    pub(crate) name: &'static str,
+    pub(crate) steps: &'static [&'static str],
+}
+
+/// Every component this library knows, in migration order.
+pub(crate) const COMPONENTS: [&Component; 1] = [&crate::store::schema::COMPONENT];
+
+const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
+    component TEXT PRIMARY KEY,
+    version BIGINT NOT NULL,
+    migrated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)";
+
+/// Migrates every component to its latest version.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server; a storage error when a component
+/// is newer than this library (nothing is changed then).
+pub(crate) async fn migrate(client: &mut Client) -> Result<()> {
+    let tx = client.transaction().await?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('agcore_schema:' || current_schema()))",
+        &[],
+    )
+    .await?;
+    tx.batch_execute(VERSION_TABLE).await?;
+    for component in COMPONENTS {
+        let row = tx
+            .query_opt(
+                "SELECT version FROM agcore_schema WHERE component = $1",
+                &[&component.name],
+            )
+            .await?;
+        let current: i64 = match row {
+            Some(row) => row.try_get(0)?,
+            None => 0,
+        };
+        let latest = i64::try_from(component.steps.len()).unwrap_or(i64::MAX);
+        if current > latest {
+            return Err(storage(format!(
+                "postgres: the `{}` schema is version {current}, newer than the version {latest} this library supports",
+                component.name
+            )));
+        }
+        for step in component
+            .steps
+            .iter()
+            .skip(usize::try_from(current).unwrap_or(0))
+        {
+            tx.batch_execute(step).await?;
+        }
+        if current < latest {
+            tx.execute(
+                "INSERT INTO agcore_schema (component, version) VALUES ($1, $2)
+                 ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()",
+                &[&component.name, &latest],
+            )
+            .await?;
+            tracing::info!(
+                component = component.name,
+                from = current,
+                to = latest,
+                "postgres: migrated"
+            );
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// `(component, version)` rows of `agcore_schema`, by component.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server.
+pub(crate) async fn versions(client: &Client) -> Result<Vec<(String, i64)>> {
+    let rows = client
+        .query(
+            "SELECT component, version FROM agcore_schema ORDER BY component",
+            &[],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect()
+}

@@ -1,0 +1,210 @@
+//! [`PostgresStore`]: the [`MemoryStore`] on PostgreSQL.
+
+mod filter;
+mod rows;
+pub(crate) mod schema;
+mod search;
+mod write;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agcore_memory::{
+    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
+    SearchOptions,
+};
+use async_trait::async_trait;
+use deadpool_postgres::{Client, Pool};
+
+use crate::error::{PostgresError, Result};
+use filter::{Params, Where, refs};
+use rows::{ITEM_COLUMNS, item_from_row};
+
+/// A [`MemoryStore`] in PostgreSQL tables (see [`crate`] for the layout):
+/// upserts with their index rows in one transaction, BM25 search computed
+/// by the server over agcore's analyzer tokens, filters and eviction as the
+/// trait says. Cheap to clone; `Send + Sync`. Get one from
+/// [`PostgresDatabase::store`](crate::PostgresDatabase::store).
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: Pool,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    eviction: EvictionConfig,
+    writes_since_check: AtomicUsize,
+    /// This store's row of `agcore_item_stats`.
+    shard: i16,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("eviction", &self.inner.eviction)
+            .finish_non_exhaustive()
+    }
+}
+
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+impl PostgresStore {
+    pub(crate) fn new(pool: Pool, eviction: EvictionConfig) -> Self {
+        let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
+        let shard =
+            i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
+        Self {
+            pool,
+            inner: Arc::new(Inner {
+                eviction,
+                writes_since_check: AtomicUsize::new(0),
+                shard,
+            }),
+        }
+    }
+
+    /// The eviction configuration.
+    pub fn eviction(&self) -> &EvictionConfig {
+        &self.inner.eviction
+    }
+
+    async fn client(&self) -> Result<Client> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Whether eviction is due after `rows` more written items.
+    fn eviction_due(&self, rows: usize) -> bool {
+        if matches!(self.inner.eviction.policy, EvictionPolicy::None) {
+            return false;
+        }
+        let interval = self.inner.eviction.check_interval.max(1);
+        let before = self
+            .inner
+            .writes_since_check
+            .fetch_add(rows, Ordering::AcqRel);
+        if before + rows >= interval {
+            self.inner.writes_since_check.store(0, Ordering::Release);
+            true
+        } else {
+            false
+        }
+    }
+
+    async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
+        let rows = items.len();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        write::upsert(&tx, items, self.inner.shard).await?;
+        if self.eviction_due(rows) {
+            write::evict(&tx, &self.inner.eviction.policy, self.inner.shard).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn select(
+        &self,
+        filter: &MemoryFilter,
+        count_only: bool,
+    ) -> Result<(Vec<MemoryItem>, usize)> {
+        let mut params: Params = Vec::new();
+        let cond = Where::of(filter, &mut params);
+        let client = self.client().await?;
+        if count_only && cond.exact {
+            let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
+            let n: i64 = client.query_one(&sql, &refs(&params)).await?.try_get(0)?;
+            return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
+        }
+        let limit = match filter.limit {
+            Some(limit) if cond.exact && !count_only => {
+                params.push(Box::new(i64::try_from(limit).unwrap_or(i64::MAX)));
+                format!("LIMIT ${}", params.len())
+            }
+            _ => String::new(),
+        };
+        let sql = format!(
+            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
+            cond.sql
+        );
+        let mut items = Vec::new();
+        for row in client.query(&sql, &refs(&params)).await? {
+            let item = item_from_row(&row)?;
+            if cond.exact || filter.matches(&item) {
+                items.push(item);
+            }
+        }
+        if !count_only && let Some(limit) = filter.limit {
+            items.truncate(limit);
+        }
+        let n = items.len();
+        Ok((items, n))
+    }
+}
+
+#[async_trait]
+impl MemoryStore for PostgresStore {
+    async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
+        item.validate()?;
+        Ok(self.write_batch(vec![item]).await?)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
+        agcore_memory::validate_id(id)?;
+        let client = self.client().await?;
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id = $1");
+        let row = client
+            .query_opt(&sql, &[&id])
+            .await
+            .map_err(PostgresError::from)?;
+        Ok(row.as_ref().map(item_from_row).transpose()?)
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), MemoryError> {
+        agcore_memory::validate_id(id)?;
+        let run = async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await?;
+            write::delete(&tx, id, self.inner.shard).await?;
+            tx.commit().await?;
+            Ok::<_, PostgresError>(())
+        };
+        Ok(run.await?)
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryItem>, MemoryError> {
+        filter.validate()?;
+        Ok(self.select(filter, false).await?.0)
+    }
+
+    async fn save_many(&self, items: Vec<MemoryItem>) -> Result<(), MemoryError> {
+        for item in &items {
+            item.validate()?;
+        }
+        if items.is_empty() {
+            return Ok(());
+        }
+        Ok(self.write_batch(items).await?)
+    }
+
+    async fn count(&self, filter: &MemoryFilter) -> Result<usize, MemoryError> {
+        filter.validate()?;
+        let mut unlimited = filter.clone();
+        unlimited.limit = None;
+        Ok(self.select(&unlimited, true).await?.1)
+    }
+
+    async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        options.filter.validate()?;
+        if options.limit == 0 {
+            return Err(MemoryError::InvalidInput(
+                "search limit must be at least 1".into(),
+            ));
+        }
+        let client = self.client().await?;
+        Ok(search::search(&client, query, options).await?)
+    }
+}

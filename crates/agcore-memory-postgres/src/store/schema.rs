@@ -1,0 +1,52 @@
+//! The store's tables.
+//!
+//! - `agcore_items`: one row per item; `content` as `BYTEA` (PostgreSQL text
+//!   cannot hold NUL, item content can), `metadata` as the exact JSON text and
+//!   `meta` as `JSONB` for metadata filters, `created_at` as seconds plus
+//!   nanoseconds (timestamps are only microseconds), `len` the number of
+//!   analyzer tokens (BM25's document length).
+//! - `agcore_postings (term, id, tf)`: the inverted index over agcore's
+//!   analyzer tokens (the same as SQLite's: lowercased words without stop
+//!   words, CJK character bigrams), so rankings match across backends.
+//! - `agcore_item_stats`: document count and total length in 16 shards, so
+//!   concurrent writers do not queue on one counter row; BM25 sums them.
+//! - `agcore_store_meta`: the analyzer that built the index (`keywords-v1`);
+//!   a later analyzer is a new migration that re-indexes.
+
+use crate::migrate::Component;
+
+/// Counter rows of `agcore_item_stats`.
+pub(crate) const STAT_SHARDS: i16 = 16;
+
+pub(crate) const COMPONENT: Component = Component {
+    name: "store",
+    steps: &[r#"
+CREATE TABLE agcore_items (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    content BYTEA NOT NULL,
+    metadata TEXT NOT NULL,
+    meta JSONB,
+    created_s BIGINT NOT NULL,
+    created_ns INTEGER NOT NULL,
+    len INTEGER NOT NULL
+);
+CREATE INDEX agcore_items_created ON agcore_items (created_s, created_ns, id);
+CREATE INDEX agcore_items_meta ON agcore_items USING GIN (meta jsonb_path_ops);
+CREATE TABLE agcore_postings (
+    term TEXT COLLATE "C" NOT NULL,
+    id TEXT COLLATE "C" NOT NULL REFERENCES agcore_items (id) ON DELETE CASCADE,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (term, id)
+) WITH (fillfactor = 90);
+CREATE INDEX agcore_postings_id ON agcore_postings (id);
+CREATE TABLE agcore_item_stats (
+    shard SMALLINT PRIMARY KEY,
+    docs BIGINT NOT NULL,
+    total_len BIGINT NOT NULL
+);
+INSERT INTO agcore_item_stats (shard, docs, total_len)
+    SELECT s, 0, 0 FROM generate_series(0, 15) AS s;
+CREATE TABLE agcore_store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO agcore_store_meta (key, value) VALUES ('analyzer', 'keywords-v1');
+"#],
+};
