@@ -143,6 +143,8 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         Some("memory") => Ok(Storage::in_memory()),
         #[cfg(feature = "json-file")]
         Some("json-file") => open_json_file(url).await,
+        #[cfg(feature = "postgres")]
+        Some("postgres" | "postgresql") => agcore_memory_postgres::open(url).await,
         Some(other) => {
             let known = SCHEMES.iter().find(|s| s.schemes.contains(&other));
             Err(MemoryError::InvalidInput(match known {

@@ -40,7 +40,11 @@ pub async fn fresh(url: &str, tag: &str, eviction: EvictionConfig) -> (PostgresD
 
 /// Drops every schema of this process whose name starts with `agt_{tag}_`.
 pub async fn drop_schemas(url: &str, tag: &str) {
-    let db = PostgresDatabase::builder().pool_size(1).open(url).await.unwrap();
+    let db = PostgresDatabase::builder()
+        .pool_size(1)
+        .open(url)
+        .await
+        .unwrap();
     let client = db.pool().get().await.unwrap();
     let prefix = format!("agt_{tag}_{}_", std::process::id());
     let rows = client
@@ -56,5 +60,75 @@ pub async fn drop_schemas(url: &str, tag: &str) {
             .batch_execute(&format!("DROP SCHEMA {name} CASCADE"))
             .await
             .unwrap();
+    }
+}
+
+/// A private server run by `scripts/databases.sh instance …` (found through
+/// `AGCORE_DATABASES_SCRIPT`, else in the workspace), for fault tests.
+pub struct Instance {
+    kind: &'static str,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+fn script() -> String {
+    std::env::var("AGCORE_DATABASES_SCRIPT")
+        .unwrap_or_else(|_| format!("{}/../../scripts/databases.sh", env!("CARGO_MANIFEST_DIR")))
+}
+
+fn run_script(args: &[&str]) -> String {
+    let out = std::process::Command::new("bash")
+        .arg(script())
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "databases.sh {args:?} failed");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+impl Instance {
+    /// Starts a fresh `kind` server (`postgres`, `mariadb`, `redis`) on a
+    /// free port; returns it and its URL.
+    pub fn start(kind: &'static str) -> (Self, String) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let instance = Self {
+            kind,
+            dir: tempfile::tempdir().unwrap(),
+            port,
+        };
+        let url = instance.resume();
+        (instance, url)
+    }
+
+    /// Starts it again on the same data and port; returns its URL.
+    pub fn resume(&self) -> String {
+        let dir = self.dir.path().to_str().unwrap();
+        let out = run_script(&["instance", "start", self.kind, dir, &self.port.to_string()]);
+        out.lines().last().unwrap_or_default().to_owned()
+    }
+
+    /// Shuts it down cleanly (data kept).
+    pub fn stop(&self) {
+        run_script(&[
+            "instance",
+            "stop",
+            self.kind,
+            self.dir.path().to_str().unwrap(),
+        ]);
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let dir = self.dir.path().to_str().unwrap_or_default().to_owned();
+        let _ = std::process::Command::new("bash")
+            .arg(script())
+            .args(["instance", "kill", self.kind, &dir])
+            .status();
     }
 }

@@ -39,6 +39,7 @@ pub mod corpus;
 mod eviction;
 mod filters;
 mod hostile;
+mod layered;
 mod search;
 mod services;
 
@@ -60,6 +61,7 @@ pub use filters::{
 pub use hostile::{
     check_emoji_and_mixed_scripts, check_large_content, check_query_syntax_is_literal,
 };
+pub use layered::check_wiki_and_conversation;
 pub use search::{check_search_chinese, check_search_english, check_search_options};
 pub use services::{service_url, services_required};
 
