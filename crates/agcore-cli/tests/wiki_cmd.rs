@@ -152,3 +152,33 @@ fn every_subcommand_has_help_with_an_example() {
             );
     }
 }
+
+/// The wiki on PostgreSQL through `--db postgres://…?schema=…` (a schema of
+/// its own), and on a JSON file: ingest, then search finds the page.
+#[test]
+fn wiki_runs_on_postgres_and_json_file_urls() {
+    let mut urls = vec![];
+    let home = Home::new();
+    urls.push(format!("json-file://{}", home.path("wiki.json").display()));
+    if let Some(pg) = agcore_memory::testkit::service_url("AGCORE_TEST_POSTGRES_URL") {
+        let sep = if pg.contains('?') { '&' } else { '?' };
+        urls.push(format!("{pg}{sep}schema=agt_cli_wiki_{}", std::process::id()));
+    }
+    let docs = home.path("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("deploy.md"),
+        "# Deploy\n\nWe ship with blue-green releases.\n\n# 部署\n\n使用蓝绿发布。\n",
+    )
+    .unwrap();
+    for url in urls {
+        let mut ingest = home.agcore();
+        ingest.args(["wiki", "ingest"]).arg(&docs).args(["--db", &url]);
+        ingest.assert().success();
+        let mut search = home.agcore();
+        search.args(["wiki", "search", "蓝绿发布", "--json", "--db", &url]);
+        let out = search.assert().success().get_output().stdout.clone();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("使用蓝绿发布"), "{url}: {text}");
+    }
+}

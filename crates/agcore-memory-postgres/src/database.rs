@@ -187,15 +187,20 @@ impl PostgresDatabaseBuilder {
         self
     }
 
-    /// Connects to `url` and migrates the schema.
+    /// Connects to `url` and migrates the schema. Besides libpq's URL
+    /// parameters, `?schema=NAME` sets [`schema`](Self::schema).
     ///
     /// # Errors
     /// [`MemoryError::InvalidInput`] for a malformed URL or schema name;
     /// [`MemoryError::Unavailable`] when the server cannot be reached within
     /// the connect timeout; [`MemoryError::Storage`] when the schema cannot be
     /// migrated or is newer than this library. Errors never show the password.
-    pub async fn open(self, url: &str) -> Result<PostgresDatabase, MemoryError> {
+    pub async fn open(mut self, url: &str) -> Result<PostgresDatabase, MemoryError> {
         let shown = redact_url(url);
+        let (url, schema) = split_schema(url);
+        if let Some(schema) = schema {
+            self.schema = Some(schema);
+        }
         let mut config: tokio_postgres::Config = url.parse().map_err(|_| {
             MemoryError::InvalidInput(format!(
                 "`{shown}` is not a PostgreSQL URL (postgres://user:password@host:port/database)"
@@ -243,6 +248,30 @@ impl PostgresDatabaseBuilder {
     }
 }
 
+/// Takes agcore's own `schema=NAME` parameter out of a URL's query string
+/// (the other parameters are libpq's).
+fn split_schema(url: &str) -> (String, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_owned(), None);
+    };
+    let mut schema = None;
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|pair| match pair.strip_prefix("schema=") {
+            Some(name) => {
+                schema = Some(name.to_owned());
+                false
+            }
+            None => !pair.is_empty(),
+        })
+        .collect();
+    if rest.is_empty() {
+        (base.to_owned(), schema)
+    } else {
+        (format!("{base}?{}", rest.join("&")), schema)
+    }
+}
+
 fn with_location(err: PostgresError, shown: &str) -> MemoryError {
     match MemoryError::from(err) {
         MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
@@ -254,6 +283,25 @@ fn with_location(err: PostgresError, shown: &str) -> MemoryError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_schema_parameter_is_taken_out_of_the_url() {
+        assert_eq!(
+            split_schema("postgres://h/db?schema=mem&connect_timeout=3"),
+            (
+                "postgres://h/db?connect_timeout=3".to_owned(),
+                Some("mem".to_owned())
+            )
+        );
+        assert_eq!(
+            split_schema("postgres://h/db?schema=x"),
+            ("postgres://h/db".to_owned(), Some("x".to_owned()))
+        );
+        assert_eq!(
+            split_schema("postgres://h/db"),
+            ("postgres://h/db".to_owned(), None)
+        );
+    }
 
     #[test]
     fn schema_names_are_plain_identifiers() {
