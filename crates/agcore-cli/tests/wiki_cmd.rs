@@ -162,7 +162,10 @@ fn wiki_runs_on_postgres_and_json_file_urls() {
     urls.push(format!("json-file://{}", home.path("wiki.json").display()));
     if let Some(pg) = agcore_memory::testkit::service_url("AGCORE_TEST_POSTGRES_URL") {
         let sep = if pg.contains('?') { '&' } else { '?' };
-        urls.push(format!("{pg}{sep}schema=agt_cli_wiki_{}", std::process::id()));
+        urls.push(format!(
+            "{pg}{sep}schema=agt_cli_wiki_{}",
+            std::process::id()
+        ));
     }
     let docs = home.path("docs");
     std::fs::create_dir_all(&docs).unwrap();
@@ -173,7 +176,10 @@ fn wiki_runs_on_postgres_and_json_file_urls() {
     .unwrap();
     for url in urls {
         let mut ingest = home.agcore();
-        ingest.args(["wiki", "ingest"]).arg(&docs).args(["--db", &url]);
+        ingest
+            .args(["wiki", "ingest"])
+            .arg(&docs)
+            .args(["--db", &url]);
         ingest.assert().success();
         let mut search = home.agcore();
         search.args(["wiki", "search", "蓝绿发布", "--json", "--db", &url]);

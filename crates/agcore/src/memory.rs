@@ -13,21 +13,21 @@
 
 pub use agcore_memory::*;
 
+#[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
+pub use agcore_memory_mysql as mysql;
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use agcore_memory_postgres as postgres;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use agcore_memory_redis as redis;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use agcore_memory_sqlite as sqlite;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use agcore_memory_postgres as postgres;
-#[cfg(feature = "mysql")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
-pub use agcore_memory_mysql as mysql;
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub use agcore_memory_redis as redis;
 
 /// One scheme family: the schemes, the backend, the facade feature that
 /// enables it and whether it is compiled in.
