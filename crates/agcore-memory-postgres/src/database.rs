@@ -9,8 +9,8 @@ use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
-use crate::PostgresStore;
 use crate::error::{PostgresError, Result, storage};
+use crate::{PostgresLongTerm, PostgresStore};
 
 /// A PostgreSQL database holding agcore memory: a connection pool, the
 /// schema migrated on open, and the store on it. Cheap to clone; `Send + Sync`.
@@ -98,12 +98,19 @@ impl PostgresDatabase {
         PostgresStore::new(self.pool.clone(), self.eviction.clone())
     }
 
-    /// The store as a [`Storage`] (password redacted in its location).
+    /// The long-term memory backend on this database.
+    pub fn long_term(&self) -> PostgresLongTerm {
+        PostgresLongTerm::new(self.pool.clone())
+    }
+
+    /// The store and long-term memory as a [`Storage`] (password redacted in
+    /// its location).
     pub fn storage(&self) -> Storage {
         Storage::new(
             BackendInfo::new("postgres", self.location.clone(), self.version.clone()),
             Arc::new(self.store()),
         )
+        .with_long_term(Arc::new(self.long_term()))
     }
 
     /// The schema versions of this database's components (`store`, …), as

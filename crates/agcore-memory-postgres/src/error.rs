@@ -63,9 +63,21 @@ fn pool_is_transient(err: &deadpool_postgres::PoolError) -> bool {
     }
 }
 
+/// Text PostgreSQL cannot store (a NUL character): bad input, nothing written.
+fn is_unstorable_text(err: &PostgresError) -> bool {
+    let PostgresError::Postgres(err) = err else {
+        return false;
+    };
+    err.as_db_error()
+        .is_some_and(|db| matches!(db.code().code(), "22021" | "22P05"))
+}
+
 impl From<PostgresError> for MemoryError {
     fn from(err: PostgresError) -> Self {
         let recoverable = err.is_recoverable();
+        if is_unstorable_text(&err) {
+            return Self::InvalidInput(format!("text PostgreSQL cannot store: {err}"));
+        }
         match err {
             PostgresError::Memory(err) => err,
             other if recoverable => Self::Unavailable(other.to_string()),

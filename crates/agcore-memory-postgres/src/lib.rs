@@ -3,6 +3,10 @@
 //! of a PostgreSQL server, for agents in several processes or on several
 //! machines sharing one memory.
 //!
+//! Long-term memory ([`PostgresLongTerm`]: scopes, four memory types,
+//! weights, usage log, archive, dialogue buffer, history) lives in the same
+//! database.
+//!
 //! Open it from a URL with [`open`] (or `agcore::memory::open` with the
 //! facade's `postgres` feature), or with [`PostgresDatabase::builder`] for a
 //! pool size, timeouts, a schema of its own and eviction. Search is BM25
@@ -16,11 +20,13 @@
 
 mod database;
 mod error;
+mod long_term;
 mod migrate;
 mod store;
 
 pub use database::{PostgresDatabase, PostgresDatabaseBuilder};
 pub use error::PostgresError;
+pub use long_term::PostgresLongTerm;
 pub use store::PostgresStore;
 
 /// Opens the PostgreSQL database named by `url`

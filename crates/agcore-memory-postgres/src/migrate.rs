@@ -14,7 +14,10 @@ pub(crate) struct Component {
 }
 
 /// Every component this library knows, in migration order.
-pub(crate) const COMPONENTS: [&Component; 1] = [&crate::store::schema::COMPONENT];
+pub(crate) const COMPONENTS: [&Component; 2] = [
+    &crate::store::schema::COMPONENT,
+    &crate::long_term::schema::COMPONENT,
+];
 
 const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     component TEXT PRIMARY KEY,

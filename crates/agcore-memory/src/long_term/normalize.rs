@@ -66,6 +66,11 @@ pub(crate) fn validate_content(content: &str) -> Result<(), MemoryError> {
     if content.trim().is_empty() {
         return Err(MemoryError::InvalidInput("memory content is empty".into()));
     }
+    if content.contains('\0') {
+        return Err(MemoryError::InvalidInput(
+            "memory content must not contain NUL characters".into(),
+        ));
+    }
     if content.len() > MAX_ENTRY_CONTENT_BYTES {
         return Err(MemoryError::InvalidInput(format!(
             "memory content is {} bytes (max {MAX_ENTRY_CONTENT_BYTES})",

@@ -40,6 +40,7 @@ mod eviction;
 mod filters;
 mod hostile;
 mod layered;
+pub mod long_term;
 mod search;
 mod services;
 

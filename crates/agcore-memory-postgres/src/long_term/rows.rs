@@ -1,0 +1,263 @@
+//! Entries to and from rows, and their index rows: postings and the scope's
+//! statistics change in the same transaction as the entry.
+
+use std::collections::BTreeMap;
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
+use agcore_memory::retriever::extract_keywords;
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use crate::error::Result;
+
+/// The columns every entry query selects (alias `m`), in [`entry_from_row`]'s order.
+pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_type, m.name, \
+    m.content, m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, \
+    m.last_used_at, m.weight_updated_at, m.created_at, m.updated_at";
+
+fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
+    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
+}
+
+/// The entry of a row selected with [`ENTRY_COLUMNS`].
+///
+/// # Errors
+/// A storage error for a row this library did not write.
+pub(crate) fn entry_from_row(row: &Row) -> Result<MemoryEntry> {
+    let memory_type: String = row.try_get(3)?;
+    let metadata: String = row.try_get(7)?;
+    let tags: String = row.try_get(8)?;
+    let use_count: i64 = row.try_get(11)?;
+    Ok(MemoryEntry {
+        id: row.try_get(0)?,
+        agent_name: row.try_get(1)?,
+        user_id: row.try_get(2)?,
+        memory_type: MemoryType::parse(&memory_type)?,
+        name: row.try_get(4)?,
+        content: row.try_get(5)?,
+        description: row.try_get(6)?,
+        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("metadata", e))?,
+        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        weight: row.try_get(9)?,
+        archived: row.try_get(10)?,
+        use_count: u64::try_from(use_count).unwrap_or(0),
+        last_used_at: row.try_get(12)?,
+        weight_updated_at: row.try_get(13)?,
+        created_at: row.try_get(14)?,
+        updated_at: row.try_get(15)?,
+    })
+}
+
+/// The scope's row id, created on first use.
+pub(crate) async fn scope_id(client: &impl GenericClient, scope: &MemoryScope) -> Result<i64> {
+    if let Some(row) = client
+        .query_opt(
+            "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
+            &[&scope.agent, &scope.user],
+        )
+        .await?
+    {
+        return Ok(row.try_get(0)?);
+    }
+    let row = client
+        .query_one(
+            "INSERT INTO agcore_lt_scopes (agent_name, user_id) VALUES ($1, $2)
+             ON CONFLICT (agent_name, user_id) DO UPDATE SET agent_name = EXCLUDED.agent_name
+             RETURNING id",
+            &[&scope.agent, &scope.user],
+        )
+        .await?;
+    Ok(row.try_get(0)?)
+}
+
+/// The scope's row id, `None` when it never held an entry.
+pub(crate) async fn existing_scope_id(
+    client: &impl GenericClient,
+    scope: &MemoryScope,
+) -> Result<Option<i64>> {
+    let row = client
+        .query_opt(
+            "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
+            &[&scope.agent, &scope.user],
+        )
+        .await?;
+    Ok(row.map(|r| r.try_get(0)).transpose()?)
+}
+
+/// Entry `id` of `scope`, locked for update when `lock`.
+pub(crate) async fn load(
+    client: &impl GenericClient,
+    scope: &MemoryScope,
+    id: i64,
+    lock: bool,
+) -> Result<Option<MemoryEntry>> {
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+         WHERE m.id = $1 AND m.agent_name = $2 AND m.user_id = $3{}",
+        if lock { " FOR UPDATE" } else { "" }
+    );
+    let row = client
+        .query_opt(&sql, &[&id, &scope.agent, &scope.user])
+        .await?;
+    row.as_ref().map(entry_from_row).transpose()
+}
+
+/// The id of the entry of `scope` with this content key.
+pub(crate) async fn id_by_key(
+    client: &impl GenericClient,
+    scope: &MemoryScope,
+    key: &str,
+) -> Result<Option<i64>> {
+    let row = client
+        .query_opt(
+            "SELECT m.id FROM agcore_lt_entries m
+             WHERE m.agent_name = $1 AND m.user_id = $2 AND m.content_key = $3",
+            &[&scope.agent, &scope.user, &key],
+        )
+        .await?;
+    Ok(row.map(|r| r.try_get(0)).transpose()?)
+}
+
+/// The terms of an entry's searchable text with their frequencies, and its length.
+fn analyze(entry: &MemoryEntry) -> (BTreeMap<String, i32>, i32) {
+    let tokens = extract_keywords(&entry.search_text());
+    let len = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
+    let mut tfs = BTreeMap::new();
+    for token in tokens {
+        *tfs.entry(token).or_insert(0) += 1;
+    }
+    (tfs, len)
+}
+
+async fn write_postings(
+    client: &impl GenericClient,
+    scope_id: i64,
+    id: i64,
+    tfs: &BTreeMap<String, i32>,
+) -> Result<()> {
+    if tfs.is_empty() {
+        return Ok(());
+    }
+    let terms: Vec<&str> = tfs.keys().map(String::as_str).collect();
+    let counts: Vec<i32> = tfs.values().copied().collect();
+    client
+        .execute(
+            "INSERT INTO agcore_lt_postings (scope_id, term, entry_id, tf)
+             SELECT $1, t, $2, f FROM unnest($3::text[], $4::int4[]) AS u(t, f)",
+            &[&scope_id, &id, &terms, &counts],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Adds to the scope's entry count and total length.
+pub(crate) async fn adjust_scope(
+    client: &impl GenericClient,
+    scope_id: i64,
+    docs: i64,
+    len: i64,
+) -> Result<()> {
+    client
+        .execute(
+            "UPDATE agcore_lt_scopes SET docs = docs + $2, total_len = total_len + $3 WHERE id = $1",
+            &[&scope_id, &docs, &len],
+        )
+        .await?;
+    Ok(())
+}
+
+fn columns(entry: &MemoryEntry) -> Result<(String, String, i64)> {
+    Ok((
+        serde_json::to_string(&entry.metadata)?,
+        serde_json::to_string(&entry.tags)?,
+        i64::try_from(entry.use_count).unwrap_or(i64::MAX),
+    ))
+}
+
+/// Inserts `entry` into its scope unless its content key is taken there;
+/// returns the new id, or `None` on a duplicate.
+pub(crate) async fn insert(
+    client: &impl GenericClient,
+    scope_id: i64,
+    entry: &MemoryEntry,
+) -> Result<Option<i64>> {
+    let (metadata, tags, use_count) = columns(entry)?;
+    let (tfs, len) = analyze(entry);
+    let key = content_key(&entry.content);
+    let row = client
+        .query_opt(
+            "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, memory_type, name, content,
+                 description, metadata, tags, weight, archived, use_count, last_used_at,
+                 weight_updated_at, created_at, updated_at, content_key, len)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+             ON CONFLICT (scope_id, content_key) DO NOTHING RETURNING id",
+            &[
+                &scope_id, &entry.agent_name, &entry.user_id, &entry.memory_type.as_str(),
+                &entry.name, &entry.content, &entry.description, &metadata, &tags, &entry.weight,
+                &entry.archived, &use_count, &entry.last_used_at, &entry.weight_updated_at,
+                &entry.created_at, &entry.updated_at, &key, &len,
+            ],
+        )
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let id: i64 = row.try_get(0)?;
+    write_postings(client, scope_id, id, &tfs).await?;
+    adjust_scope(client, scope_id, 1, i64::from(len)).await?;
+    Ok(Some(id))
+}
+
+/// Writes every column of `entry` (its id and scope unchanged); `reindex`
+/// when its name, content or description may have changed.
+pub(crate) async fn store(
+    client: &impl GenericClient,
+    scope_id: i64,
+    entry: &MemoryEntry,
+    reindex: bool,
+) -> Result<()> {
+    let (metadata, tags, use_count) = columns(entry)?;
+    let (tfs, len) = analyze(entry);
+    let key = content_key(&entry.content);
+    let old_len: i32 = client
+        .query_one(
+            "WITH old AS (SELECT len FROM agcore_lt_entries WHERE id = $1)
+             UPDATE agcore_lt_entries SET memory_type = $2, name = $3, content = $4,
+                 description = $5, metadata = $6, tags = $7, weight = $8, archived = $9,
+                 use_count = $10, last_used_at = $11, weight_updated_at = $12,
+                 updated_at = $13, content_key = $14, len = $15
+             WHERE id = $1 RETURNING (SELECT len FROM old)",
+            &[
+                &entry.id,
+                &entry.memory_type.as_str(),
+                &entry.name,
+                &entry.content,
+                &entry.description,
+                &metadata,
+                &tags,
+                &entry.weight,
+                &entry.archived,
+                &use_count,
+                &entry.last_used_at,
+                &entry.weight_updated_at,
+                &entry.updated_at,
+                &key,
+                &len,
+            ],
+        )
+        .await?
+        .try_get(0)?;
+    if !reindex {
+        return Ok(());
+    }
+    client
+        .execute(
+            "DELETE FROM agcore_lt_postings WHERE entry_id = $1",
+            &[&entry.id],
+        )
+        .await?;
+    write_postings(client, scope_id, entry.id, &tfs).await?;
+    if old_len != len {
+        adjust_scope(client, scope_id, 0, i64::from(len) - i64::from(old_len)).await?;
+    }
+    Ok(())
+}

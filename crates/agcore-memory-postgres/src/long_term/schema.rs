@@ -1,0 +1,91 @@
+//! The long-term memory tables (seed 004 §3.3 with the plan's weight, usage
+//! and archive columns).
+//!
+//! - `agcore_lt_scopes`: one row per (agent, user) with the scope's BM25
+//!   statistics (entries and total length), so a search counts only its own
+//!   scope's rows.
+//! - `agcore_lt_entries`: the entries; `(scope_id, content_key)` unique, so a
+//!   duplicate save merges even when two processes save at once.
+//! - `agcore_lt_postings (scope_id, term, entry_id, tf)`: the inverted index
+//!   over agcore's analyzer tokens of name, content and description, keyed by
+//!   scope first.
+//! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
+//!   `agcore_lt_buffer` (the dialogue buffer).
+
+use crate::migrate::Component;
+
+pub(crate) const COMPONENT: Component = Component {
+    name: "long_term",
+    steps: &[r#"
+CREATE TABLE agcore_lt_scopes (
+    id BIGSERIAL PRIMARY KEY,
+    agent_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    docs BIGINT NOT NULL DEFAULT 0,
+    total_len BIGINT NOT NULL DEFAULT 0,
+    UNIQUE (agent_name, user_id)
+);
+CREATE TABLE agcore_lt_entries (
+    id BIGSERIAL PRIMARY KEY,
+    scope_id BIGINT NOT NULL REFERENCES agcore_lt_scopes (id),
+    agent_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    memory_type TEXT NOT NULL CHECK (memory_type IN ('user', 'project', 'feedback', 'reference')),
+    name TEXT NOT NULL,
+    content TEXT NOT NULL,
+    description TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    weight DOUBLE PRECISION NOT NULL,
+    archived BOOLEAN NOT NULL,
+    use_count BIGINT NOT NULL,
+    last_used_at TIMESTAMPTZ,
+    weight_updated_at TIMESTAMPTZ NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    content_key TEXT NOT NULL,
+    len INTEGER NOT NULL,
+    UNIQUE (scope_id, content_key)
+);
+CREATE INDEX agcore_lt_entries_scope ON agcore_lt_entries (scope_id, id);
+CREATE TABLE agcore_lt_postings (
+    scope_id BIGINT NOT NULL,
+    term TEXT COLLATE "C" NOT NULL,
+    entry_id BIGINT NOT NULL REFERENCES agcore_lt_entries (id) ON DELETE CASCADE,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (scope_id, term, entry_id)
+);
+CREATE INDEX agcore_lt_postings_entry ON agcore_lt_postings (entry_id);
+CREATE TABLE agcore_lt_history (
+    id BIGSERIAL PRIMARY KEY,
+    memory_id BIGINT NOT NULL,
+    agent_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    content TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    recorded_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX agcore_lt_history_memory ON agcore_lt_history (agent_name, user_id, memory_id);
+CREATE TABLE agcore_lt_usage_log (
+    id BIGSERIAL PRIMARY KEY,
+    memory_id BIGINT NOT NULL REFERENCES agcore_lt_entries (id) ON DELETE CASCADE,
+    session_id TEXT NOT NULL,
+    query TEXT NOT NULL,
+    was_referenced BOOLEAN NOT NULL,
+    used_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX agcore_lt_usage_memory ON agcore_lt_usage_log (memory_id);
+CREATE TABLE agcore_lt_buffer (
+    id BIGSERIAL PRIMARY KEY,
+    agent_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    user_query TEXT NOT NULL,
+    assistant_response TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    applied_at TIMESTAMPTZ
+);
+CREATE INDEX agcore_lt_buffer_session ON agcore_lt_buffer (agent_name, user_id, session_id, id);
+"#],
+};
