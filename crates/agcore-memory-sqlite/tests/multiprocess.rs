@@ -18,7 +18,7 @@ const CHILD_ID_ENV: &str = "AGCORE_MULTIPROCESS_CHILD";
 
 /// Every 40th save of each process is one of the shared texts.
 fn text(process: usize, n: usize) -> String {
-    if n % (SAVES / SHARED) == 0 {
+    if n.is_multiple_of(SAVES / SHARED) {
         format!("Shared fact number {}", n / (SAVES / SHARED))
     } else {
         format!("Process {process} private fact {n} 进程{process}事实{n}")
@@ -83,7 +83,7 @@ async fn eight_processes_lose_and_double_nothing() {
     let contents: HashSet<&str> = entries.iter().map(|e| e.content.as_str()).collect();
     assert_eq!(contents.len(), entries.len(), "no content doubled");
     for process in 0..PROCESSES {
-        for n in (0..SAVES).filter(|n| n % (SAVES / SHARED) != 0) {
+        for n in (0..SAVES).filter(|n| !n.is_multiple_of(SAVES / SHARED)) {
             assert!(
                 contents.contains(text(process, n).as_str()),
                 "lost {process}/{n}"

@@ -5,9 +5,12 @@
 //!   `meta` as `JSONB` for metadata filters, `created_at` as seconds plus
 //!   nanoseconds (timestamps are only microseconds), `len` the number of
 //!   analyzer tokens (BM25's document length).
-//! - `agcore_postings (term, id, tf)`: the inverted index over agcore's
+//! - `agcore_postings (term, id, tf, len)`: the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
-//!   words, CJK character bigrams), so rankings match across backends.
+//!   words, CJK character bigrams), so rankings match across backends. The
+//!   primary key covers `tf` and `len`, so scoring reads only the index
+//!   (an index-only scan), never the items; postings are deleted with their
+//!   item by the store (no foreign-key trigger on the hot insert path).
 //! - `agcore_item_stats`: document count and total length in 16 shards, so
 //!   concurrent writers do not queue on one counter row; BM25 sums them.
 //! - `agcore_store_meta`: the analyzer that built the index (`keywords-v1`);
@@ -34,10 +37,11 @@ CREATE INDEX agcore_items_created ON agcore_items (created_s, created_ns, id);
 CREATE INDEX agcore_items_meta ON agcore_items USING GIN (meta jsonb_path_ops);
 CREATE TABLE agcore_postings (
     term TEXT COLLATE "C" NOT NULL,
-    id TEXT COLLATE "C" NOT NULL REFERENCES agcore_items (id) ON DELETE CASCADE,
+    id TEXT COLLATE "C" NOT NULL,
     tf INTEGER NOT NULL,
-    PRIMARY KEY (term, id)
-) WITH (fillfactor = 90);
+    len INTEGER NOT NULL,
+    PRIMARY KEY (term, id) INCLUDE (tf, len)
+);
 CREATE INDEX agcore_postings_id ON agcore_postings (id);
 CREATE TABLE agcore_item_stats (
     shard SMALLINT PRIMARY KEY,

@@ -72,21 +72,31 @@ pub(crate) async fn search(
     } else {
         String::new()
     };
-    // With avg_len 0 (every item empty) the length norm is 1, as in `Bm25::tf_part`.
+    // With avg_len 0 (every item empty) the length norm is 1, as in
+    // `Bm25::tf_part`. Scores come from the postings index alone; items are
+    // joined for the top hits, and before ranking only when a filter needs them.
+    let (from, filter) = if cond.sql == "TRUE" {
+        (String::new(), String::new())
+    } else {
+        (
+            " JOIN agcore_items i ON i.id = p.id".to_owned(),
+            format!(" WHERE {}", cond.sql),
+        )
+    };
     let sql = format!(
         "SELECT {ITEM_COLUMNS}, s.score FROM (
              SELECT p.id, sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
                  (p.tf + $3::float8 * (1.0 - $4::float8 + $4::float8 *
-                     (CASE WHEN $6::float8 > 0 THEN i.len / $5::float8 ELSE 1.0 END)))) AS score
+                     (CASE WHEN $6::float8 > 0 THEN p.len / $5::float8 ELSE 1.0 END)))) AS score
              FROM unnest($1::text[], $2::float8[]) AS w(term, idf)
-             JOIN agcore_postings p ON p.term = w.term
-             JOIN agcore_items i ON i.id = p.id
-             WHERE {}
+             JOIN agcore_postings p ON p.term = w.term{from}{filter}
              GROUP BY p.id
+             HAVING $7::float8 IS NULL OR sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
+                 (p.tf + $3::float8 * (1.0 - $4::float8 + $4::float8 *
+                     (CASE WHEN $6::float8 > 0 THEN p.len / $5::float8 ELSE 1.0 END)))) >= $7
+             ORDER BY 2 DESC, 1 ASC {limit}
          ) s JOIN agcore_items i ON i.id = s.id
-         WHERE $7::float8 IS NULL OR s.score >= $7
-         ORDER BY s.score DESC, s.id ASC {limit}",
-        cond.sql
+         ORDER BY s.score DESC, s.id ASC"
     );
     let rows = client.query(&sql, &refs(&params)).await?;
     let mut hits = Vec::with_capacity(rows.len().min(options.limit));

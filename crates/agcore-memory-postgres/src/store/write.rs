@@ -124,18 +124,20 @@ pub(crate) async fn upsert(
     let mut p_terms: Vec<&str> = Vec::new();
     let mut p_ids: Vec<&str> = Vec::new();
     let mut p_tfs: Vec<i32> = Vec::new();
+    let mut p_lens: Vec<i32> = Vec::new();
     for p in &batch {
         for (term, tf) in &p.terms {
             p_terms.push(term);
             p_ids.push(&p.item.id);
             p_tfs.push(*tf);
+            p_lens.push(p.len);
         }
     }
     if !p_terms.is_empty() {
         tx.execute(
-            "INSERT INTO agcore_postings (term, id, tf)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::int4[])",
-            &[&p_terms, &p_ids, &p_tfs],
+            "INSERT INTO agcore_postings (term, id, tf, len)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::int4[])",
+            &[&p_terms, &p_ids, &p_tfs, &p_lens],
         )
         .await?;
     }
@@ -160,19 +162,25 @@ pub(crate) async fn adjust_stats(
     Ok(())
 }
 
-/// Deletes the rows `delete_sql` returns the `len` of, keeping statistics.
+/// Deletes the items `delete_sql` deletes (returning `len, id`), their
+/// postings and their share of the statistics.
 async fn delete_returning(
     tx: &Transaction<'_>,
     shard: i16,
     delete_sql: &str,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<usize> {
-    let lens: Vec<i64> = tx
-        .query(delete_sql, params)
-        .await?
-        .iter()
-        .map(|row| row.try_get::<_, i32>(0).map(i64::from))
-        .collect::<Result<_, _>>()?;
+    let rows = tx.query(delete_sql, params).await?;
+    let mut lens = Vec::with_capacity(rows.len());
+    let mut ids = Vec::with_capacity(rows.len());
+    for row in &rows {
+        lens.push(i64::from(row.try_get::<_, i32>(0)?));
+        ids.push(row.try_get::<_, &str>(1)?);
+    }
+    if !ids.is_empty() {
+        tx.execute("DELETE FROM agcore_postings WHERE id = ANY($1)", &[&ids])
+            .await?;
+    }
     let removed = lens.len();
     adjust_stats(
         tx,
@@ -184,12 +192,12 @@ async fn delete_returning(
     Ok(removed)
 }
 
-/// Deletes one item (its postings go with it).
+/// Deletes one item and its postings.
 pub(crate) async fn delete(tx: &Transaction<'_>, id: &str, shard: i16) -> Result<usize> {
     delete_returning(
         tx,
         shard,
-        "DELETE FROM agcore_items WHERE id = $1 RETURNING len",
+        "DELETE FROM agcore_items WHERE id = $1 RETURNING len, id",
         &[&id],
     )
     .await
@@ -213,7 +221,7 @@ pub(crate) async fn evict(
             delete_returning(
                 tx,
                 shard,
-                "DELETE FROM agcore_items WHERE (created_s, created_ns) <= ($1, $2) RETURNING len",
+                "DELETE FROM agcore_items WHERE (created_s, created_ns) <= ($1, $2) RETURNING len, id",
                 &[&s, &ns],
             )
             .await?
@@ -226,7 +234,7 @@ pub(crate) async fn evict(
                 "DELETE FROM agcore_items WHERE id IN (
                      SELECT id FROM agcore_items ORDER BY created_s, created_ns, id
                      LIMIT GREATEST(0, (SELECT count(*) FROM agcore_items) - $1))
-                 RETURNING len",
+                 RETURNING len, id",
                 &[&max],
             )
             .await?
