@@ -1,0 +1,109 @@
+//! Eight OS processes save 2,000 long-term memories each into one
+//! PostgreSQL database at once (this test binary re-run as children): every private memory
+//! is there exactly once, the 50 texts that every process saves are merged
+//! into one entry each, and ids are unique.
+#![cfg(test)]
+
+mod support;
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+
+use agcore_memory::long_term::{ListRequest, LongTermMemory, MemoryType, NewMemory};
+use agcore_memory_postgres::PostgresDatabase;
+
+const PROCESSES: usize = 8;
+const SAVES: usize = 2_000;
+const SHARED: usize = 50;
+const CHILD_DB_ENV: &str = "AGCORE_MULTIPROCESS_SCHEMA";
+const CHILD_ID_ENV: &str = "AGCORE_MULTIPROCESS_CHILD";
+
+/// Every 40th save of each process is one of the shared texts.
+fn text(process: usize, n: usize) -> String {
+    if n.is_multiple_of(SAVES / SHARED) {
+        format!("Shared fact number {}", n / (SAVES / SHARED))
+    } else {
+        format!("Process {process} private fact {n} 进程{process}事实{n}")
+    }
+}
+
+async fn open(url: &str, schema: &str) -> PostgresDatabase {
+    PostgresDatabase::builder()
+        .schema(schema)
+        .pool_size(2)
+        .open(url)
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "child process of `eight_processes_lose_and_double_nothing`"]
+async fn multiprocess_child_writer() {
+    let (Ok(schema), Ok(id)) = (std::env::var(CHILD_DB_ENV), std::env::var(CHILD_ID_ENV)) else {
+        return;
+    };
+    let Some(url) = support::url() else { return };
+    let process: usize = id.parse().unwrap();
+    let memory = LongTermMemory::new(open(&url, &schema).await.long_term());
+    let scope = memory.scope("agent", "shared-user").unwrap();
+    for n in 0..SAVES {
+        scope
+            .save(NewMemory::new(MemoryType::User, "fact", text(process, n)))
+            .await
+            .unwrap();
+    }
+    memory.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_processes_lose_and_double_nothing() {
+    let Some(url) = support::url() else { return };
+    let schema = support::schema_name("multi");
+    // Create and migrate the schema first, as a deployment would.
+    open(&url, &schema).await;
+
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..PROCESSES)
+        .map(|process| {
+            Command::new(&exe)
+                .args([
+                    "--exact",
+                    "multiprocess_child_writer",
+                    "--ignored",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_DB_ENV, &schema)
+                .env(CHILD_ID_ENV, process.to_string())
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success(), "a child process failed");
+    }
+
+    let memory = LongTermMemory::new(open(&url, &schema).await.long_term());
+    let scope = memory.scope("agent", "shared-user").unwrap();
+    let entries = scope.list(&ListRequest::all()).await.unwrap();
+    let private = PROCESSES * (SAVES - SHARED);
+    assert_eq!(entries.len(), private + SHARED);
+    let ids: HashSet<i64> = entries.iter().map(|e| e.id).collect();
+    assert_eq!(ids.len(), entries.len(), "ids are unique");
+    let contents: HashSet<&str> = entries.iter().map(|e| e.content.as_str()).collect();
+    assert_eq!(contents.len(), entries.len(), "no content doubled");
+    for process in 0..PROCESSES {
+        for n in (0..SAVES).filter(|n| !n.is_multiple_of(SAVES / SHARED)) {
+            assert!(
+                contents.contains(text(process, n).as_str()),
+                "lost {process}/{n}"
+            );
+        }
+    }
+    for k in 0..SHARED {
+        // Saved by all eight processes, stored once.
+        assert!(contents.contains(format!("Shared fact number {k}").as_str()));
+    }
+    support::drop_schemas(&url, "multi").await;
+}
