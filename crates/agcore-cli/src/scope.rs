@@ -20,7 +20,7 @@ pub struct ScopeArgs {
     /// User id of the memory scope (default: $USER, else `default`).
     #[arg(long, global = true, value_name = "ID")]
     pub user: Option<String>,
-    /// Memory database: a storage URL (sqlite:///path, postgres://…, mysql://…,
+    /// Memory database: a storage URL (sqlite:///path, postgres://…,
     /// memory://) or a SQLite file path (default: `[storage] url` of agcore.toml, else
     /// `memory.long_term.path`, else `memory.db` in the user's data dir, e.g.
     /// ~/.local/share/agcore).

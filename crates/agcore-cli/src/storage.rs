@@ -1,7 +1,7 @@
 //! Where the program's memory lives: `--db URL`, `[storage] url` of
 //! agcore.toml, `memory.long_term.path`, or a file in the user's data dir,
-//! opened through [`agcore::memory::open`] (SQLite files, PostgreSQL, MySQL /
-//! MariaDB, Redis, JSON file, in-process memory; each server backend needs its
+//! opened through [`agcore::memory::open`] (SQLite files, PostgreSQL, a JSON
+//! file, in-process memory; each backend but SQLite needs its
 //! cargo feature).
 
 use std::path::{Path, PathBuf};

@@ -6,22 +6,14 @@
 //! |---|---|---|
 //! | `sqlite:///abs/path.db`, `sqlite://rel/path.db`, a bare path | [`sqlite`] | `sqlite` (default) |
 //! | `postgres://user:pass@host:5432/db` (or `postgresql://`) | `memory::postgres` | `postgres` |
-//! | `mysql://user:pass@host:3306/db` (or `mariadb://`) | `memory::mysql` | `mysql` |
-//! | `redis://host:6379/0` (store only, no long-term memory) | `memory::redis` | `redis` |
 //! | `json-file:///abs/path.json`, `json-file://rel/path.json` (store only) | `JsonFileStore` | `json-file` |
 //! | `memory://` | in-process, nothing persists | `memory` |
 
 pub use agcore_memory::*;
 
-#[cfg(feature = "mysql")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
-pub use agcore_memory_mysql as mysql;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use agcore_memory_postgres as postgres;
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub use agcore_memory_redis as redis;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use agcore_memory_sqlite as sqlite;
@@ -50,18 +42,6 @@ const SCHEMES: &[Scheme] = &[
         backend: "PostgreSQL",
         feature: "postgres",
         enabled: cfg!(feature = "postgres"),
-    },
-    Scheme {
-        schemes: &["mysql", "mariadb"],
-        backend: "MySQL / MariaDB",
-        feature: "mysql",
-        enabled: cfg!(feature = "mysql"),
-    },
-    Scheme {
-        schemes: &["redis", "rediss"],
-        backend: "Redis, no long-term memory",
-        feature: "redis",
-        enabled: cfg!(feature = "redis"),
     },
     Scheme {
         schemes: &["json-file"],

@@ -22,8 +22,8 @@ use crate::output::{self, Table, cell};
   agcore wiki search \"how do I install it\" --limit 5
   agcore wiki export wiki-out/")]
 pub struct WikiArgs {
-    /// Wiki database: a storage URL (sqlite:///path, postgres://…, mysql://…,
-    /// redis://…, json-file:///path) or a SQLite file path (default: `[storage] url`
+    /// Wiki database: a storage URL (sqlite:///path, postgres://…,
+    /// json-file:///path) or a SQLite file path (default: `[storage] url`
     /// of agcore.toml, else `wiki.db` in the user's data dir, e.g. ~/.local/share/agcore).
     #[arg(long, global = true, value_name = "URL")]
     db: Option<String>,
