@@ -117,7 +117,7 @@ pg_start() {
         # killed server (synchronous_commit stays on).
         run_as postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 \
             -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=300" \
-            start >&2 || {
+            start >&2 9>&- || {
             tail -n 30 "$dir/log" >&2
             die "postgres did not start (log: $dir/log)"
         }
@@ -163,7 +163,7 @@ mariadb_start() {
             --character-set-server=utf8mb4 --collation-server=utf8mb4_bin \
             --innodb-ft-min-token-size=1 --innodb-ft-enable-stopword=0 --ft-min-word-len=1 \
             --innodb-flush-log-at-trx-commit=2 --innodb-buffer-pool-size=256M \
-            </dev/null >/dev/null 2>&1 &
+            </dev/null >/dev/null 2>&1 9>&- &
         wait_for "mariadb" 60 "$dir/log" mariadb_ping "$dir"
     fi
     if [ "$fresh" -eq 1 ]; then
@@ -204,7 +204,7 @@ redis_start() {
         local persistence=(--save '' --appendonly no)
         if [ "$persist" = yes ]; then persistence=(--save '' --appendonly yes --appendfsync everysec); fi
         redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" "${persistence[@]}" \
-            --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/log" >&2 ||
+            --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/log" >&2 9>&- ||
             die "redis did not start (log: $dir/log)"
         wait_for "redis" 30 "$dir/log" redis-cli -h 127.0.0.1 -p "$port" ping
     fi
@@ -223,6 +223,10 @@ redis_stop() {
     done
     rm -f "$dir/redis.pid"
 }
+
+# Every server is started with fd 9 (the lock of take_lock) closed: a server
+# that inherited it would hold the lock for its whole life, and the next
+# `stop` would wait for it forever.
 
 # ---------------------------------------------------------------- instances
 
