@@ -5,7 +5,9 @@
 //!   `meta` as `JSONB` for metadata filters, `created_at` as seconds plus
 //!   nanoseconds (timestamps are only microseconds), `len` the number of
 //!   analyzer tokens (BM25's document length).
-//! - `agcore_postings (term, id, tf, len)`: the inverted index over agcore's
+//! - `agcore_postings (term, doc, tf, len)`, `doc` the item's row number
+//!   (an identity column: smaller index entries and faster grouping than
+//!   text ids): the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
 //!   words, CJK character bigrams), so rankings match across backends. The
 //!   primary key covers `tf` and `len`, so scoring reads only the index
@@ -26,6 +28,7 @@ pub(crate) const COMPONENT: Component = Component {
     steps: &[r#"
 CREATE TABLE agcore_items (
     id TEXT COLLATE "C" PRIMARY KEY,
+    doc BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     content BYTEA NOT NULL,
     metadata TEXT NOT NULL,
     meta JSONB,
@@ -37,12 +40,12 @@ CREATE INDEX agcore_items_created ON agcore_items (created_s, created_ns, id);
 CREATE INDEX agcore_items_meta ON agcore_items USING GIN (meta jsonb_path_ops);
 CREATE TABLE agcore_postings (
     term TEXT COLLATE "C" NOT NULL,
-    id TEXT COLLATE "C" NOT NULL,
+    doc BIGINT NOT NULL,
     tf INTEGER NOT NULL,
     len INTEGER NOT NULL,
-    PRIMARY KEY (term, id) INCLUDE (tf, len)
+    PRIMARY KEY (term, doc) INCLUDE (tf, len)
 );
-CREATE INDEX agcore_postings_id ON agcore_postings (id);
+CREATE INDEX agcore_postings_doc ON agcore_postings (doc);
 CREATE TABLE agcore_item_stats (
     shard SMALLINT PRIMARY KEY,
     docs BIGINT NOT NULL,

@@ -66,37 +66,50 @@ pub(crate) async fn search(
         Box::new(options.min_score),
     ];
     let cond = Where::of(&options.filter, &mut params);
-    let limit = if cond.exact {
+    // Only the items scoring at least the k-th best score are joined; the
+    // final order (score, then id) and limit are applied to them.
+    let (cutoff, limit) = if cond.exact {
         params.push(Box::new(i64::try_from(options.limit).unwrap_or(i64::MAX)));
-        format!("LIMIT ${}", params.len())
+        let k = params.len();
+        (
+            format!(
+                " WHERE s.score >= COALESCE((SELECT score FROM s ORDER BY score DESC \
+                 LIMIT 1 OFFSET ${k}::int8 - 1), '-Infinity'::float8)"
+            ),
+            format!("LIMIT ${k}::int8"),
+        )
     } else {
-        String::new()
+        (String::new(), String::new())
     };
     // With avg_len 0 (every item empty) the length norm is 1, as in
-    // `Bm25::tf_part`. Scores come from the postings index alone; items are
-    // joined for the top hits, and before ranking only when a filter needs them.
+    // `Bm25::tf_part`. Scores come from the postings index alone (grouped by
+    // the items' row numbers); items are joined for the best hits, and before
+    // ranking only when a filter needs them.
     let (from, filter) = if cond.sql == "TRUE" {
         (String::new(), String::new())
     } else {
         (
-            " JOIN agcore_items i ON i.id = p.id".to_owned(),
+            " JOIN agcore_items i ON i.doc = p.doc".to_owned(),
             format!(" WHERE {}", cond.sql),
         )
     };
     let sql = format!(
-        "SELECT {ITEM_COLUMNS}, s.score FROM (
-             SELECT p.id, sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
+        "WITH s AS MATERIALIZED (
+             SELECT p.doc, sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
                  (p.tf + $3::float8 * (1.0 - $4::float8 + $4::float8 *
                      (CASE WHEN $6::float8 > 0 THEN p.len / $5::float8 ELSE 1.0 END)))) AS score
              FROM unnest($1::text[], $2::float8[]) AS w(term, idf)
              JOIN agcore_postings p ON p.term = w.term{from}{filter}
-             GROUP BY p.id
-             HAVING $7::float8 IS NULL OR sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
-                 (p.tf + $3::float8 * (1.0 - $4::float8 + $4::float8 *
-                     (CASE WHEN $6::float8 > 0 THEN p.len / $5::float8 ELSE 1.0 END)))) >= $7
-             ORDER BY 2 DESC, 1 ASC {limit}
-         ) s JOIN agcore_items i ON i.id = s.id
-         ORDER BY s.score DESC, s.id ASC"
+             GROUP BY p.doc
+         )
+         SELECT {ITEM_COLUMNS}, s.score FROM s JOIN agcore_items i ON i.doc = s.doc{cutoff}
+         {min_score}
+         ORDER BY s.score DESC, i.id ASC {limit}",
+        min_score = if cutoff.is_empty() {
+            "WHERE $7::float8 IS NULL OR s.score >= $7"
+        } else {
+            "AND ($7::float8 IS NULL OR s.score >= $7)"
+        }
     );
     let rows = client.query(&sql, &refs(&params)).await?;
     let mut hits = Vec::with_capacity(rows.len().min(options.limit));

@@ -1,7 +1,7 @@
 //! Writes: batched upserts with their postings and statistics in one
 //! transaction, deletes, and eviction.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use agcore_memory::retriever::extract_keywords;
 use agcore_memory::{EvictionPolicy, MemoryItem};
@@ -62,17 +62,20 @@ pub(crate) async fn upsert(
         batch.iter().map(|p| split_time(p.item.created_at)).unzip();
     let lens: Vec<i32> = batch.iter().map(|p| p.len).collect();
 
-    let inserted: HashSet<String> = tx
+    // Document numbers of the written rows, by id.
+    let mut docs: HashMap<String, i64> = HashMap::with_capacity(count);
+    for row in tx
         .query(
             "INSERT INTO agcore_items (id, content, metadata, meta, created_s, created_ns, len)
              SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::jsonb[], $5::int8[], $6::int4[], $7::int4[])
-             ON CONFLICT (id) DO NOTHING RETURNING id",
+             ON CONFLICT (id) DO NOTHING RETURNING id, doc",
             &[&ids, &contents, &metadata, &metas, &secs, &nanos, &lens],
         )
         .await?
-        .iter()
-        .map(|row| row.try_get(0))
-        .collect::<Result<_, _>>()?;
+    {
+        docs.insert(row.try_get(0)?, row.try_get(1)?);
+    }
+    let inserted: HashSet<String> = docs.keys().cloned().collect();
     let mut docs_delta = i64::try_from(inserted.len()).unwrap_or(0);
     let mut len_delta: i64 = batch.iter().map(|p| i64::from(p.len)).sum();
 
@@ -82,21 +85,22 @@ pub(crate) async fn upsert(
         .filter(|id| !inserted.contains(*id))
         .collect();
     if !existing.is_empty() {
-        let old: Vec<i64> = tx
+        let old = tx
             .query(
-                "SELECT len::int8 FROM agcore_items WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+                "SELECT len::int8, doc FROM agcore_items WHERE id = ANY($1) ORDER BY id FOR UPDATE",
                 &[&existing],
             )
-            .await?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<_, _>>()?;
+            .await?;
+        let mut old_docs = Vec::with_capacity(old.len());
+        for row in &old {
+            len_delta -= row.try_get::<_, i64>(0)?;
+            old_docs.push(row.try_get::<_, i64>(1)?);
+        }
         // A row deleted meanwhile by another writer is inserted again below.
-        len_delta -= old.iter().sum::<i64>();
         docs_delta += i64::try_from(existing.len() - old.len()).unwrap_or(0);
         tx.execute(
-            "DELETE FROM agcore_postings WHERE id = ANY($1)",
-            &[&existing],
+            "DELETE FROM agcore_postings WHERE doc = ANY($1)",
+            &[&old_docs],
         )
         .await?;
         let rest: Vec<&Prepared> = batch
@@ -110,34 +114,43 @@ pub(crate) async fn upsert(
         let (u_secs, u_nanos): (Vec<i64>, Vec<i32>) =
             rest.iter().map(|p| split_time(p.item.created_at)).unzip();
         let u_lens: Vec<i32> = rest.iter().map(|p| p.len).collect();
-        tx.execute(
-            "INSERT INTO agcore_items AS i (id, content, metadata, meta, created_s, created_ns, len)
-             SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::jsonb[], $5::int8[], $6::int4[], $7::int4[])
-             ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, metadata = EXCLUDED.metadata,
-                 meta = EXCLUDED.meta, created_s = EXCLUDED.created_s,
-                 created_ns = EXCLUDED.created_ns, len = EXCLUDED.len",
-            &[&u_ids, &u_contents, &u_metadata, &u_metas, &u_secs, &u_nanos, &u_lens],
-        )
-        .await?;
+        for row in tx
+            .query(
+                "INSERT INTO agcore_items AS i (id, content, metadata, meta, created_s, created_ns, len)
+                 SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::jsonb[], $5::int8[], $6::int4[], $7::int4[])
+                 ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, metadata = EXCLUDED.metadata,
+                     meta = EXCLUDED.meta, created_s = EXCLUDED.created_s,
+                     created_ns = EXCLUDED.created_ns, len = EXCLUDED.len
+                 RETURNING id, doc",
+                &[&u_ids, &u_contents, &u_metadata, &u_metas, &u_secs, &u_nanos, &u_lens],
+            )
+            .await?
+        {
+            docs.insert(row.try_get(0)?, row.try_get(1)?);
+        }
     }
 
     let mut p_terms: Vec<&str> = Vec::new();
-    let mut p_ids: Vec<&str> = Vec::new();
+    let mut p_docs: Vec<i64> = Vec::new();
     let mut p_tfs: Vec<i32> = Vec::new();
     let mut p_lens: Vec<i32> = Vec::new();
     for p in &batch {
+        let doc = docs
+            .get(&p.item.id)
+            .copied()
+            .ok_or_else(|| storage(format!("postgres: `{}` was not written", p.item.id)))?;
         for (term, tf) in &p.terms {
             p_terms.push(term);
-            p_ids.push(&p.item.id);
+            p_docs.push(doc);
             p_tfs.push(*tf);
             p_lens.push(p.len);
         }
     }
     if !p_terms.is_empty() {
         tx.execute(
-            "INSERT INTO agcore_postings (term, id, tf, len)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::int4[])",
-            &[&p_terms, &p_ids, &p_tfs, &p_lens],
+            "INSERT INTO agcore_postings (term, doc, tf, len)
+             SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[])",
+            &[&p_terms, &p_docs, &p_tfs, &p_lens],
         )
         .await?;
     }
@@ -162,7 +175,7 @@ pub(crate) async fn adjust_stats(
     Ok(())
 }
 
-/// Deletes the items `delete_sql` deletes (returning `len, id`), their
+/// Deletes the items `delete_sql` deletes (returning `len, doc`), their
 /// postings and their share of the statistics.
 async fn delete_returning(
     tx: &Transaction<'_>,
@@ -172,13 +185,13 @@ async fn delete_returning(
 ) -> Result<usize> {
     let rows = tx.query(delete_sql, params).await?;
     let mut lens = Vec::with_capacity(rows.len());
-    let mut ids = Vec::with_capacity(rows.len());
+    let mut docs = Vec::with_capacity(rows.len());
     for row in &rows {
         lens.push(i64::from(row.try_get::<_, i32>(0)?));
-        ids.push(row.try_get::<_, &str>(1)?);
+        docs.push(row.try_get::<_, i64>(1)?);
     }
-    if !ids.is_empty() {
-        tx.execute("DELETE FROM agcore_postings WHERE id = ANY($1)", &[&ids])
+    if !docs.is_empty() {
+        tx.execute("DELETE FROM agcore_postings WHERE doc = ANY($1)", &[&docs])
             .await?;
     }
     let removed = lens.len();
@@ -197,7 +210,7 @@ pub(crate) async fn delete(tx: &Transaction<'_>, id: &str, shard: i16) -> Result
     delete_returning(
         tx,
         shard,
-        "DELETE FROM agcore_items WHERE id = $1 RETURNING len, id",
+        "DELETE FROM agcore_items WHERE id = $1 RETURNING len, doc",
         &[&id],
     )
     .await
@@ -221,7 +234,7 @@ pub(crate) async fn evict(
             delete_returning(
                 tx,
                 shard,
-                "DELETE FROM agcore_items WHERE (created_s, created_ns) <= ($1, $2) RETURNING len, id",
+                "DELETE FROM agcore_items WHERE (created_s, created_ns) <= ($1, $2) RETURNING len, doc",
                 &[&s, &ns],
             )
             .await?
@@ -234,7 +247,7 @@ pub(crate) async fn evict(
                 "DELETE FROM agcore_items WHERE id IN (
                      SELECT id FROM agcore_items ORDER BY created_s, created_ns, id
                      LIMIT GREATEST(0, (SELECT count(*) FROM agcore_items) - $1))
-                 RETURNING len, id",
+                 RETURNING len, doc",
                 &[&max],
             )
             .await?
