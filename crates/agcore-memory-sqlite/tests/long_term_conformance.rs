@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::long_term::LongTermMemory;
-use agcore_memory::testkit::long_term::long_term_report;
+use agcore_memory::testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
+use agcore_memory::testkit::run_long_term_conformance;
 use agcore_memory_sqlite::SqliteLongTerm;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_long_term_passes_the_conformance_suite() {
+async fn sqlite_file_long_term_passes_the_conformance_suite() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let next = Arc::new(AtomicUsize::new(0));
@@ -20,12 +21,14 @@ async fn sqlite_long_term_passes_the_conformance_suite() {
     })
     .await;
     eprintln!("{report}");
-    assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 9);
+    assert!(report.is_success(), "file: {report}");
+    assert_eq!(report.passed, LONG_TERM_CHECKS);
+}
 
-    let report = long_term_report(|| async {
-        LongTermMemory::new(SqliteLongTerm::open_in_memory().await.unwrap())
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_in_memory_long_term_passes_the_conformance_suite() {
+    run_long_term_conformance(|| async {
+        LongTermMemory::from_arc(Arc::new(SqliteLongTerm::open_in_memory().await.unwrap()))
     })
     .await;
-    assert!(report.is_success(), "in memory: {report}");
 }

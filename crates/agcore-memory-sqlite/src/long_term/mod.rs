@@ -2,7 +2,7 @@
 //!
 //! - Layout: the long-term memory spec's `memory` table (§3.3) with the
 //!   memory-system plan's columns, `memory_history`, `memory_usage_log` and
-//!   `dialogue_buffer`; the `long_term` schema component ([`schema`]) upgrades
+//!   `dialogue_buffer`; the `long_term` schema component (`schema.rs`) upgrades
 //!   files of earlier releases in place.
 //! - Search: BM25 (Robertson & Zaragoza 2009; FTS5 `bm25()`'s formula) over
 //!   pre-tokenised keywords (CJK text as character bigrams, as `SqliteStore`

@@ -2,7 +2,7 @@
 //! full-text index.
 //!
 //! - Layout: an items table, an external-content FTS5 table over it kept in
-//!   sync by triggers (the `store` schema component, [`schema`]).
+//!   sync by triggers (the `store` schema component, `schema.rs`).
 //! - Search: BM25 over the items' keywords (English words; CJK text as
 //!   character bigrams, see [`agcore_memory::retriever::extract_keywords`]) with
 //!   FTS5 `bm25()`'s formula (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75),

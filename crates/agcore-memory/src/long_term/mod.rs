@@ -5,7 +5,7 @@
 //! archiving, dialogue buffer, fact extraction, `[memory]` configuration).
 //!
 //! - [`LongTermMemory`] wraps a [`LongTermBackend`] — [`InMemoryLongTerm`] or
-//!   [`SqliteLongTerm`] (feature `sqlite`) — and hands out [`ScopedMemory`]
+//!   `SqliteLongTerm` (crate `agcore-memory-sqlite`) — and hands out [`ScopedMemory`]
 //!   handles. Every operation of a handle is confined to its
 //!   [`MemoryScope`]: another scope's ids behave as missing.
 //! - Write path without duplicates: a save whose [`content_key`] matches an

@@ -63,6 +63,7 @@ pub use hostile::{
     check_emoji_and_mixed_scripts, check_large_content, check_query_syntax_is_literal,
 };
 pub use layered::check_wiki_and_conversation;
+pub use long_term::run_long_term_conformance;
 pub use search::{check_search_chinese, check_search_english, check_search_options};
 pub use services::{service_url, services_required};
 

@@ -131,7 +131,7 @@ impl Default for ShortTermConfig {
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum BackendKind {
-    /// [`SqliteLongTerm`](super::SqliteLongTerm) at `path` (feature `sqlite`; the default).
+    /// `agcore_memory_sqlite::SqliteLongTerm` at `path` (the default; opened by `agcore::memory::open_long_term`).
     #[default]
     Sqlite,
     /// [`InMemoryLongTerm`](super::InMemoryLongTerm): nothing persists.

@@ -1,165 +1,87 @@
-//! The dialogue buffer, backup import and concurrent saves.
+//! The dialogue buffer: append, pending, mark applied, purge.
 
-use std::collections::HashSet;
+use std::time::Duration;
 
-use chrono::SubsecRound;
+use crate::long_term::LongTermMemory;
+use crate::testkit::{CheckResult, ensure};
 
-use crate::long_term::{ListRequest, LongTermMemory, MemoryType, NewMemory, apply};
-use crate::testkit::{CheckFailure, CheckResult, ensure};
-
-/// Turns stay pending per session, oldest first, until marked applied up
-/// to an id; sessions and scopes are apart.
+/// Turns get increasing ids and keep their text; they stay pending per
+/// session, oldest first (at most `limit`), until marked applied up to an
+/// id (marking counts, and is idempotent); sessions and scopes are apart;
+/// maintenance purges applied turns older than the retention and keeps
+/// pending ones.
 ///
 /// # Errors
-/// [`CheckFailure`] describing the first broken expectation.
+/// [`CheckFailure`](crate::testkit::CheckFailure) describing the first broken expectation.
 pub async fn check_dialogue_buffer(memory: LongTermMemory) -> CheckResult {
+    let memory = memory.with_buffer_retention(chrono::Duration::zero());
     let m = memory.scope("agent", "u1")?;
     let other = memory.scope("agent", "u2")?;
+    let odd = "s'; DROP TABLE dialogue_buffer; --";
     let t1 = m.buffer_append("s1", "hi", "hello").await?;
-    let t2 = m.buffer_append("s1", "我喜欢绿茶", "记住了").await?;
+    let t2 = m.buffer_append("s1", "我喜欢绿茶", "记住了 🍵").await?;
+    let t3 = m.buffer_append("s1", "third \"quoted\"", "ok").await?;
     m.buffer_append("s2", "other session", "ok").await?;
+    m.buffer_append(odd, "odd session", "ok").await?;
     other.buffer_append("s1", "other scope", "ok").await?;
+    ensure(t1.id < t2.id && t2.id < t3.id, || {
+        format!("turn ids must increase: {}, {}, {}", t1.id, t2.id, t3.id)
+    })?;
     let pending = m.buffer_pending("s1", 10).await?;
-    let ids: Vec<i64> = pending.iter().map(|t| t.id).collect();
-    ensure(ids == [t1.id, t2.id], || format!("pending {ids:?}"))?;
-    ensure(
-        pending.get(1).is_some_and(|t| t.user_query == "我喜欢绿茶"),
-        || "turn text changed".into(),
-    )?;
-    let n = m.buffer_mark_applied("s1", t1.id).await?;
-    ensure(n == 1, || format!("marked {n}"))?;
+    ensure(pending == [t1.clone(), t2.clone(), t3.clone()], || {
+        format!("pending turns must equal the appended ones, oldest first: {pending:?}")
+    })?;
+    let two = m.buffer_pending("s1", 2).await?;
+    let ids: Vec<i64> = two.iter().map(|t| t.id).collect();
+    ensure(ids == [t1.id, t2.id], || format!("limit 2 gave {ids:?}"))?;
+    ensure(m.buffer_mark_applied("s1", t1.id - 1).await? == 0, || {
+        "marking below the first turn must mark nothing".into()
+    })?;
+    let n = m.buffer_mark_applied("s1", t2.id).await?;
+    ensure(n == 2, || format!("marked {n}, want 2"))?;
+    ensure(m.buffer_mark_applied("s1", t2.id).await? == 0, || {
+        "marking again must mark nothing".into()
+    })?;
     let left: Vec<i64> = m
         .buffer_pending("s1", 10)
         .await?
         .iter()
         .map(|t| t.id)
         .collect();
-    ensure(left == [t2.id], || format!("left {left:?}"))?;
+    ensure(left == [t3.id], || {
+        format!("left {left:?}, want [{}]", t3.id)
+    })?;
+    for (scope, session, want) in [
+        (&m, "s2", 1),
+        (&m, odd, 1),
+        (&other, "s1", 1),
+        (&m, "s3", 0),
+    ] {
+        let n = scope.buffer_pending(session, 10).await?.len();
+        ensure(n == want, || {
+            format!(
+                "{:?} session {session:?}: {n} pending, want {want}",
+                scope.scope()
+            )
+        })?;
+    }
+    ensure(
+        other.buffer_mark_applied("s1", i64::MAX).await? == 1,
+        || "the other scope's turn must be markable on its own".into(),
+    )?;
     ensure(m.buffer_pending("s2", 10).await?.len() == 1, || {
-        "session s2 was touched".into()
+        "marking in another scope touched this one".into()
     })?;
-    ensure(other.buffer_pending("s1", 10).await?.len() == 1, || {
-        "the other scope was touched".into()
-    })
-}
-
-/// Import keeps every field but the id, skips texts already in the scope
-/// (reporting the stored entry), and writes nothing when an entry is invalid.
-///
-/// # Errors
-/// [`CheckFailure`] describing the first broken expectation.
-pub async fn check_import(memory: LongTermMemory) -> CheckResult {
-    let m = memory.scope("agent", "u1")?;
-    let existing = m
-        .save(NewMemory::new(MemoryType::User, "tea", "Likes green tea"))
-        .await?
-        .entry;
-    let rules = *memory.rules();
-    // Stored times have microseconds, as `LongTermMemory` makes them.
-    let when = (chrono::Utc::now() - chrono::Duration::days(3)).trunc_subsecs(6);
-    let mut a = apply::new_entry(
-        m.scope(),
-        NewMemory::new(MemoryType::Project, "p", "Imported project note").with_tags(["x"]),
-        &rules,
-        when,
-    );
-    a.weight = 2.5;
-    a.use_count = 7;
-    a.id = 424_242;
-    let dup = apply::new_entry(
-        m.scope(),
-        NewMemory::new(MemoryType::User, "tea", "likes GREEN tea"),
-        &rules,
-        when,
-    );
-    let outcomes = m.import_entries(vec![a.clone(), dup]).await?;
-    let (first, second) = match outcomes.as_slice() {
-        [first, second] => (first, second),
-        other => {
-            return Err(CheckFailure(format!(
-                "{} outcomes for 2 entries",
-                other.len()
-            )));
-        }
-    };
-    ensure(first.created && first.entry.id != 424_242, || {
-        "an imported entry gets a new id".into()
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let report = m.maintenance().await?;
+    ensure(report.buffer_purged == 2, || {
+        format!(
+            "maintenance purged {} applied turns, want 2",
+            report.buffer_purged
+        )
     })?;
-    let stored = m.get(first.entry.id).await?;
-    let same = stored.as_ref().is_some_and(|s| {
-        s.weight == a.weight
-            && s.use_count == 7
-            && s.created_at == a.created_at
-            && s.tags == a.tags
-            && s.content == a.content
-    });
-    ensure(same, || format!("imported fields changed: {stored:?}"))?;
-    ensure(!second.created && second.entry.id == existing.id, || {
-        "a duplicate import reports the stored entry".into()
-    })?;
-    let before = m.list(&ListRequest::all()).await?.len();
-    let mut bad = apply::new_entry(
-        m.scope(),
-        NewMemory::new(MemoryType::User, "ok", "A fine entry"),
-        &rules,
-        when,
-    );
-    bad.weight = f64::NAN;
-    let good = apply::new_entry(
-        m.scope(),
-        NewMemory::new(MemoryType::User, "ok2", "Another fine entry"),
-        &rules,
-        when,
-    );
-    let result = m.import_entries(vec![good, bad]).await;
-    ensure(result.is_err(), || {
-        "an invalid entry must fail the import".into()
-    })?;
-    let after = m.list(&ListRequest::all()).await?.len();
-    ensure(after == before, || {
-        format!("a failed import wrote entries: {before} -> {after}")
-    })
-}
-
-/// 8 tasks save 25 texts each at once, 5 of them shared by every task:
-/// every private text is there once, each shared text once, ids unique.
-///
-/// # Errors
-/// [`CheckFailure`] describing the first broken expectation.
-pub async fn check_concurrent_saves(memory: LongTermMemory) -> CheckResult {
-    const TASKS: usize = 8;
-    const SAVES: usize = 25;
-    let mut handles = Vec::new();
-    for task in 0..TASKS {
-        let m = memory.scope("agent", "shared")?;
-        handles.push(tokio::spawn(async move {
-            for n in 0..SAVES {
-                let text = if n % 5 == 0 {
-                    format!("Shared fact {}", n / 5)
-                } else {
-                    format!("Task {task} fact {n} 任务{task}")
-                };
-                m.save(NewMemory::new(MemoryType::User, "", text)).await?;
-            }
-            Ok::<_, crate::MemoryError>(())
-        }));
-    }
-    for handle in handles {
-        handle
-            .await
-            .map_err(|e| CheckFailure(format!("a saving task failed: {e}")))??;
-    }
-    let entries = memory
-        .scope("agent", "shared")?
-        .list(&ListRequest::all())
-        .await?;
-    let want = TASKS * (SAVES - SAVES / 5) + SAVES / 5;
-    ensure(entries.len() == want, || {
-        format!("{} entries, want {want}", entries.len())
-    })?;
-    let ids: HashSet<i64> = entries.iter().map(|e| e.id).collect();
-    let texts: HashSet<&str> = entries.iter().map(|e| e.content.as_str()).collect();
-    ensure(ids.len() == want && texts.len() == want, || {
-        "ids or texts doubled".into()
+    let left = m.buffer_pending("s1", 10).await?.len();
+    ensure(left == 1, || {
+        format!("maintenance removed pending turns: {left} left")
     })
 }

@@ -1,4 +1,4 @@
-//! Saving, merging, updating, deleting and their history.
+//! Saving, reading, updating and deleting entries, and their history.
 
 use crate::MemoryError;
 use crate::long_term::{
@@ -6,92 +6,167 @@ use crate::long_term::{
 };
 use crate::testkit::{CheckFailure, CheckResult, ensure};
 
-/// Saving the same text again (case and spacing aside) updates the entry:
-/// type and title from the new save, tags united, metadata merged, the larger
-/// weight, archived entries restored; the stored entry equals the returned
-/// one; Chinese text too; invalid input changes nothing.
+/// A saved entry comes back from `get` exactly as `save` returned it (type,
+/// title, text, description, tags lowercased and sorted, metadata, weight,
+/// counters and timestamps); `find_by_content` finds it by normalised text;
+/// an update changes the given fields only and is stored as returned;
+/// weights are clamped to the rules' range and a non-finite one is refused;
+/// after a delete the entry is gone from `get`, `list`, `search` and
+/// `find_by_content`, a second delete returns `false` and an update is
+/// `NotFound`; a missing id reads as `None`.
 ///
 /// # Errors
 /// [`CheckFailure`] describing the first broken expectation.
-pub async fn check_duplicates_merge(memory: LongTermMemory) -> CheckResult {
+pub async fn check_save_get_update_delete(memory: LongTermMemory) -> CheckResult {
     let m = memory.scope("agent", "u1")?;
+    let rules = *memory.rules();
     let mut meta = serde_json::Map::new();
-    meta.insert("a".into(), 1.into());
-    let first = m
+    meta.insert("source".into(), "chat".into());
+    meta.insert("n".into(), 2.into());
+    let text = "Docs live at https://wiki.example.com/team — ask \"Bob\" (鲍勃) first";
+    let saved = m
         .save(
-            NewMemory::new(MemoryType::User, "tea", "Likes  green tea")
-                .with_tags(["Drink"])
-                .with_metadata(meta),
+            NewMemory::new(MemoryType::Reference, "team docs", text)
+                .with_description("where the docs are")
+                .with_tags(["Wiki", " docs ", "wiki"])
+                .with_metadata(meta.clone())
+                .with_weight(2.5),
         )
         .await?;
-    ensure(first.created, || "a first save must create an entry".into())?;
-    let mut meta = serde_json::Map::new();
-    meta.insert("b".into(), 2.into());
-    let second = m
-        .save(
-            NewMemory::new(MemoryType::Feedback, "tea again", "  likes GREEN\ttea ")
-                .with_tags(["tea", "drink"])
-                .with_metadata(meta)
-                .with_weight(3.0),
+    ensure(saved.created, || "a first save must create an entry".into())?;
+    let e = &saved.entry;
+    let fields_ok = e.agent_name == "agent"
+        && e.user_id == "u1"
+        && e.memory_type == MemoryType::Reference
+        && e.name == "team docs"
+        && e.content == text
+        && e.description == "where the docs are"
+        && e.tags == ["docs", "wiki"]
+        && e.metadata == meta
+        && (e.weight - 2.5).abs() < 1e-12
+        && !e.archived
+        && e.use_count == 0
+        && e.last_used_at.is_none()
+        && e.created_at == e.updated_at;
+    ensure(fields_ok, || format!("saved entry has wrong fields: {e:?}"))?;
+    let got = m.get(e.id).await?;
+    ensure(got.as_ref() == Some(e), || {
+        format!("get returned {got:?}, save returned {e:?}")
+    })?;
+    let derived = m
+        .save(NewMemory::new(
+            MemoryType::User,
+            "",
+            "Untitled note\nsecond line",
+        ))
+        .await?
+        .entry;
+    ensure(
+        derived.id != e.id && !derived.name.trim().is_empty(),
+        || format!("a second entry needs its own id and a derived title: {derived:?}"),
+    )?;
+    let found = m
+        .find_by_content(
+            "  DOCS live at https://wiki.example.com/team — ask \"bob\" (鲍勃)   first ",
         )
         .await?;
-    let e = &second.entry;
-    ensure(!second.created && e.id == first.entry.id, || {
-        "the same text must merge into the entry".into()
+    ensure(found.as_ref().map(|f| f.id) == Some(e.id), || {
+        format!("find_by_content with other case and spacing: {found:?}")
     })?;
-    ensure(e.tags == ["drink", "tea"], || {
-        format!("tags united: {:?}", e.tags)
+    ensure(m.find_by_content("never saved").await?.is_none(), || {
+        "find_by_content of unknown text must be None".into()
     })?;
-    ensure(e.memory_type == MemoryType::Feedback, || {
-        "the type comes from the new save".into()
-    })?;
-    ensure((e.weight - 3.0).abs() < 1e-12, || {
-        format!("the larger weight wins: {}", e.weight)
-    })?;
-    ensure(e.metadata.len() == 2, || "metadata is merged".into())?;
-    let stored = m.get(e.id).await?;
-    ensure(stored.as_ref() == Some(e), || {
-        format!("stored {stored:?} differs from returned {e:?}")
-    })?;
-    m.save(NewMemory::new(MemoryType::User, "", "Likes black tea"))
+
+    let mut meta2 = serde_json::Map::new();
+    meta2.insert("replaced".into(), true.into());
+    let updated = m
+        .update(
+            e.id,
+            MemoryUpdate::new()
+                .name("wiki")
+                .description("the team wiki")
+                .memory_type(MemoryType::Project)
+                .tags(["Team"])
+                .metadata(meta2.clone())
+                .weight(4.0),
+        )
         .await?;
-    let zh = m
-        .save(NewMemory::new(MemoryType::User, "", "喜欢 绿茶"))
-        .await?;
-    let zh2 = m
-        .save(NewMemory::new(MemoryType::User, "", " 喜欢  绿茶 "))
-        .await?;
-    ensure(zh.entry.id == zh2.entry.id, || {
-        "Chinese duplicates merge".into()
+    let upd_ok = updated.id == e.id
+        && updated.name == "wiki"
+        && updated.content == text
+        && updated.description == "the team wiki"
+        && updated.memory_type == MemoryType::Project
+        && updated.tags == ["team"]
+        && updated.metadata == meta2
+        && (updated.weight - 4.0).abs() < 1e-12
+        && updated.created_at == e.created_at
+        && updated.updated_at >= e.updated_at;
+    ensure(upd_ok, || format!("update gave {updated:?}"))?;
+    let got = m.get(e.id).await?;
+    ensure(got.as_ref() == Some(&updated), || {
+        format!("get after update returned {got:?}, update returned {updated:?}")
     })?;
-    let n = m.list(&ListRequest::all()).await?.len();
-    ensure(n == 3, || format!("3 distinct texts, listed {n}"))?;
-    m.update(zh.entry.id, MemoryUpdate::new().archived(true))
-        .await?;
-    let again = m
-        .save(NewMemory::new(MemoryType::User, "", "喜欢 绿茶"))
-        .await?;
-    ensure(!again.created && !again.entry.archived, || {
-        "saving archived text restores it".into()
+    let clamped = m.update(e.id, MemoryUpdate::new().weight(1e9)).await?;
+    ensure((clamped.weight - rules.max).abs() < 1e-9, || {
+        format!(
+            "weight 1e9 must clamp to {}, got {}",
+            rules.max, clamped.weight
+        )
     })?;
-    let bad = m.save(NewMemory::new(MemoryType::User, "x", " \n ")).await;
-    ensure(matches!(bad, Err(MemoryError::InvalidInput(_))), || {
-        format!("empty content: {bad:?}")
+    let big = m
+        .save(NewMemory::new(MemoryType::User, "", "Heavy note").with_weight(1e9))
+        .await?
+        .entry;
+    ensure((big.weight - rules.max).abs() < 1e-9, || {
+        format!(
+            "a saved weight of 1e9 must clamp to {}, got {}",
+            rules.max, big.weight
+        )
     })?;
-    let bad = m.update(zh.entry.id, MemoryUpdate::new().content("")).await;
-    ensure(matches!(bad, Err(MemoryError::InvalidInput(_))), || {
-        format!("empty update: {bad:?}")
+    let nan = m.update(e.id, MemoryUpdate::new().weight(f64::NAN)).await;
+    ensure(matches!(nan, Err(MemoryError::InvalidInput(_))), || {
+        format!("a NaN weight must be InvalidInput, got {nan:?}")
     })?;
-    let kept = m.get(zh.entry.id).await?.map(|e| e.content);
-    ensure(kept.as_deref() == Some("喜欢 绿茶"), || {
-        format!("invalid input changed the entry: {kept:?}")
-    })
+    let kept = m.get(e.id).await?.map(|x| x.weight);
+    ensure(kept == Some(clamped.weight), || {
+        format!("a refused update changed the weight: {kept:?}")
+    })?;
+
+    ensure(m.delete(e.id).await?, || {
+        "delete of an entry returns true".into()
+    })?;
+    ensure(m.get(e.id).await?.is_none(), || {
+        "deleted entry still read by id".into()
+    })?;
+    let listed = m.list(&super::including_archived()).await?;
+    ensure(listed.iter().all(|x| x.id != e.id), || {
+        "deleted entry still listed".into()
+    })?;
+    let hits = m.search("wiki docs", 10).await?;
+    ensure(hits.iter().all(|h| h.entry.id != e.id), || {
+        "deleted entry still searched".into()
+    })?;
+    ensure(m.find_by_content(text).await?.is_none(), || {
+        "deleted entry still found by content".into()
+    })?;
+    ensure(!m.delete(e.id).await?, || {
+        "a second delete returns false".into()
+    })?;
+    let gone = m.update(e.id, MemoryUpdate::new().name("x")).await;
+    ensure(matches!(gone, Err(MemoryError::NotFound(_))), || {
+        format!("update of a deleted entry: {gone:?}")
+    })?;
+    ensure(
+        m.get(i64::MAX).await?.is_none() && !m.delete(i64::MAX).await?,
+        || "a never-used id must read as None and delete as false".into(),
+    )
 }
 
-/// Supersede and content updates write the old text to the history;
-/// metadata-only updates do not; content clashing with another entry is
-/// refused; delete keeps the text in history, frees it for a new save, and
-/// a missing id is `NotFound`.
+/// Supersede and content updates write the old text to the history (oldest
+/// first, with their reasons); updates of other fields do not; content
+/// clashing with another entry of the scope is `AlreadyExists` and changes
+/// nothing; search sees only the current text; delete keeps the text in the
+/// history and frees it for a new save; a missing id is `NotFound`.
 ///
 /// # Errors
 /// [`CheckFailure`] describing the first broken expectation.
@@ -109,7 +184,14 @@ pub async fn check_history(memory: LongTermMemory) -> CheckResult {
         .save(NewMemory::new(MemoryType::Project, "x", "Other text"))
         .await?
         .entry;
-    m.supersede(e.id, "Due on April 20").await?;
+    ensure(m.history(e.id).await?.is_empty(), || {
+        "a new entry has no history".into()
+    })?;
+    let superseded = m.supersede(e.id, "Due on April 20").await?;
+    ensure(
+        superseded.id == e.id && superseded.content == "Due on April 20",
+        || format!("supersede keeps the id and sets the text: {superseded:?}"),
+    )?;
     m.update(
         e.id,
         MemoryUpdate::new()
@@ -132,26 +214,24 @@ pub async fn check_history(memory: LongTermMemory) -> CheckResult {
         .history(e.id)
         .await?
         .into_iter()
-        .map(|h| (h.content, h.reason))
+        .map(|h| (h.memory_id, h.content, h.reason))
         .collect();
     let want = vec![
-        ("Due on April 15".to_owned(), HistoryReason::Supersede),
-        ("Due on April 20".to_owned(), HistoryReason::Update),
+        (e.id, "Due on April 15".to_owned(), HistoryReason::Supersede),
+        (e.id, "Due on April 20".to_owned(), HistoryReason::Update),
     ];
-    ensure(h == want, || format!("history {h:?}"))?;
+    ensure(h == want, || format!("history {h:?}, want {want:?}"))?;
     let hits = m.search("April 15", 5).await?;
     ensure(
         hits.iter().all(|h| h.entry.content != "Due on April 15"),
         || "search sees only current text".into(),
     )?;
+    ensure(
+        m.find_by_content("Due on April 15").await?.is_none(),
+        || "an old text must not be found by content".into(),
+    )?;
     ensure(m.delete(other.id).await?, || {
         "delete of an entry returns true".into()
-    })?;
-    ensure(!m.delete(other.id).await?, || {
-        "a second delete returns false".into()
-    })?;
-    ensure(m.get(other.id).await?.is_none(), || {
-        "deleted entry still found".into()
     })?;
     let h = m.history(other.id).await?;
     let deleted = h.first().map(|h| (h.content.as_str(), h.reason));
@@ -162,7 +242,11 @@ pub async fn check_history(memory: LongTermMemory) -> CheckResult {
     let again = m
         .save(NewMemory::new(MemoryType::Project, "x", "Other text"))
         .await?;
-    ensure(again.created, || "deleted text saves as a new entry".into())?;
+    ensure(again.created && again.entry.id != other.id, || {
+        "deleted text saves as a new entry".into()
+    })?;
+    let n = m.list(&ListRequest::all()).await?.len();
+    ensure(n == 2, || format!("2 entries expected, listed {n}"))?;
     match m.update(999_999_999, MemoryUpdate::new().name("n")).await {
         Err(MemoryError::NotFound(_)) => Ok(()),
         other => Err(CheckFailure(format!("update of a missing id: {other:?}"))),
