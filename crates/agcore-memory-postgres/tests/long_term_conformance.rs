@@ -6,7 +6,7 @@ mod support;
 
 use agcore_memory::EvictionConfig;
 use agcore_memory::long_term::LongTermMemory;
-use agcore_memory::testkit::long_term::long_term_report;
+use agcore_memory::testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_long_term_passes_the_conformance_suite() {
@@ -23,5 +23,5 @@ async fn postgres_long_term_passes_the_conformance_suite() {
     support::drop_schemas(&url, "ltconf").await;
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 9);
+    assert_eq!(report.passed, LONG_TERM_CHECKS);
 }
