@@ -18,6 +18,7 @@
 //! down, connection lost, pool timeout) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
+mod bm25;
 mod database;
 mod error;
 mod long_term;

@@ -3,18 +3,14 @@
 //! SQLite backend (FTS5's idf, `k1 = 1.2`, `b = 0.75`, document length in
 //! analyzer tokens), ties broken by id.
 
-use std::collections::HashMap;
-
-use agcore_memory::retriever::{Bm25, unique_keywords};
+use agcore_memory::retriever::unique_keywords;
 use agcore_memory::{ScoredItem, SearchOptions};
 use deadpool_postgres::Client;
 
 use super::filter::{Params, Where, refs};
 use super::rows::{ITEM_COLUMNS, item_from_row};
+use crate::bm25::{self, MAX_QUERY_TERMS};
 use crate::error::Result;
-
-/// Most distinct query terms used (as in the SQLite backend).
-const MAX_QUERY_TERMS: usize = 256;
 
 /// The top `options.limit` items for `query`, best first.
 pub(crate) async fn search(
@@ -28,41 +24,29 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     }
     let df_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&terms];
-    let stats = client.query_one(
-        "SELECT COALESCE(sum(docs), 0)::float8, COALESCE(sum(total_len), 0)::float8 FROM agcore_item_stats",
-        &[],
-    );
-    let df = client.query(
-        "SELECT term, count(*)::float8 FROM agcore_postings WHERE term = ANY($1) GROUP BY term",
-        &df_params,
-    );
-    // Both go out on one connection without waiting for each other.
-    let (stats, df) = tokio::join!(stats, df);
-    let stats = stats?;
-    let (docs, total_len): (f64, f64) = (stats.try_get(0)?, stats.try_get(1)?);
-    let df: HashMap<String, f64> = df?
-        .iter()
-        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
-        .collect::<Result<_>>()?;
-    let (mut found, mut idfs) = (Vec::new(), Vec::new());
-    for term in terms {
-        if let Some(&n) = df.get(&term) {
-            idfs.push(Bm25::fts5_idf(docs, n));
-            found.push(term);
-        }
-    }
-    if found.is_empty() {
+    let Some(w) = bm25::weights(
+        client,
+        terms.clone(),
+        (
+            "SELECT COALESCE(sum(docs), 0)::float8, COALESCE(sum(total_len), 0)::float8 FROM agcore_item_stats",
+            &[],
+        ),
+        (
+            "SELECT term, count(*)::float8 FROM agcore_postings WHERE term = ANY($1) GROUP BY term",
+            &df_params,
+        ),
+    )
+    .await?
+    else {
         return Ok(Vec::new());
-    }
-    let bm25 = Bm25::default();
-    let avg_len = if docs > 0.0 { total_len / docs } else { 0.0 };
+    };
     let mut params: Params = vec![
-        Box::new(found),
-        Box::new(idfs),
-        Box::new(bm25.k1),
-        Box::new(bm25.b),
-        Box::new(if avg_len > 0.0 { avg_len } else { 1.0 }),
-        Box::new(if avg_len > 0.0 { 1.0_f64 } else { 0.0 }),
+        Box::new(w.terms),
+        Box::new(w.idfs),
+        Box::new(w.k1),
+        Box::new(w.b),
+        Box::new(w.avg_len),
+        Box::new(w.norm),
         Box::new(options.min_score),
     ];
     let cond = Where::of(&options.filter, &mut params);
@@ -95,9 +79,7 @@ pub(crate) async fn search(
     };
     let sql = format!(
         "WITH s AS MATERIALIZED (
-             SELECT p.doc, sum(w.idf * (p.tf * ($3::float8 + 1.0)) /
-                 (p.tf + $3::float8 * (1.0 - $4::float8 + $4::float8 *
-                     (CASE WHEN $6::float8 > 0 THEN p.len / $5::float8 ELSE 1.0 END)))) AS score
+             SELECT p.doc, sum({score}) AS score
              FROM unnest($1::text[], $2::float8[]) AS w(term, idf)
              JOIN agcore_postings p ON p.term = w.term{from}{filter}
              GROUP BY p.doc
@@ -105,6 +87,7 @@ pub(crate) async fn search(
          SELECT {ITEM_COLUMNS}, s.score FROM s JOIN agcore_items i ON i.doc = s.doc{cutoff}
          {min_score}
          ORDER BY s.score DESC, i.id ASC {limit}",
+        score = bm25::posting_score(3, "p.len"),
         min_score = if cutoff.is_empty() {
             "WHERE $7::float8 IS NULL OR s.score >= $7"
         } else {

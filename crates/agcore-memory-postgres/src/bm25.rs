@@ -1,0 +1,81 @@
+//! The query side of BM25 shared by the store and long-term search: the
+//! collection statistics and document frequencies (two queries pipelined on
+//! one connection), FTS5's idf per query term, and the SQL expression that
+//! scores one posting.
+
+use std::collections::HashMap;
+
+use agcore_memory::retriever::Bm25;
+use deadpool_postgres::Client;
+use tokio_postgres::types::ToSql;
+
+use crate::error::Result;
+
+/// Most distinct query terms used (as in the SQLite backend).
+pub(crate) const MAX_QUERY_TERMS: usize = 256;
+
+/// What a query sends to the scoring SQL: its terms found in the collection
+/// with their idf, BM25's `k1` and `b`, the mean document length (1 when the
+/// collection is empty) and whether length normalisation applies (`1.0`) or
+/// not (`0.0`, every document empty, as in `Bm25::tf_part`).
+pub(crate) struct QueryWeights {
+    pub(crate) terms: Vec<String>,
+    pub(crate) idfs: Vec<f64>,
+    pub(crate) k1: f64,
+    pub(crate) b: f64,
+    pub(crate) avg_len: f64,
+    pub(crate) norm: f64,
+}
+
+/// The weights of `terms`: `stats_sql` returns `(documents, total length)`
+/// as float8, `df_sql` returns `(term, document frequency)` rows. `None`
+/// when no term occurs in the collection.
+pub(crate) async fn weights(
+    client: &Client,
+    terms: Vec<String>,
+    (stats_sql, stats_params): (&str, &[&(dyn ToSql + Sync)]),
+    (df_sql, df_params): (&str, &[&(dyn ToSql + Sync)]),
+) -> Result<Option<QueryWeights>> {
+    let (stats, df) = tokio::join!(
+        client.query_one(stats_sql, stats_params),
+        client.query(df_sql, df_params)
+    );
+    let stats = stats?;
+    let (docs, total_len): (f64, f64) = (stats.try_get(0)?, stats.try_get(1)?);
+    let df: HashMap<String, f64> = df?
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<_>>()?;
+    let (mut found, mut idfs) = (Vec::new(), Vec::new());
+    for term in terms {
+        if let Some(&n) = df.get(&term) {
+            idfs.push(Bm25::fts5_idf(docs, n));
+            found.push(term);
+        }
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let bm25 = Bm25::default();
+    let avg_len = if docs > 0.0 { total_len / docs } else { 0.0 };
+    Ok(Some(QueryWeights {
+        terms: found,
+        idfs,
+        k1: bm25.k1,
+        b: bm25.b,
+        avg_len: if avg_len > 0.0 { avg_len } else { 1.0 },
+        norm: if avg_len > 0.0 { 1.0 } else { 0.0 },
+    }))
+}
+
+/// The BM25 contribution of posting `p` (column `tf`; the document length
+/// in column `len`, e.g. `p.len`) for term weight `w.idf`, with `k1`, `b`,
+/// mean length and the norm switch in parameters `$k1 .. $k1 + 3` (as laid
+/// out by [`QueryWeights`]).
+pub(crate) fn posting_score(k1: usize, len: &str) -> String {
+    let (b, avg, norm) = (k1 + 1, k1 + 2, k1 + 3);
+    format!(
+        "w.idf * (p.tf * (${k1}::float8 + 1.0)) / (p.tf + ${k1}::float8 * (1.0 - ${b}::float8 + \
+         ${b}::float8 * (CASE WHEN ${norm}::float8 > 0 THEN {len} / ${avg}::float8 ELSE 1.0 END)))"
+    )
+}
