@@ -63,7 +63,7 @@ struct ProgramSections {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct StorageSection {
-    /// A storage URL (`sqlite:///…`, `postgres://…`,
+    /// A storage URL (`sqlite:///…`, `postgres://…`, `redis://…`,
     /// `json-file:///…`, `memory://`) or a SQLite file path.
     url: Option<String>,
 }

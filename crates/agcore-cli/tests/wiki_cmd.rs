@@ -154,9 +154,9 @@ fn every_subcommand_has_help_with_an_example() {
 }
 
 /// The wiki on PostgreSQL through `--db postgres://…?schema=…` (a schema of
-/// its own), and on a JSON file: ingest, then search finds the page.
+/// its own), on Redis and on a JSON file: ingest, then search finds the page.
 #[test]
-fn wiki_runs_on_postgres_and_json_file_urls() {
+fn wiki_runs_on_postgres_redis_and_json_file_urls() {
     let mut urls = vec![];
     let home = Home::new();
     urls.push(format!("json-file://{}", home.path("wiki.json").display()));

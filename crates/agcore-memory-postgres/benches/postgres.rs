@@ -2,7 +2,9 @@
 //! (`agcore_memory::testkit::corpus`): batched insert rate (`save_many` of
 //! 1,000 items), single save, get by id, and search p50/p99 (top 10) at 10k
 //! and 100k memories. Ratios are SQLite / PostgreSQL for times (above 1:
-//! PostgreSQL faster) and PostgreSQL / SQLite for rates.
+//! PostgreSQL faster) and PostgreSQL / SQLite for rates. Then long-term
+//! prefetch (`ScopedMemory::search`, top 5) p50/p99 with 100k entries in one
+//! scope among 100 (`support/long_term.rs`).
 //!
 //! Needs `AGCORE_TEST_POSTGRES_URL` (`scripts/databases.sh start`); without
 //! it, prints why and does nothing. Criterion times one search at 10k; the
@@ -16,6 +18,8 @@
     clippy::cast_precision_loss,
     clippy::indexing_slicing
 )]
+
+mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -170,5 +174,6 @@ fn main() {
     c.final_summary();
     if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {
         report(&rt, &url, &corpus);
+        support::long_term::report(&rt, &url, &corpus);
     }
 }

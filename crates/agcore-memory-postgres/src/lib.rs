@@ -19,13 +19,15 @@
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
 mod bm25;
+mod builder;
 mod database;
 mod error;
 mod long_term;
 mod migrate;
 mod store;
 
-pub use database::{PostgresDatabase, PostgresDatabaseBuilder};
+pub use builder::PostgresDatabaseBuilder;
+pub use database::PostgresDatabase;
 pub use error::PostgresError;
 pub use long_term::PostgresLongTerm;
 pub use store::PostgresStore;

@@ -1,7 +1,8 @@
-//! Eight OS processes save 2,000 long-term memories each into one
-//! PostgreSQL database at once (this test binary re-run as children): every private memory
-//! is there exactly once, the 50 texts that every process saves are merged
-//! into one entry each, and ids are unique.
+//! Eight OS processes save 2,000 long-term memories and 2,000 store items
+//! each into one PostgreSQL database at once (this test binary re-run as
+//! children): every private memory and item is there exactly once, the 50
+//! texts (ids) that every process saves are merged into one entry (item)
+//! each, and long-term ids are unique.
 #![cfg(test)]
 
 mod support;
@@ -10,6 +11,7 @@ use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
 use agcore_memory::long_term::{ListRequest, LongTermMemory, MemoryType, NewMemory};
+use agcore_memory::{MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_postgres::PostgresDatabase;
 
 const PROCESSES: usize = 8;
@@ -17,6 +19,18 @@ const SAVES: usize = 2_000;
 const SHARED: usize = 50;
 const CHILD_DB_ENV: &str = "AGCORE_MULTIPROCESS_SCHEMA";
 const CHILD_ID_ENV: &str = "AGCORE_MULTIPROCESS_CHILD";
+
+/// The store item of save `n` of `process`: every 40th is a shared id.
+fn item(process: usize, n: usize) -> MemoryItem {
+    if n.is_multiple_of(SAVES / SHARED) {
+        MemoryItem::new(
+            format!("shared:{}", n / (SAVES / SHARED)),
+            format!("shared item from process {process}"),
+        )
+    } else {
+        MemoryItem::new(format!("p{process}:{n}"), text(process, n))
+    }
+}
 
 /// Every 40th save of each process is one of the shared texts.
 fn text(process: usize, n: usize) -> String {
@@ -44,13 +58,15 @@ async fn multiprocess_child_writer() {
     };
     let Some(url) = support::url() else { return };
     let process: usize = id.parse().unwrap();
-    let memory = LongTermMemory::new(open(&url, &schema).await.long_term());
+    let db = open(&url, &schema).await;
+    let (memory, store) = (LongTermMemory::new(db.long_term()), db.store());
     let scope = memory.scope("agent", "shared-user").unwrap();
     for n in 0..SAVES {
         scope
             .save(NewMemory::new(MemoryType::User, "fact", text(process, n)))
             .await
             .unwrap();
+        store.save(item(process, n)).await.unwrap();
     }
     memory.close().await.unwrap();
 }
@@ -84,7 +100,8 @@ async fn eight_processes_lose_and_double_nothing() {
         assert!(child.wait().unwrap().success(), "a child process failed");
     }
 
-    let memory = LongTermMemory::new(open(&url, &schema).await.long_term());
+    let db = open(&url, &schema).await;
+    let memory = LongTermMemory::new(db.long_term());
     let scope = memory.scope("agent", "shared-user").unwrap();
     let entries = scope.list(&ListRequest::all()).await.unwrap();
     let private = PROCESSES * (SAVES - SHARED);
@@ -105,5 +122,32 @@ async fn eight_processes_lose_and_double_nothing() {
         // Saved by all eight processes, stored once.
         assert!(contents.contains(format!("Shared fact number {k}").as_str()));
     }
+
+    let store = db.store();
+    assert_eq!(
+        store.count(&MemoryFilter::all()).await.unwrap(),
+        private + SHARED
+    );
+    let items = store.list(&MemoryFilter::all()).await.unwrap();
+    assert_eq!(items.len(), private + SHARED);
+    for item in &items {
+        let expected = match item.id.strip_prefix("shared:") {
+            Some(_) => item.content.starts_with("shared item from process "),
+            None => {
+                let (process, n) = item.id.trim_start_matches('p').split_once(':').unwrap();
+                item.content == text(process.parse().unwrap(), n.parse().unwrap())
+            }
+        };
+        assert!(expected, "{} holds {:?}", item.id, item.content);
+    }
+    let hits: HashSet<String> = store
+        .search("private fact 1999", &SearchOptions::top_k(20))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|hit| hit.item.id)
+        .filter(|id| id.ends_with(":1999"))
+        .collect();
+    assert_eq!(hits.len(), PROCESSES, "{hits:?}");
     support::drop_schemas(&url, "multi").await;
 }

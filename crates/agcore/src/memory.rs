@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | `sqlite:///abs/path.db`, `sqlite://rel/path.db`, a bare path | [`sqlite`] | `sqlite` (default) |
 //! | `postgres://user:pass@host:5432/db` (or `postgresql://`) | `memory::postgres` | `postgres` |
+//! | `redis://host:6379/0` (store only, no long-term memory) | `memory::redis` | `redis` |
 //! | `json-file:///abs/path.json`, `json-file://rel/path.json` (store only) | `JsonFileStore` | `json-file` |
 //! | `memory://` | in-process, nothing persists | `memory` |
 
@@ -14,6 +15,9 @@ pub use agcore_memory::*;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use agcore_memory_postgres as postgres;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use agcore_memory_redis as redis;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use agcore_memory_sqlite as sqlite;
@@ -42,6 +46,12 @@ const SCHEMES: &[Scheme] = &[
         backend: "PostgreSQL",
         feature: "postgres",
         enabled: cfg!(feature = "postgres"),
+    },
+    Scheme {
+        schemes: &["redis"],
+        backend: "Redis, no long-term memory",
+        feature: "redis",
+        enabled: cfg!(feature = "redis"),
     },
     Scheme {
         schemes: &["json-file"],
@@ -125,6 +135,8 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         Some("json-file") => open_json_file(url).await,
         #[cfg(feature = "postgres")]
         Some("postgres" | "postgresql") => agcore_memory_postgres::open(url).await,
+        #[cfg(feature = "redis")]
+        Some("redis") => agcore_memory_redis::open(url).await,
         Some(other) => {
             let known = SCHEMES.iter().find(|s| s.schemes.contains(&other));
             Err(MemoryError::InvalidInput(match known {

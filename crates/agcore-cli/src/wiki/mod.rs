@@ -22,7 +22,7 @@ use crate::output::{self, Table, cell};
   agcore wiki search \"how do I install it\" --limit 5
   agcore wiki export wiki-out/")]
 pub struct WikiArgs {
-    /// Wiki database: a storage URL (sqlite:///path, postgres://…,
+    /// Wiki database: a storage URL (sqlite:///path, postgres://…, redis://…,
     /// json-file:///path) or a SQLite file path (default: `[storage] url`
     /// of agcore.toml, else `wiki.db` in the user's data dir, e.g. ~/.local/share/agcore).
     #[arg(long, global = true, value_name = "URL")]

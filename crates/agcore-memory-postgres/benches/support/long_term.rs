@@ -1,0 +1,115 @@
+//! Long-term prefetch on PostgreSQL: `ScopedMemory::search(query, 5)` p50/p99
+//! with N entries (100k; 1M too with `AGCORE_BENCH_1M=1`) in one scope
+//! among 100 scopes (99 small scopes of 1,000 entries each), the shape of an
+//! agent with one heavy user. Seeding saves through the public API with 8
+//! concurrent writers; the schema is dropped afterwards.
+
+use std::time::Instant;
+
+use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
+use agcore_memory::testkit::corpus::{Corpus, ms, percentiles, sizes};
+use agcore_memory_postgres::PostgresDatabase;
+use tokio::runtime::Runtime;
+use tokio::task::JoinSet;
+
+const OTHER_SCOPES: usize = 99;
+const OTHER_ENTRIES: usize = 1_000;
+const WRITERS: usize = 8;
+
+/// Saves `texts` into `scope` with [`WRITERS`] concurrent tasks.
+async fn fill(scope: &ScopedMemory, texts: Vec<String>) {
+    let per = texts.len().div_ceil(WRITERS).max(1);
+    let mut tasks = JoinSet::new();
+    for chunk in texts.chunks(per) {
+        let (scope, chunk) = (scope.clone(), chunk.to_vec());
+        tasks.spawn(async move {
+            for text in chunk {
+                scope
+                    .save(NewMemory::new(MemoryType::User, "n", text))
+                    .await
+                    .unwrap();
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+}
+
+/// A fresh schema with 99 small scopes and `n` entries in the returned one.
+async fn seeded(url: &str, n: usize, corpus: &Corpus) -> (PostgresDatabase, ScopedMemory) {
+    let schema = schema(n);
+    let admin = PostgresDatabase::builder()
+        .pool_size(1)
+        .open(url)
+        .await
+        .unwrap();
+    let client = admin.pool().get().await.unwrap();
+    client
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        .await
+        .unwrap();
+    let db = PostgresDatabase::builder()
+        .schema(schema)
+        .pool_size(WRITERS)
+        .open(url)
+        .await
+        .unwrap();
+    let memory = LongTermMemory::new(db.long_term());
+    let others: Vec<String> = corpus
+        .memories(OTHER_SCOPES * OTHER_ENTRIES, 3)
+        .into_iter()
+        .map(|item| item.content)
+        .collect();
+    for (s, texts) in others.chunks(OTHER_ENTRIES).enumerate() {
+        let scope = memory.scope("bench", format!("user-{s}")).unwrap();
+        fill(&scope, texts.to_vec()).await;
+    }
+    let heavy = memory.scope("bench", "heavy").unwrap();
+    let started = Instant::now();
+    let texts: Vec<String> = corpus
+        .memories(n, 7)
+        .into_iter()
+        .map(|item| item.content)
+        .collect();
+    fill(&heavy, texts).await;
+    println!(
+        "n={n}: long-term seed {:.0} saves/s ({WRITERS} writers)",
+        n as f64 / started.elapsed().as_secs_f64()
+    );
+    (admin, heavy)
+}
+
+fn schema(n: usize) -> String {
+    format!("agbench_lt_{n}")
+}
+
+/// Prints prefetch p50/p99 at each size.
+pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
+    println!(
+        "\n== report: long-term prefetch (ScopedMemory::search, top 5) on PostgreSQL, one scope among 100 =="
+    );
+    for n in sizes().into_iter().filter(|&n| n >= 100_000) {
+        let (admin, scope) = rt.block_on(seeded(url, n, corpus));
+        let queries = corpus.queries(1_000, 5);
+        let times = rt.block_on(percentiles(&queries, |q| {
+            let scope = scope.clone();
+            async move {
+                scope.search(&q, 5).await.unwrap();
+            }
+        }));
+        println!(
+            "n={n}: prefetch p50 {:.3} ms | p99 {:.3} ms | mean {:.3} ms",
+            ms(times.p50),
+            ms(times.p99),
+            ms(times.mean)
+        );
+        rt.block_on(async {
+            let client = admin.pool().get().await.unwrap();
+            client
+                .batch_execute(&format!("DROP SCHEMA {} CASCADE", schema(n)))
+                .await
+                .unwrap();
+        });
+    }
+}

@@ -1,0 +1,148 @@
+//! The Redis backend of agcore memory: a
+//! [`MemoryStore`](agcore_memory::MemoryStore) ([`RedisStore`]) in a Redis
+//! server, with native TTL and an index maintained by server-side Lua, for
+//! fast shared short-term memory (conversation history, session memory, the
+//! knowledge wiki). Redis holds no long-term memory (use SQLite or
+//! PostgreSQL for that).
+//!
+//! Keys, all under the store's prefix `P` (default `agcore`): `P:item:{id}`
+//! (hash: content, metadata, seconds, nanoseconds), `P:doc:{id}` (the item's
+//! index entry: time key, length, terms), `P:t:{term}` (postings:
+//! id → `tf:len`), `P:created` (sorted set, lexicographic (time, id) order),
+//! `P:byid` (ids, for prefix filters), `P:expiry` (TTL deadlines),
+//! `P:stats`, `P:writes`.
+
+mod error;
+mod items;
+mod search;
+mod store;
+
+use std::time::Duration;
+
+use agcore_memory::storage::redact_url;
+use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+pub use error::RedisStoreError;
+pub use store::RedisStore;
+
+/// Options of a [`RedisStore`]: key prefix, timeouts, eviction.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct RedisStoreBuilder {
+    prefix: String,
+    timeout: Duration,
+    eviction: EvictionConfig,
+}
+
+impl Default for RedisStoreBuilder {
+    fn default() -> Self {
+        Self {
+            prefix: "agcore".to_owned(),
+            timeout: Duration::from_secs(5),
+            eviction: EvictionConfig::none(),
+        }
+    }
+}
+
+impl RedisStore {
+    /// Options for opening a store.
+    pub fn builder() -> RedisStoreBuilder {
+        RedisStoreBuilder::default()
+    }
+}
+
+impl RedisStoreBuilder {
+    /// The key prefix (namespace), default `agcore`; not empty, no `{` or `}`.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Connect and response timeout (default 5 s); a server that does not
+    /// answer in time gives [`MemoryError::Unavailable`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Eviction, as the `MemoryStore` contract says: TTL becomes a native
+    /// Redis expiry on each item (created_at + ttl); capacity keeps the
+    /// newest `max_items` after every `check_interval` saved items.
+    pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
+        self.eviction = eviction;
+        self
+    }
+
+    /// Connects to `url` (`redis://[user:password@]host:port/db`).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a malformed URL or prefix;
+    /// [`MemoryError::Unavailable`] when the server cannot be reached in
+    /// time. Errors never show the password.
+    pub async fn open(self, url: &str) -> Result<RedisStore, MemoryError> {
+        let shown = redact_url(url);
+        if self.prefix.is_empty() || self.prefix.contains(['{', '}']) {
+            return Err(MemoryError::InvalidInput(format!(
+                "redis key prefix `{}` must be non-empty without braces",
+                self.prefix
+            )));
+        }
+        let client = redis::Client::open(url).map_err(|_| {
+            MemoryError::InvalidInput(format!(
+                "`{shown}` is not a Redis URL (redis://host:port/db)"
+            ))
+        })?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+            .set_number_of_retries(1);
+        let conn = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(|e| match MemoryError::from(RedisStoreError::from(e)) {
+                MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
+                MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
+                other => other,
+            })?;
+        Ok(RedisStore::new(conn, &self.prefix, self.eviction))
+    }
+}
+
+/// Opens the Redis store named by `url` (`redis://host:port/db`, or
+/// `rediss://` with TLS where the client supports it) with the default
+/// options, as a [`Storage`] without long-term memory.
+///
+/// # Errors
+/// As [`RedisStoreBuilder::open`].
+pub async fn open(url: &str) -> Result<Storage, MemoryError> {
+    let store = RedisStore::builder().open(url).await?;
+    let version = store
+        .server_version()
+        .await
+        .unwrap_or_else(|_| "Redis".to_owned());
+    Ok(Storage::new(
+        BackendInfo::new("redis", redact_url(url), version),
+        std::sync::Arc::new(store),
+    ))
+}
+
+impl RedisStore {
+    /// The server version, e.g. `Redis 7.0.15`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Unavailable`] when the server cannot be reached.
+    pub async fn server_version(&self) -> Result<String, MemoryError> {
+        let mut conn = self.conn.clone();
+        let info: String = redis::cmd("INFO")
+            .arg("server")
+            .query_async(&mut conn)
+            .await
+            .map_err(RedisStoreError::from)?;
+        let version = info
+            .lines()
+            .find_map(|l| l.strip_prefix("redis_version:"))
+            .unwrap_or("unknown")
+            .trim();
+        Ok(format!("Redis {version}"))
+    }
+}
