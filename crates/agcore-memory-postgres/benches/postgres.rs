@@ -40,8 +40,8 @@ struct Figures {
     search: Percentiles,
 }
 
-async fn postgres(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
-    let schema = format!("agbench_{tag}");
+/// Drops the bench schema `agbench_{tag}` if it exists.
+async fn drop_schema(url: &str, tag: &str) {
     let admin = PostgresDatabase::builder()
         .pool_size(1)
         .open(url)
@@ -49,11 +49,16 @@ async fn postgres(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
         .unwrap();
     let client = admin.pool().get().await.unwrap();
     client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS agbench_{tag} CASCADE"))
         .await
         .unwrap();
+}
+
+/// A store in a fresh schema `agbench_{tag}`.
+async fn postgres(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
+    drop_schema(url, tag).await;
     let db = PostgresDatabase::builder()
-        .schema(schema)
+        .schema(format!("agbench_{tag}"))
         .open(url)
         .await
         .unwrap();
@@ -123,7 +128,10 @@ fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         );
         let s = rt.block_on(measure(sqlite, corpus, n));
         let p = rt.block_on(async {
-            measure(postgres(url, &format!("report_{n}")).await, corpus, n).await
+            let tag = format!("report_{n}");
+            let figures = measure(postgres(url, &tag).await, corpus, n).await;
+            drop_schema(url, &tag).await;
+            figures
         });
         println!(
             "n={n}: batched insert sqlite {:.0}/s | postgres {:.0}/s | ratio {:.2}x",
@@ -170,6 +178,7 @@ fn main() {
                     .unwrap()
             });
         });
+        rt.block_on(drop_schema(&url, "criterion"));
     }
     c.final_summary();
     if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {

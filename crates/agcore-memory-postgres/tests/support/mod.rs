@@ -123,6 +123,18 @@ impl Instance {
     }
 }
 
+impl Instance {
+    /// Kills it (SIGKILL, a crash; data kept).
+    pub fn kill(&self) {
+        run_script(&[
+            "instance",
+            "kill",
+            self.kind,
+            self.dir.path().to_str().unwrap(),
+        ]);
+    }
+}
+
 impl Drop for Instance {
     fn drop(&mut self) {
         let dir = self.dir.path().to_str().unwrap_or_default().to_owned();
