@@ -66,7 +66,11 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 install_servers() {
     local missing=()
     [ -n "$(pg_bin)" ] || missing+=(postgresql)
-    command -v pg_config >/dev/null 2>&1 || missing+=(postgresql-server-dev-15)
+    # pg_config alone may come from libpq-dev; pgvector needs the server headers.
+    if ! command -v pg_config >/dev/null 2>&1 \
+        || [ ! -f "$(pg_config --includedir-server)/postgres.h" ]; then
+        missing+=(postgresql-server-dev-15)
+    fi
     command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
     command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
     command -v make >/dev/null 2>&1 || missing+=(make)

@@ -1,0 +1,134 @@
+//! [`MysqlDatabaseBuilder`]: the options of a [`MysqlDatabase`] (pool size,
+//! acquire timeout, eviction) and opening one from a URL.
+
+use std::time::Duration;
+
+use agcore_memory::storage::redact_url;
+use agcore_memory::{EvictionConfig, MemoryError};
+use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
+
+use crate::MysqlDatabase;
+
+/// Options of [`MysqlDatabase`]: pool size, acquire timeout, eviction.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct MysqlDatabaseBuilder {
+    pool_size: usize,
+    acquire_timeout: Duration,
+    eviction: EvictionConfig,
+}
+
+impl Default for MysqlDatabaseBuilder {
+    fn default() -> Self {
+        Self {
+            pool_size: 16,
+            acquire_timeout: Duration::from_secs(10),
+            eviction: EvictionConfig::none(),
+        }
+    }
+}
+
+/// Statements run on every new connection: utf8mb4 on the wire, strict SQL
+/// mode (a value that does not fit is an error, never silently cut) and
+/// `READ COMMITTED` (no gap locks: concurrent writers of distinct ids never
+/// deadlock on each other's inserts).
+const INIT: [&str; 3] = [
+    "SET NAMES utf8mb4 COLLATE utf8mb4_bin",
+    "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,ONLY_FULL_GROUP_BY'",
+    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+];
+
+impl MysqlDatabaseBuilder {
+    /// Most pooled connections (default 16, at least 1).
+    pub fn pool_size(mut self, size: usize) -> Self {
+        self.pool_size = size.max(1);
+        self
+    }
+
+    /// How long a call may wait for a connection, connecting included,
+    /// before it fails with [`MemoryError::Unavailable`] (default 10 s).
+    pub fn acquire_timeout(mut self, timeout: Duration) -> Self {
+        self.acquire_timeout = timeout;
+        self
+    }
+
+    /// The store's eviction, applied after every `check_interval` saved items
+    /// (default none): TTL drops items created at or before now − ttl;
+    /// capacity drops the oldest by `created_at`, then id.
+    pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
+        self.eviction = eviction;
+        self
+    }
+
+    /// Connects to `url` (`mysql://user:password@host:port/database`; the
+    /// database must exist and be named; `mariadb://` is accepted too) and
+    /// migrates the schema. mysql_async's URL parameters apply (see
+    /// [`mysql_async::Opts`]).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a malformed URL or one without a
+    /// database; [`MemoryError::Unavailable`] when the server cannot be
+    /// reached within the acquire timeout; [`MemoryError::Storage`] when the
+    /// schema cannot be migrated or is newer than this library. Errors never
+    /// show the password.
+    pub async fn open(self, url: &str) -> Result<MysqlDatabase, MemoryError> {
+        let shown = redact_url(url);
+        let url = match url.strip_prefix("mariadb://") {
+            Some(rest) => format!("mysql://{rest}"),
+            None => url.to_owned(),
+        };
+        let opts = Opts::from_url(&url).map_err(|_| {
+            MemoryError::InvalidInput(format!(
+                "`{shown}` is not a MySQL URL (mysql://user:password@host:port/database)"
+            ))
+        })?;
+        if opts.db_name().is_none_or(str::is_empty) {
+            return Err(MemoryError::InvalidInput(format!(
+                "`{shown}` names no database (mysql://user:password@host:port/database)"
+            )));
+        }
+        let constraints = PoolConstraints::new(0, self.pool_size)
+            .ok_or_else(|| MemoryError::InvalidInput("bad pool size".into()))?;
+        let opts = OptsBuilder::from_opts(opts)
+            .init(INIT.to_vec())
+            .pool_opts(PoolOpts::new().with_constraints(constraints));
+        let pool = Pool::new(opts);
+        MysqlDatabase::start(pool, shown.clone(), self.acquire_timeout, self.eviction)
+            .await
+            .map_err(|e| match e {
+                MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
+                MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
+                other => other,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn malformed_urls_are_invalid_input_without_the_password() {
+        for url in [
+            "mysql://u:secret@host:notaport/db",
+            "mysql://u:secret@127.0.0.1:3306",
+            "mysql://u:secret@127.0.0.1:3306/",
+        ] {
+            let err = MysqlDatabase::open(url).await.unwrap_err();
+            assert!(matches!(err, MemoryError::InvalidInput(_)), "{url}: {err}");
+            assert!(!err.to_string().contains("secret"), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_server_is_unavailable_quickly() {
+        // Port 1 on loopback: nothing listens there.
+        let err = MysqlDatabase::builder()
+            .acquire_timeout(Duration::from_secs(2))
+            .open("mysql://u:secret@127.0.0.1:1/db")
+            .await
+            .unwrap_err();
+        assert!(matches!(err, MemoryError::Unavailable(_)), "{err}");
+        assert!(!err.to_string().contains("secret"), "{err}");
+    }
+}

@@ -1,0 +1,48 @@
+//! The MySQL / MariaDB backend of agcore memory: a
+//! [`MemoryStore`](agcore_memory::MemoryStore) ([`MysqlStore`]) and
+//! long-term memory ([`MysqlLongTerm`]: scopes, four memory types, weights,
+//! usage log, archive, dialogue buffer, history) in tables of a MySQL 8 or
+//! MariaDB 10.6+ server, for agents in several processes or on several
+//! machines sharing one memory.
+//!
+//! Open it from a URL with [`open`] (or `agcore::memory::open` with the
+//! facade's `mysql` feature), or with [`MysqlDatabase::builder`] for a pool
+//! size, an acquire timeout and eviction. Search is the server's
+//! `FULLTEXT` index queried with `MATCH … AGAINST (… IN BOOLEAN MODE)`
+//! (seed 004 §3) over agcore's own analyzer tokens — lowercased words
+//! without stop words, CJK character bigrams — each stored as a plain ASCII
+//! word (see the crate README), so Chinese is found on MariaDB, which has no
+//! `ngram` parser, and nothing depends on the server's full-text settings.
+//! The candidates are ranked by BM25 computed in SQL with the same formula
+//! and statistics as the SQLite backend, so both rank alike. The schema is
+//! versioned in `agcore_schema` and migrated on open under a named lock. The
+//! knowledge wiki, conversation history and session memory run on the
+//! store. Errors that a retry may fix (server down, connection lost, no
+//! connection in time, deadlock) are
+//! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
+
+mod builder;
+mod database;
+mod error;
+mod long_term;
+mod migrate;
+mod row;
+mod store;
+mod terms;
+
+pub use builder::MysqlDatabaseBuilder;
+pub use database::MysqlDatabase;
+pub use error::MysqlError;
+pub use long_term::MysqlLongTerm;
+pub use store::MysqlStore;
+
+/// Opens the MySQL or MariaDB database named by `url`
+/// (`mysql://user:password@host:port/database`, or `mariadb://…`) with the
+/// default options, migrating its schema, as a
+/// [`Storage`](agcore_memory::Storage).
+///
+/// # Errors
+/// As [`MysqlDatabaseBuilder::open`].
+pub async fn open(url: &str) -> Result<agcore_memory::Storage, agcore_memory::MemoryError> {
+    Ok(MysqlDatabase::open(url).await?.storage())
+}

@@ -1,0 +1,185 @@
+//! The dialogue buffer, the usage log, the scope listing and backup import.
+
+use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope, SaveOutcome, UsageLogRow};
+use chrono::{DateTime, Utc};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Params, Row, TxOpts, Value};
+
+use super::rows::{self, scope_params};
+use crate::error::Result;
+use crate::row::{from_micros, micros, take, text};
+
+pub(crate) async fn usage_log(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<UsageLogRow>> {
+    let [agent, user] = scope_params(scope);
+    let found: Vec<Row> = conn
+        .exec(
+            "SELECT u.session_id, u.query, u.was_referenced, u.used_at FROM agcore_lt_usage_log u
+             JOIN agcore_lt_entries m ON m.id = u.memory_id
+             WHERE u.memory_id = ? AND m.agent_name = ? AND m.user_id = ? ORDER BY u.id",
+            Params::Positional(vec![Value::Int(id), agent, user]),
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| {
+            let referenced: i64 = take(&mut row, 2)?;
+            Ok(UsageLogRow {
+                memory_id: id,
+                session_id: text(&mut row, 0)?,
+                query: text(&mut row, 1)?,
+                was_referenced: referenced != 0,
+                used_at: from_micros(take(&mut row, 3)?)?,
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn append(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    session_id: &str,
+    (user_query, assistant_response): (&str, &str),
+    now: DateTime<Utc>,
+) -> Result<DialogueTurn> {
+    let [agent, user] = scope_params(scope);
+    conn.exec_drop(
+        "INSERT INTO agcore_lt_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)",
+        Params::Positional(vec![
+            agent,
+            user,
+            Value::from(session_id.as_bytes()),
+            Value::from(user_query.as_bytes()),
+            Value::from(assistant_response.as_bytes()),
+            Value::Int(micros(now)),
+        ]),
+    )
+    .await?;
+    let id = conn
+        .last_insert_id()
+        .and_then(|id| i64::try_from(id).ok())
+        .ok_or_else(|| crate::error::storage("mysql: the buffered turn has no id"))?;
+    Ok(DialogueTurn {
+        id,
+        session_id: session_id.to_owned(),
+        user_query: user_query.to_owned(),
+        assistant_response: assistant_response.to_owned(),
+        created_at: from_micros(micros(now))?,
+    })
+}
+
+pub(crate) async fn pending(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    session_id: &str,
+    limit: usize,
+) -> Result<Vec<DialogueTurn>> {
+    let [agent, user] = scope_params(scope);
+    let found: Vec<Row> = conn
+        .exec(
+            "SELECT id, user_query, assistant_response, created_at FROM agcore_lt_buffer
+             WHERE agent_name = ? AND user_id = ? AND session_id = ? AND applied_at IS NULL
+             ORDER BY id LIMIT ?",
+            Params::Positional(vec![
+                agent,
+                user,
+                Value::from(session_id.as_bytes()),
+                Value::Int(i64::try_from(limit).unwrap_or(i64::MAX)),
+            ]),
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| {
+            Ok(DialogueTurn {
+                id: take(&mut row, 0)?,
+                session_id: session_id.to_owned(),
+                user_query: text(&mut row, 1)?,
+                assistant_response: text(&mut row, 2)?,
+                created_at: from_micros(take(&mut row, 3)?)?,
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn mark_applied(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    session_id: &str,
+    up_to: i64,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    let [agent, user] = scope_params(scope);
+    conn.exec_drop(
+        "UPDATE agcore_lt_buffer SET applied_at = ? WHERE agent_name = ? AND user_id = ?
+         AND session_id = ? AND applied_at IS NULL AND id <= ?",
+        Params::Positional(vec![
+            Value::Int(micros(now)),
+            agent,
+            user,
+            Value::from(session_id.as_bytes()),
+            Value::Int(up_to),
+        ]),
+    )
+    .await?;
+    Ok(usize::try_from(conn.affected_rows()).unwrap_or(usize::MAX))
+}
+
+pub(crate) async fn scopes(conn: &mut Conn) -> Result<Vec<MemoryScope>> {
+    let found: Vec<Row> = conn
+        .query(
+            "SELECT agent_name, user_id FROM agcore_lt_entries
+             UNION SELECT agent_name, user_id FROM agcore_lt_buffer ORDER BY 1, 2",
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| Ok(MemoryScope::new(text(&mut row, 0)?, text(&mut row, 1)?)))
+        .collect()
+}
+
+/// Inserts `entries` (ids reassigned, every other column kept) in one
+/// transaction; an entry whose content is taken in its scope is skipped and
+/// reported with the stored entry.
+pub(crate) async fn import_all(
+    conn: &mut Conn,
+    entries: Vec<MemoryEntry>,
+) -> Result<Vec<SaveOutcome>> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let mut outcomes = Vec::with_capacity(entries.len());
+    for mut entry in entries {
+        let scope = entry.scope();
+        let scope_id = rows::scope_id(&mut tx, &scope).await?;
+        let existing = match rows::id_by_content(&mut tx, &scope, &entry.content).await? {
+            Some(id) => rows::load(&mut tx, &scope, id, false).await?,
+            None => None,
+        };
+        if let Some(existing) = existing {
+            outcomes.push(SaveOutcome {
+                entry: existing,
+                created: false,
+            });
+            continue;
+        }
+        match rows::insert(&mut tx, scope_id, &entry).await? {
+            Some(id) => {
+                entry.id = id;
+                outcomes.push(SaveOutcome {
+                    entry,
+                    created: true,
+                });
+            }
+            None => {
+                return Err(crate::error::storage(
+                    "long-term import: an entry was saved concurrently; nothing imported, retry",
+                ));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(outcomes)
+}

@@ -1,0 +1,288 @@
+//! [`MysqlLongTerm`]: long-term memory (per agent and user: four memory
+//! types, weights, usage log, archive, dialogue buffer, history) in MySQL /
+//! MariaDB tables; the field rules are the shared ones of
+//! [`agcore_memory::long_term::apply`], so every backend behaves alike.
+
+mod buffer;
+mod ops;
+mod rows;
+pub(crate) mod schema;
+mod search;
+
+use std::future::Future;
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{
+    DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
+    MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry, SearchRequest,
+    UsageLogRow, UsageRecord, WeightRules,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::database::Connections;
+use crate::error::{Result, is_retryable_conflict};
+
+/// How many times a write transaction runs when the server rolls it back
+/// for a deadlock or lock wait timeout.
+const WRITE_ATTEMPTS: usize = 5;
+
+/// Long-term memory on MySQL / MariaDB. Cheap to clone; `Send + Sync`. Get
+/// one from [`MysqlDatabase::long_term`](crate::MysqlDatabase::long_term)
+/// and wrap it in [`LongTermMemory`](agcore_memory::long_term::LongTermMemory).
+///
+/// Writes are transactions that lock the rows they change, so agents in
+/// several processes can share one database: two saves of the same text in
+/// a scope at once make one entry (a unique `(scope, content hash)` index).
+/// Search is scoped BM25 over a `FULLTEXT` index: only the scope's entries
+/// and statistics are read.
+#[derive(Clone)]
+pub struct MysqlLongTerm {
+    conns: Connections,
+}
+
+impl std::fmt::Debug for MysqlLongTerm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlLongTerm").finish_non_exhaustive()
+    }
+}
+
+impl MysqlLongTerm {
+    pub(crate) fn new(conns: Connections) -> Self {
+        Self { conns }
+    }
+}
+
+/// Runs `op` again while the server rolls it back for a lock conflict.
+async fn retry<T, F, Fut>(mut op: F) -> Result<T, MemoryError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match op().await {
+            Err(err) if attempt < WRITE_ATTEMPTS && is_retryable_conflict(&err) => {
+                tracing::debug!(attempt, "mysql long-term memory: lock conflict; again");
+            }
+            other => return other.map_err(MemoryError::from),
+        }
+    }
+}
+
+#[async_trait]
+impl LongTermBackend for MysqlLongTerm {
+    async fn save(
+        &self,
+        scope: &MemoryScope,
+        new: NewMemory,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, MemoryError> {
+        retry(|| {
+            let new = new.clone();
+            async move { ops::save(&mut self.conns.get().await?, scope, new, rules, now).await }
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+        update: MemoryUpdate,
+        reason: HistoryReason,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<MemoryEntry, MemoryError> {
+        retry(|| {
+            let update = update.clone();
+            async move {
+                let mut conn = self.conns.get().await?;
+                ops::update(&mut conn, scope, id, update, reason, rules, now).await
+            }
+        })
+        .await
+    }
+
+    async fn delete(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, MemoryError> {
+        retry(|| async move { ops::delete(&mut self.conns.get().await?, scope, id, now).await })
+            .await
+    }
+
+    async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
+        retry(|| async move { rows::load(&mut self.conns.get().await?, scope, id, false).await })
+            .await
+    }
+
+    async fn find_by_key(
+        &self,
+        scope: &MemoryScope,
+        key: &str,
+    ) -> Result<Option<MemoryEntry>, MemoryError> {
+        retry(|| async move {
+            let mut conn = self.conns.get().await?;
+            match rows::id_by_content(&mut conn, scope, key).await? {
+                Some(id) => rows::load(&mut conn, scope, id, false).await,
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    async fn history(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+    ) -> Result<Vec<HistoryEntry>, MemoryError> {
+        retry(|| async move { ops::history(&mut self.conns.get().await?, scope, id).await }).await
+    }
+
+    async fn search(
+        &self,
+        scope: &MemoryScope,
+        query: &str,
+        request: &SearchRequest,
+    ) -> Result<Vec<ScoredEntry>, MemoryError> {
+        retry(|| async move {
+            search::search(&mut self.conns.get().await?, scope, query, request).await
+        })
+        .await
+    }
+
+    async fn list(
+        &self,
+        scope: &MemoryScope,
+        request: &ListRequest,
+    ) -> Result<Vec<MemoryEntry>, MemoryError> {
+        retry(
+            || async move { ops::list(&mut self.conns.get().await?, scope, request, false).await },
+        )
+        .await
+    }
+
+    async fn record_use(
+        &self,
+        scope: &MemoryScope,
+        record: UsageRecord,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        retry(|| {
+            let record = &record;
+            async move { ops::record_use(&mut self.conns.get().await?, scope, record, rules, now).await }
+        })
+        .await
+    }
+
+    async fn usage_log(
+        &self,
+        scope: &MemoryScope,
+        id: i64,
+    ) -> Result<Vec<UsageLogRow>, MemoryError> {
+        retry(|| async move { buffer::usage_log(&mut self.conns.get().await?, scope, id).await })
+            .await
+    }
+
+    async fn archive_below(
+        &self,
+        scope: &MemoryScope,
+        threshold: f64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        retry(|| async move {
+            ops::archive_below(&mut self.conns.get().await?, scope, threshold, now).await
+        })
+        .await
+    }
+
+    async fn maintenance(
+        &self,
+        scope: &MemoryScope,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+        purge_before: DateTime<Utc>,
+    ) -> Result<MaintenanceReport, MemoryError> {
+        retry(|| async move {
+            ops::maintenance(
+                &mut self.conns.get().await?,
+                scope,
+                rules,
+                now,
+                purge_before,
+            )
+            .await
+        })
+        .await
+    }
+
+    async fn buffer_append(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        user_query: &str,
+        assistant_response: &str,
+        now: DateTime<Utc>,
+    ) -> Result<DialogueTurn, MemoryError> {
+        let mut conn = self.conns.get().await?;
+        Ok(buffer::append(
+            &mut conn,
+            scope,
+            session_id,
+            (user_query, assistant_response),
+            now,
+        )
+        .await?)
+    }
+
+    async fn buffer_pending(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<DialogueTurn>, MemoryError> {
+        retry(|| async move {
+            buffer::pending(&mut self.conns.get().await?, scope, session_id, limit).await
+        })
+        .await
+    }
+
+    async fn buffer_mark_applied(
+        &self,
+        scope: &MemoryScope,
+        session_id: &str,
+        up_to: i64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        retry(|| async move {
+            buffer::mark_applied(&mut self.conns.get().await?, scope, session_id, up_to, now).await
+        })
+        .await
+    }
+
+    async fn import_entries(
+        &self,
+        entries: Vec<MemoryEntry>,
+    ) -> Result<Vec<SaveOutcome>, MemoryError> {
+        retry(|| {
+            let entries = entries.clone();
+            async move { buffer::import_all(&mut self.conns.get().await?, entries).await }
+        })
+        .await
+    }
+
+    async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {
+        retry(|| async move { buffer::scopes(&mut self.conns.get().await?).await }).await
+    }
+
+    async fn close(&self) -> Result<(), MemoryError> {
+        self.conns.close();
+        Ok(())
+    }
+}

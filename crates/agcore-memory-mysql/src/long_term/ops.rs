@@ -1,0 +1,325 @@
+//! The backend's operations on one connection; each write is one
+//! transaction and every statement names the scope.
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::apply::{
+    apply_age, apply_update, apply_use, merge_duplicate, new_entry,
+};
+use agcore_memory::long_term::{
+    ArchivedFilter, HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport,
+    MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, UsageRecord, WeightRules,
+};
+use chrono::{DateTime, Utc};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Params, Row, TxOpts, Value};
+
+use super::rows::{self, ENTRY_COLUMNS, entry_from_row, scope_params};
+use crate::error::Result;
+use crate::row::{from_micros, micros, take, text};
+
+async fn add_history(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    id: i64,
+    (name, content): (&str, &str),
+    reason: HistoryReason,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let [agent, user] = scope_params(scope);
+    conn.exec_drop(
+        "INSERT INTO agcore_lt_history (memory_id, agent_name, user_id, name, content, reason, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+        Params::Positional(vec![
+            Value::Int(id),
+            agent,
+            user,
+            Value::from(name.as_bytes()),
+            Value::from(content.as_bytes()),
+            Value::from(reason.as_str()),
+            Value::Int(micros(now)),
+        ]),
+    )
+    .await?;
+    Ok(())
+}
+
+pub(crate) async fn save(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    new: NewMemory,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let scope_id = rows::scope_id(&mut tx, scope).await?;
+    // Twice at most: a concurrent save of the same text may insert it
+    // between our lookup and our insert; then we merge into that entry.
+    for _ in 0..2 {
+        if let Some(id) = rows::id_by_content(&mut tx, scope, &new.content).await?
+            && let Some(mut entry) = rows::load(&mut tx, scope, id, true).await?
+        {
+            merge_duplicate(&mut entry, new, rules, now);
+            rows::store(&mut tx, &entry).await?;
+            tx.commit().await?;
+            return Ok(SaveOutcome {
+                entry,
+                created: false,
+            });
+        }
+        let mut entry = new_entry(scope, new.clone(), rules, now);
+        if let Some(id) = rows::insert(&mut tx, scope_id, &entry).await? {
+            entry.id = id;
+            tx.commit().await?;
+            return Ok(SaveOutcome {
+                entry,
+                created: true,
+            });
+        }
+    }
+    Err(MemoryError::Storage(
+        "long-term memory: a concurrent save kept moving the entry; retry".into(),
+    )
+    .into())
+}
+
+pub(crate) async fn update(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    id: i64,
+    update: MemoryUpdate,
+    reason: HistoryReason,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<MemoryEntry> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let mut entry = rows::load(&mut tx, scope, id, true)
+        .await?
+        .ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
+    let old = apply_update(&mut entry, update, rules, now)?;
+    if rows::id_by_content(&mut tx, scope, &entry.content)
+        .await?
+        .is_some_and(|other| other != id)
+    {
+        return Err(MemoryError::AlreadyExists(format!(
+            "another memory of this scope already has this content (memory {id} unchanged)"
+        ))
+        .into());
+    }
+    if let Some((name, content)) = &old {
+        add_history(&mut tx, scope, id, (name, content), reason, now).await?;
+    }
+    rows::store(&mut tx, &entry).await?;
+    tx.commit().await?;
+    Ok(entry)
+}
+
+pub(crate) async fn delete(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let Some(entry) = rows::load(&mut tx, scope, id, true).await? else {
+        return Ok(false);
+    };
+    add_history(
+        &mut tx,
+        scope,
+        id,
+        (&entry.name, &entry.content),
+        HistoryReason::Delete,
+        now,
+    )
+    .await?;
+    let old: Option<(i64, i64)> = tx
+        .exec_first(
+            "SELECT scope_id, len FROM agcore_lt_entries WHERE id = ?",
+            (id,),
+        )
+        .await?;
+    tx.exec_drop("DELETE FROM agcore_lt_entries WHERE id = ?", (id,))
+        .await?;
+    if let Some((scope_id, len)) = old {
+        rows::adjust_scope(&mut tx, scope_id, -1, -len).await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+pub(crate) async fn history(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<HistoryEntry>> {
+    let [agent, user] = scope_params(scope);
+    let found: Vec<Row> = conn
+        .exec(
+            "SELECT name, content, reason, recorded_at FROM agcore_lt_history
+             WHERE memory_id = ? AND agent_name = ? AND user_id = ? ORDER BY id",
+            Params::Positional(vec![Value::Int(id), agent, user]),
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| {
+            let reason: String = take(&mut row, 2)?;
+            Ok(HistoryEntry {
+                memory_id: id,
+                name: text(&mut row, 0)?,
+                content: text(&mut row, 1)?,
+                reason: HistoryReason::parse(&reason)?,
+                recorded_at: from_micros(take(&mut row, 3)?)?,
+            })
+        })
+        .collect()
+}
+
+/// The `archived` condition of `filter` on alias `m`.
+pub(crate) fn archived_sql(filter: ArchivedFilter) -> &'static str {
+    match filter {
+        ArchivedFilter::Include => "TRUE",
+        ArchivedFilter::Only => "m.archived",
+        _ => "NOT m.archived",
+    }
+}
+
+pub(crate) async fn list(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    request: &ListRequest,
+    lock: bool,
+) -> Result<Vec<MemoryEntry>> {
+    let order = match request.order {
+        ListOrder::Weight => "m.weight DESC, m.id ASC",
+        ListOrder::Created => "m.id ASC",
+        _ => "m.updated_at DESC, m.id DESC",
+    };
+    let limit = request
+        .limit
+        .map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m WHERE m.agent_name = ? AND m.user_id = ?
+         AND (? IS NULL OR m.memory_type = ?) AND (? IS NULL OR m.weight >= ?) AND {}
+         ORDER BY {order} LIMIT ?{}",
+        archived_sql(request.archived),
+        if lock { " FOR UPDATE" } else { "" }
+    );
+    let ty = request
+        .memory_type
+        .map_or(Value::NULL, |t| Value::from(t.as_str()));
+    let min = request.min_weight.map_or(Value::NULL, Value::Double);
+    let [agent, user] = scope_params(scope);
+    let found: Vec<Row> = conn
+        .exec(
+            sql,
+            Params::Positional(vec![
+                agent,
+                user,
+                ty.clone(),
+                ty,
+                min.clone(),
+                min,
+                Value::Int(limit),
+            ]),
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| entry_from_row(&mut row))
+        .collect()
+}
+
+pub(crate) async fn record_use(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    record: &UsageRecord,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let mut ids = record.ids.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut updated = 0;
+    for id in ids {
+        let Some(mut entry) = rows::load(&mut tx, scope, id, true).await? else {
+            continue;
+        };
+        apply_use(&mut entry, record.referenced, rules, now);
+        rows::store(&mut tx, &entry).await?;
+        tx.exec_drop(
+            "INSERT INTO agcore_lt_usage_log (memory_id, session_id, query, was_referenced, used_at)
+             VALUES (?, ?, ?, ?, ?)",
+            Params::Positional(vec![
+                Value::Int(id),
+                Value::from(record.session_id.as_bytes()),
+                Value::from(record.query.as_bytes()),
+                Value::Int(i64::from(record.referenced)),
+                Value::Int(micros(now)),
+            ]),
+        )
+        .await?;
+        updated += 1;
+    }
+    tx.commit().await?;
+    Ok(updated)
+}
+
+pub(crate) async fn archive_below(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    threshold: f64,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    let [agent, user] = scope_params(scope);
+    conn.exec_drop(
+        "UPDATE agcore_lt_entries SET archived = TRUE, updated_at = ?
+         WHERE agent_name = ? AND user_id = ? AND NOT archived AND weight < ?",
+        Params::Positional(vec![
+            Value::Int(micros(now)),
+            agent,
+            user,
+            Value::Double(threshold),
+        ]),
+    )
+    .await?;
+    Ok(usize::try_from(conn.affected_rows()).unwrap_or(usize::MAX))
+}
+
+pub(crate) async fn maintenance(
+    conn: &mut Conn,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+    purge_before: DateTime<Utc>,
+) -> Result<MaintenanceReport> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    let active = list(
+        &mut tx,
+        scope,
+        &ListRequest::all().order(ListOrder::Created),
+        true,
+    )
+    .await?;
+    let mut report = MaintenanceReport::default();
+    for mut entry in active {
+        let (decayed, archived) = apply_age(&mut entry, rules, now);
+        if decayed || archived {
+            rows::store(&mut tx, &entry).await?;
+        }
+        report.decayed += usize::from(decayed);
+        report.archived += usize::from(archived);
+        report.active += usize::from(!archived);
+    }
+    let [agent, user] = scope_params(scope);
+    tx.exec_drop(
+        "DELETE FROM agcore_lt_buffer WHERE agent_name = ? AND user_id = ?
+         AND applied_at IS NOT NULL AND applied_at < ?",
+        Params::Positional(vec![agent, user, Value::Int(micros(purge_before))]),
+    )
+    .await?;
+    report.buffer_purged = usize::try_from(tx.affected_rows()).unwrap_or(usize::MAX);
+    tx.commit().await?;
+    Ok(report)
+}

@@ -1,0 +1,245 @@
+//! Entries to and from rows; the scope's statistics change in the same
+//! transaction as the entry, and the `FULLTEXT` index follows the `terms`
+//! column by itself.
+
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
+use agcore_memory::retriever::extract_keywords;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Params, Row, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Result, is_duplicate};
+use crate::row::{from_micros, from_micros_opt, micros, take, text};
+use crate::terms;
+
+/// The columns every entry query selects (alias `m`), in [`entry_from_row`]'s order.
+pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_type, m.name, \
+    m.content, m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, \
+    m.last_used_at, m.weight_updated_at, m.created_at, m.updated_at";
+
+/// Number of columns in [`ENTRY_COLUMNS`].
+pub(crate) const ENTRY_WIDTH: usize = 16;
+
+fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
+    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
+}
+
+/// The entry of a row selected with [`ENTRY_COLUMNS`] first.
+///
+/// # Errors
+/// A storage error for a row this library did not write.
+pub(crate) fn entry_from_row(row: &mut Row) -> Result<MemoryEntry> {
+    let memory_type: String = take(row, 3)?;
+    let metadata = text(row, 7)?;
+    let tags = text(row, 8)?;
+    let use_count: i64 = take(row, 11)?;
+    let archived: i64 = take(row, 10)?;
+    Ok(MemoryEntry {
+        id: take(row, 0)?,
+        agent_name: text(row, 1)?,
+        user_id: text(row, 2)?,
+        memory_type: MemoryType::parse(&memory_type)?,
+        name: text(row, 4)?,
+        content: text(row, 5)?,
+        description: text(row, 6)?,
+        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("metadata", e))?,
+        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        weight: take(row, 9)?,
+        archived: archived != 0,
+        use_count: u64::try_from(use_count).unwrap_or(0),
+        last_used_at: from_micros_opt(take(row, 12)?)?,
+        weight_updated_at: from_micros(take(row, 13)?)?,
+        created_at: from_micros(take(row, 14)?)?,
+        updated_at: from_micros(take(row, 15)?)?,
+    })
+}
+
+/// The scope's agent and user as parameters.
+pub(crate) fn scope_params(scope: &MemoryScope) -> [Value; 2] {
+    [
+        Value::from(scope.agent.as_bytes()),
+        Value::from(scope.user.as_bytes()),
+    ]
+}
+
+/// The SHA-256 of an entry content's normalised key.
+pub(crate) fn content_hash(content: &str) -> Vec<u8> {
+    Sha256::digest(content_key(content).as_bytes()).to_vec()
+}
+
+/// The scope's row id, created on first use.
+pub(crate) async fn scope_id(conn: &mut impl Queryable, scope: &MemoryScope) -> Result<i64> {
+    if let Some(id) = existing_scope_id(conn, scope).await? {
+        return Ok(id);
+    }
+    // LAST_INSERT_ID(id) makes the row's id the statement's insert id
+    // whether it was inserted now or by someone else before.
+    conn.exec_drop(
+        "INSERT INTO agcore_lt_scopes (agent_name, user_id) VALUES (?, ?)
+         ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)",
+        Params::Positional(scope_params(scope).to_vec()),
+    )
+    .await?;
+    let id: Option<i64> = conn.query_first("SELECT LAST_INSERT_ID()").await?;
+    id.ok_or_else(|| crate::error::storage("mysql: the scope row has no id"))
+}
+
+/// The scope's row id, `None` when it never held an entry.
+pub(crate) async fn existing_scope_id(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+) -> Result<Option<i64>> {
+    Ok(conn
+        .exec_first(
+            "SELECT id FROM agcore_lt_scopes WHERE agent_name = ? AND user_id = ?",
+            Params::Positional(scope_params(scope).to_vec()),
+        )
+        .await?)
+}
+
+/// Entry `id` of `scope`, locked for update when `lock`.
+pub(crate) async fn load(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    id: i64,
+    lock: bool,
+) -> Result<Option<MemoryEntry>> {
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+         WHERE m.id = ? AND m.agent_name = ? AND m.user_id = ?{}",
+        if lock { " FOR UPDATE" } else { "" }
+    );
+    let [agent, user] = scope_params(scope);
+    let row: Option<Row> = conn
+        .exec_first(sql, Params::Positional(vec![Value::Int(id), agent, user]))
+        .await?;
+    row.map(|mut row| entry_from_row(&mut row)).transpose()
+}
+
+/// The id of the entry of `scope` whose content has this normalised form.
+pub(crate) async fn id_by_content(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    content: &str,
+) -> Result<Option<i64>> {
+    let [agent, user] = scope_params(scope);
+    Ok(conn
+        .exec_first(
+            "SELECT m.id FROM agcore_lt_entries m
+             WHERE m.agent_name = ? AND m.user_id = ? AND m.content_hash = ?",
+            Params::Positional(vec![agent, user, Value::from(content_hash(content))]),
+        )
+        .await?)
+}
+
+/// The `terms` column of an entry in scope row `scope_id`, and its length.
+fn analyze(entry: &MemoryEntry, scope_id: i64) -> (String, i64) {
+    let tokens = extract_keywords(&entry.search_text());
+    let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
+    (terms::column(&format!("s{scope_id}"), &tokens), len)
+}
+
+/// Adds to the scope's entry count and total length.
+pub(crate) async fn adjust_scope(
+    conn: &mut impl Queryable,
+    scope_id: i64,
+    docs: i64,
+    len: i64,
+) -> Result<()> {
+    conn.exec_drop(
+        "UPDATE agcore_lt_scopes SET docs = docs + ?, total_len = total_len + ? WHERE id = ?",
+        (docs, len, scope_id),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The values of every stored column of `entry` but its id and scope, in
+/// the order [`insert`] and [`store`] name them.
+fn values(entry: &MemoryEntry, terms: String, len: i64) -> Result<Vec<Value>> {
+    Ok(vec![
+        Value::from(entry.memory_type.as_str()),
+        Value::from(entry.name.as_bytes()),
+        Value::from(entry.content.as_bytes()),
+        Value::from(entry.description.as_bytes()),
+        Value::from(serde_json::to_string(&entry.metadata)?),
+        Value::from(serde_json::to_string(&entry.tags)?),
+        Value::Double(entry.weight),
+        Value::Int(i64::from(entry.archived)),
+        Value::Int(i64::try_from(entry.use_count).unwrap_or(i64::MAX)),
+        entry
+            .last_used_at
+            .map(micros)
+            .map_or(Value::NULL, Value::Int),
+        Value::Int(micros(entry.weight_updated_at)),
+        Value::Int(micros(entry.updated_at)),
+        Value::from(content_hash(&entry.content)),
+        Value::Int(len),
+        Value::from(terms),
+    ])
+}
+
+/// Inserts `entry` into its scope unless its content is taken there;
+/// returns the new id, or `None` on a duplicate.
+pub(crate) async fn insert(
+    conn: &mut impl Queryable,
+    scope_id: i64,
+    entry: &MemoryEntry,
+) -> Result<Option<i64>> {
+    let (terms, len) = analyze(entry, scope_id);
+    let mut params = vec![
+        Value::Int(scope_id),
+        Value::from(entry.agent_name.as_bytes()),
+        Value::from(entry.user_id.as_bytes()),
+        Value::Int(micros(entry.created_at)),
+    ];
+    params.extend(values(entry, terms, len)?);
+    let inserted = conn
+        .exec_drop(
+            "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, created_at, memory_type,
+                 name, content, description, metadata, tags, weight, archived, use_count,
+                 last_used_at, weight_updated_at, updated_at, content_hash, len, terms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Params::Positional(params),
+        )
+        .await;
+    match inserted.map_err(crate::MysqlError::from) {
+        Ok(()) => {}
+        Err(err) if is_duplicate(&err) => return Ok(None),
+        Err(err) => return Err(err),
+    }
+    let id: Option<i64> = conn.query_first("SELECT LAST_INSERT_ID()").await?;
+    let id = id.ok_or_else(|| crate::error::storage("mysql: the new entry has no id"))?;
+    adjust_scope(conn, scope_id, 1, len).await?;
+    Ok(Some(id))
+}
+
+/// Writes every column of `entry` (its id, scope and creation time
+/// unchanged), keeping the scope's total length right.
+pub(crate) async fn store(conn: &mut impl Queryable, entry: &MemoryEntry) -> Result<()> {
+    let old: Option<(i64, i64)> = conn
+        .exec_first(
+            "SELECT scope_id, len FROM agcore_lt_entries WHERE id = ? FOR UPDATE",
+            (entry.id,),
+        )
+        .await?;
+    let Some((scope_id, old_len)) = old else {
+        return Err(MemoryError::NotFound(format!("memory {}", entry.id)).into());
+    };
+    let (terms, len) = analyze(entry, scope_id);
+    let mut params = values(entry, terms, len)?;
+    params.push(Value::Int(entry.id));
+    conn.exec_drop(
+        "UPDATE agcore_lt_entries SET memory_type = ?, name = ?, content = ?, description = ?,
+             metadata = ?, tags = ?, weight = ?, archived = ?, use_count = ?, last_used_at = ?,
+             weight_updated_at = ?, updated_at = ?, content_hash = ?, len = ?, terms = ?
+         WHERE id = ?",
+        Params::Positional(params),
+    )
+    .await?;
+    if old_len != len {
+        adjust_scope(conn, scope_id, 0, len - old_len).await?;
+    }
+    Ok(())
+}

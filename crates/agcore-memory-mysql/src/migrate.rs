@@ -1,0 +1,114 @@
+//! The schema of agcore's tables and its migrations, one version per
+//! component in `agcore_schema (component, version, migrated_at)`, applied on
+//! open under a named lock (`GET_LOCK`), so processes opening a database at
+//! once migrate it once. MySQL commits each DDL statement by itself, so every
+//! statement of a step is written to be run again (`IF NOT EXISTS`) should a
+//! step be cut short.
+
+use mysql_async::Conn;
+use mysql_async::prelude::Queryable;
+
+use crate::error::{Result, storage};
+
+/// One component's migrations: `steps[i]` (its statements in order) takes it
+/// from version `i` to `i + 1`.
+pub(crate) struct Component {
+    pub(crate) name: &'static str,
+    pub(crate) steps: &'static [&'static [&'static str]],
+}
+
+/// Every component this library knows, in migration order.
+pub(crate) const COMPONENTS: [&Component; 2] = [
+    &crate::store::schema::COMPONENT,
+    &crate::long_term::schema::COMPONENT,
+];
+
+const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
+    component VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY,
+    version BIGINT NOT NULL,
+    migrated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+) ENGINE = InnoDB";
+
+/// How long an opener waits for another process's migration, in seconds.
+const LOCK_WAIT_SECS: i64 = 60;
+
+/// Migrates every component to its latest version.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server; a storage error when a component
+/// is newer than this library (nothing is changed then) or the migration
+/// lock could not be had.
+pub(crate) async fn migrate(conn: &mut Conn) -> Result<()> {
+    let got: Option<Option<i64>> = conn
+        .exec_first(
+            "SELECT GET_LOCK(CONCAT('agcore_schema:', DATABASE()), ?)",
+            (LOCK_WAIT_SECS,),
+        )
+        .await?;
+    if got.flatten() != Some(1) {
+        return Err(storage(
+            "mysql: another process held the migration lock for too long",
+        ));
+    }
+    let result = migrate_locked(conn).await;
+    let released = conn
+        .query_drop("DO RELEASE_LOCK(CONCAT('agcore_schema:', DATABASE()))")
+        .await;
+    result?;
+    released?;
+    Ok(())
+}
+
+async fn migrate_locked(conn: &mut Conn) -> Result<()> {
+    conn.query_drop(VERSION_TABLE).await?;
+    for component in COMPONENTS {
+        let current: i64 = conn
+            .exec_first(
+                "SELECT version FROM agcore_schema WHERE component = ?",
+                (component.name,),
+            )
+            .await?
+            .unwrap_or(0);
+        let latest = i64::try_from(component.steps.len()).unwrap_or(i64::MAX);
+        if current > latest {
+            return Err(storage(format!(
+                "mysql: the `{}` schema is version {current}, newer than the version {latest} this library supports",
+                component.name
+            )));
+        }
+        for (done, step) in component
+            .steps
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(current).unwrap_or(0))
+        {
+            for statement in *step {
+                conn.query_drop(*statement).await?;
+            }
+            let version = i64::try_from(done + 1).unwrap_or(i64::MAX);
+            conn.exec_drop(
+                "INSERT INTO agcore_schema (component, version) VALUES (?, ?)
+                 ON DUPLICATE KEY UPDATE version = VALUES(version), migrated_at = CURRENT_TIMESTAMP(6)",
+                (component.name, version),
+            )
+            .await?;
+            tracing::info!(
+                component = component.name,
+                from = version - 1,
+                to = version,
+                "mysql: migrated"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `(component, version)` rows of `agcore_schema`, by component.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server.
+pub(crate) async fn versions(conn: &mut Conn) -> Result<Vec<(String, i64)>> {
+    Ok(conn
+        .query("SELECT component, version FROM agcore_schema ORDER BY component")
+        .await?)
+}

@@ -1,0 +1,251 @@
+//! [`MysqlStore`]: the [`MemoryStore`] on MySQL / MariaDB.
+
+mod filter;
+mod rows;
+pub(crate) mod schema;
+mod search;
+mod write;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agcore_memory::{
+    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
+    SearchOptions,
+};
+use async_trait::async_trait;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Params, Row, TxOpts, Value};
+
+use crate::database::Connections;
+use crate::error::{Result, is_duplicate, is_retryable_conflict};
+use filter::Where;
+use rows::{ITEM_COLUMNS, item_from_row};
+
+pub(crate) use search::weights;
+
+/// How many times a write transaction runs when it meets a concurrent
+/// writer (a deadlock, a lock wait timeout, a duplicate id inserted
+/// meanwhile) before the error is returned.
+const WRITE_ATTEMPTS: usize = 5;
+
+/// A [`MemoryStore`] in MySQL or MariaDB tables (see [`crate`] for the
+/// layout): upserts in one transaction each, BM25 search over a `FULLTEXT`
+/// index computed by the server, filters and eviction as the trait says.
+/// Cheap to clone; `Send + Sync`. Get one from
+/// [`MysqlDatabase::store`](crate::MysqlDatabase::store).
+#[derive(Clone)]
+pub struct MysqlStore {
+    conns: Connections,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    eviction: EvictionConfig,
+    writes_since_check: AtomicUsize,
+    /// This store's row of `agcore_item_stats`.
+    shard: i16,
+}
+
+impl std::fmt::Debug for MysqlStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlStore")
+            .field("eviction", &self.inner.eviction)
+            .finish_non_exhaustive()
+    }
+}
+
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+impl MysqlStore {
+    pub(crate) fn new(conns: Connections, eviction: EvictionConfig) -> Self {
+        let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
+        let shard =
+            i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
+        Self {
+            conns,
+            inner: Arc::new(Inner {
+                eviction,
+                writes_since_check: AtomicUsize::new(0),
+                shard,
+            }),
+        }
+    }
+
+    /// The eviction configuration.
+    pub fn eviction(&self) -> &EvictionConfig {
+        &self.inner.eviction
+    }
+
+    /// Whether eviction is due after `rows` more written items.
+    fn eviction_due(&self, rows: usize) -> bool {
+        if matches!(self.inner.eviction.policy, EvictionPolicy::None) {
+            return false;
+        }
+        let interval = self.inner.eviction.check_interval.max(1);
+        let before = self
+            .inner
+            .writes_since_check
+            .fetch_add(rows, Ordering::AcqRel);
+        if before + rows >= interval {
+            self.inner.writes_since_check.store(0, Ordering::Release);
+            true
+        } else {
+            false
+        }
+    }
+
+    async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
+        let evict = self.eviction_due(items.len());
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut conn = self.conns.get().await?;
+            let run = async {
+                let mut tx = conn.start_transaction(TxOpts::default()).await?;
+                write::upsert(&mut tx, items.clone(), self.inner.shard).await?;
+                if evict {
+                    write::evict(&mut tx, &self.inner.eviction.policy, self.inner.shard).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            };
+            match run.await {
+                Err(err)
+                    if attempt < WRITE_ATTEMPTS
+                        && (is_duplicate(&err) || is_retryable_conflict(&err)) =>
+                {
+                    tracing::debug!(
+                        attempt,
+                        "mysql memory store: write met a concurrent writer; again"
+                    );
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn select(
+        &self,
+        filter: &MemoryFilter,
+        count_only: bool,
+    ) -> Result<(Vec<MemoryItem>, usize)> {
+        let cond = Where::of(filter);
+        let mut params = cond.params.clone();
+        let mut conn = self.conns.get().await?;
+        if count_only && cond.exact {
+            let sql = format!("SELECT COUNT(*) FROM agcore_items i WHERE {}", cond.sql);
+            let n: Option<i64> = conn.exec_first(sql, Params::Positional(params)).await?;
+            return Ok((Vec::new(), usize::try_from(n.unwrap_or(0)).unwrap_or(0)));
+        }
+        let limit = match filter.limit {
+            Some(limit) if cond.exact && !count_only => {
+                params.push(Value::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
+                "LIMIT ?"
+            }
+            _ => "",
+        };
+        let sql = format!(
+            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
+            cond.sql
+        );
+        let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
+        let mut items = Vec::new();
+        for mut row in rows {
+            let item = item_from_row(&mut row)?;
+            if cond.exact || filter.matches(&item) {
+                items.push(item);
+            }
+        }
+        if !count_only && let Some(limit) = filter.limit {
+            items.truncate(limit);
+        }
+        let n = items.len();
+        Ok((items, n))
+    }
+}
+
+#[async_trait]
+impl MemoryStore for MysqlStore {
+    async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
+        item.validate()?;
+        Ok(self.write_batch(vec![item]).await?)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
+        agcore_memory::validate_id(id)?;
+        let run = async {
+            let mut conn = self.conns.get().await?;
+            let row: Option<Row> = conn
+                .exec_first(
+                    format!("SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id = ?"),
+                    (id.as_bytes(),),
+                )
+                .await?;
+            row.map(|mut row| item_from_row(&mut row)).transpose()
+        };
+        Ok(run.await?)
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), MemoryError> {
+        agcore_memory::validate_id(id)?;
+        let run = async {
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let mut conn = self.conns.get().await?;
+                let once = async {
+                    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+                    write::delete(&mut tx, id, self.inner.shard).await?;
+                    tx.commit().await?;
+                    Ok(())
+                };
+                match once.await {
+                    Err(err) if attempt < WRITE_ATTEMPTS && is_retryable_conflict(&err) => {}
+                    other => return other,
+                }
+            }
+        };
+        Ok(run.await?)
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryItem>, MemoryError> {
+        filter.validate()?;
+        Ok(self.select(filter, false).await?.0)
+    }
+
+    async fn save_many(&self, items: Vec<MemoryItem>) -> Result<(), MemoryError> {
+        for item in &items {
+            item.validate()?;
+        }
+        if items.is_empty() {
+            return Ok(());
+        }
+        Ok(self.write_batch(items).await?)
+    }
+
+    async fn count(&self, filter: &MemoryFilter) -> Result<usize, MemoryError> {
+        filter.validate()?;
+        let mut unlimited = filter.clone();
+        unlimited.limit = None;
+        Ok(self.select(&unlimited, true).await?.1)
+    }
+
+    async fn search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>, MemoryError> {
+        options.filter.validate()?;
+        if options.limit == 0 {
+            return Err(MemoryError::InvalidInput(
+                "search limit must be at least 1".into(),
+            ));
+        }
+        let run = async {
+            let mut conn = self.conns.get().await?;
+            search::search(&mut conn, query, options).await
+        };
+        Ok(run.await?)
+    }
+}

@@ -1,0 +1,52 @@
+//! The store's tables.
+//!
+//! - `agcore_items`: one row per item, numbered by `doc` (the clustered key:
+//!   appends, never page splits on random ids); `id` unique; `content` as
+//!   bytes (any text, NUL included); `metadata` the exact JSON text (also
+//!   read by `JSON_CONTAINS` for filters); `created_at` as seconds plus
+//!   nanoseconds; `len` the number of analyzer tokens (BM25's document
+//!   length); `terms` the analyzer tokens as full-text words (see
+//!   [`crate::terms`]) under a `FULLTEXT` index, which search queries with
+//!   `MATCH … AGAINST (… IN BOOLEAN MODE)`.
+//! - `agcore_item_stats`: document count and total length in 16 shards, so
+//!   concurrent writers do not queue on one counter row; BM25 sums them.
+//! - `agcore_store_meta`: the analyzer and word encoding that built the
+//!   index (`keywords-v1`, `hex-v1`); a later one is a new migration that
+//!   re-indexes.
+
+use crate::migrate::Component;
+
+/// Counter rows of `agcore_item_stats`.
+pub(crate) const STAT_SHARDS: i16 = 16;
+
+pub(crate) const COMPONENT: Component = Component {
+    name: "store",
+    steps: &[&[
+        "CREATE TABLE IF NOT EXISTS agcore_items (
+            doc BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+            id VARBINARY(512) NOT NULL,
+            content LONGBLOB NOT NULL,
+            metadata LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+            created_s BIGINT NOT NULL,
+            created_ns INT NOT NULL,
+            len INT NOT NULL,
+            terms LONGTEXT CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+            UNIQUE KEY agcore_items_id (id),
+            KEY agcore_items_created (created_s, created_ns, id),
+            FULLTEXT KEY agcore_items_terms (terms)
+        ) ENGINE = InnoDB",
+        "CREATE TABLE IF NOT EXISTS agcore_item_stats (
+            shard SMALLINT NOT NULL PRIMARY KEY,
+            docs BIGINT NOT NULL,
+            total_len BIGINT NOT NULL
+        ) ENGINE = InnoDB",
+        "INSERT IGNORE INTO agcore_item_stats (shard, docs, total_len) VALUES
+            (0, 0, 0), (1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0), (7, 0, 0),
+            (8, 0, 0), (9, 0, 0), (10, 0, 0), (11, 0, 0), (12, 0, 0), (13, 0, 0), (14, 0, 0), (15, 0, 0)",
+        "CREATE TABLE IF NOT EXISTS agcore_store_meta (
+            name VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+            value VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL
+        ) ENGINE = InnoDB",
+        "INSERT IGNORE INTO agcore_store_meta (name, value) VALUES ('analyzer', 'keywords-v1'), ('words', 'hex-v1')",
+    ]],
+};
