@@ -150,8 +150,10 @@ mariadb_start() {
     local fresh=0
     if [ ! -d "$dir/data/mysql" ]; then
         mariadb-install-db --no-defaults "${user_args[@]}" --datadir="$dir/data" \
-            --skip-test-db --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 ||
+            --skip-test-db --auth-root-authentication-method=normal >"$dir/install.log" 2>&1 || {
+            tail -n 30 "$dir/install.log" >&2
             die "mariadb-install-db failed (log: $dir/install.log)"
+        }
         fresh=1
     fi
     local pid
@@ -159,13 +161,14 @@ mariadb_start() {
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         log "mariadb already running in $dir (pid $pid)"
     else
-        # Full-text settings: analyzer tokens of one character (CJK bigrams' halves,
-        # short words) are indexed and no stop word list hides them.
+        # The full-text settings stay the server's defaults (shortest word 3, the
+        # stop-word list on), as on a managed server: agcore-memory-mysql stores
+        # each analyzer token as one 3-to-84-character [a-z0-9] word, so short
+        # tokens, stop words and CJK bigrams are indexed whatever these are.
         setsid mariadbd --no-defaults "${user_args[@]}" --datadir="$dir/data" \
             --bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" --pid-file="$dir/pid" \
             --log-error="$dir/log" --skip-name-resolve --max-connections=500 \
             --character-set-server=utf8mb4 --collation-server=utf8mb4_bin \
-            --innodb-ft-min-token-size=1 --innodb-ft-enable-stopword=0 --ft-min-word-len=1 \
             --innodb-flush-log-at-trx-commit=2 --innodb-buffer-pool-size=256M \
             </dev/null >/dev/null 2>&1 9>&- &
         wait_for "mariadb" 60 "$dir/log" mariadb_ping "$dir"

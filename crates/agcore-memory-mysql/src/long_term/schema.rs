@@ -11,6 +11,9 @@
 //!   scope (`s42x…`, see [`crate::terms`]) under a `FULLTEXT` index: a
 //!   `MATCH` finds only the scope's entries, and counts its document
 //!   frequencies.
+//!   There is no foreign key to the scope row: InnoDB's check would take a
+//!   shared lock on it, and two saves upgrading theirs to update the
+//!   scope's statistics would deadlock.
 //! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
 //!   `agcore_lt_buffer` (the dialogue buffer).
 //!
@@ -54,8 +57,7 @@ pub(crate) const COMPONENT: Component = Component {
             terms LONGTEXT CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
             UNIQUE KEY agcore_lt_entries_content (scope_id, content_hash),
             KEY agcore_lt_entries_scope (agent_name, user_id, id),
-            FULLTEXT KEY agcore_lt_entries_terms (terms),
-            CONSTRAINT agcore_lt_entries_scope_fk FOREIGN KEY (scope_id) REFERENCES agcore_lt_scopes (id)
+            FULLTEXT KEY agcore_lt_entries_terms (terms)
         ) ENGINE = InnoDB",
         "CREATE TABLE IF NOT EXISTS agcore_lt_history (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,

@@ -1,0 +1,109 @@
+//! MySQL / MariaDB ranks like SQLite: the same memories (English and Chinese,
+//! from the bench corpus) saved into both, the same queries, the same hits
+//! in the same order with the same BM25 scores — for the store and for a
+//! long-term scope among others.
+#![cfg(test)]
+
+mod support;
+
+use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScoredEntry};
+use agcore_memory::testkit::corpus::Corpus;
+use agcore_memory::{EvictionConfig, MemoryFilter, MemoryStore, ScoredItem, SearchOptions};
+use agcore_memory_sqlite::SqliteDatabase;
+
+const MEMORIES: usize = 1_500;
+const QUERIES: usize = 120;
+
+fn same_score(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn assert_same(query: &str, sqlite: &[(String, f64)], mysql: &[(String, f64)]) {
+    assert_eq!(
+        sqlite.len(),
+        mysql.len(),
+        "`{query}`: sqlite {sqlite:?} mysql {mysql:?}"
+    );
+    for (s, p) in sqlite.iter().zip(mysql) {
+        assert!(
+            s.0 == p.0 && same_score(s.1, p.1),
+            "`{query}`: sqlite {sqlite:?}\nmysql {mysql:?}"
+        );
+    }
+}
+
+fn items(hits: Vec<ScoredItem>) -> Vec<(String, f64)> {
+    hits.into_iter().map(|h| (h.item.id, h.score)).collect()
+}
+
+fn entries(hits: Vec<ScoredEntry>) -> Vec<(String, f64)> {
+    hits.into_iter()
+        .map(|h| (h.entry.content, h.score))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn store_search_ranks_like_sqlite() {
+    let Some(url) = support::url() else { return };
+    let corpus = Corpus::new();
+    let sqlite = SqliteDatabase::open_in_memory().await.unwrap().store();
+    let (db, _) = support::fresh(&url, "rank", EvictionConfig::none()).await;
+    let mysql = db.store();
+    for chunk in corpus.memories(MEMORIES, 7).chunks(500) {
+        sqlite.save_many(chunk.to_vec()).await.unwrap();
+        mysql.save_many(chunk.to_vec()).await.unwrap();
+    }
+    let options = [
+        SearchOptions::top_k(10),
+        SearchOptions::top_k(3).with_filter(MemoryFilter::with_prefix("bench:1")),
+    ];
+    let mut hits = 0;
+    for query in corpus.queries(QUERIES, 11) {
+        for opts in &options {
+            let s = items(sqlite.search(&query, opts).await.unwrap());
+            let p = items(mysql.search(&query, opts).await.unwrap());
+            hits += s.len();
+            assert_same(&query, &s, &p);
+        }
+    }
+    assert!(hits > QUERIES, "the queries find something ({hits} hits)");
+    support::drop_databases(&url, "rank").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_term_search_ranks_like_sqlite() {
+    let Some(url) = support::url() else { return };
+    let corpus = Corpus::new();
+    let sqlite = LongTermMemory::new(SqliteDatabase::open_in_memory().await.unwrap().long_term());
+    let (db, _) = support::fresh(&url, "ltrank", EvictionConfig::none()).await;
+    let mysql = LongTermMemory::new(db.long_term());
+    let mut scopes = Vec::new();
+    for memory in [&sqlite, &mysql] {
+        let (main, other) = (
+            memory.scope("agent", "main").unwrap(),
+            memory.scope("agent", "other").unwrap(),
+        );
+        for item in corpus.memories(400, 7) {
+            main.save(NewMemory::new(MemoryType::User, "n", item.content))
+                .await
+                .unwrap();
+        }
+        // Another scope's entries must not change the main scope's scores.
+        for item in corpus.memories(300, 8) {
+            other
+                .save(NewMemory::new(MemoryType::User, "n", item.content))
+                .await
+                .unwrap();
+        }
+        scopes.push(main);
+    }
+    let mut hits = 0;
+    for query in corpus.queries(QUERIES, 11) {
+        let s = entries(scopes[0].search(&query, 5).await.unwrap());
+        let p = entries(scopes[1].search(&query, 5).await.unwrap());
+        hits += s.len();
+        assert_same(&query, &s, &p);
+    }
+    assert!(hits > QUERIES, "the queries find something ({hits} hits)");
+    support::drop_databases(&url, "ltrank").await;
+}
