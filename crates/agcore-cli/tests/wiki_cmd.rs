@@ -154,9 +154,10 @@ fn every_subcommand_has_help_with_an_example() {
 }
 
 /// The wiki on PostgreSQL through `--db postgres://…?schema=…` (a schema of
-/// its own), on Redis and on a JSON file: ingest, then search finds the page.
+/// its own), on MariaDB (the test database; pages are upserted, so reruns
+/// agree), on Redis and on a JSON file: ingest, then search finds the page.
 #[test]
-fn wiki_runs_on_postgres_redis_and_json_file_urls() {
+fn wiki_runs_on_postgres_mysql_redis_and_json_file_urls() {
     let mut urls = vec![];
     let home = Home::new();
     urls.push(format!("json-file://{}", home.path("wiki.json").display()));
@@ -166,6 +167,9 @@ fn wiki_runs_on_postgres_redis_and_json_file_urls() {
             "{pg}{sep}schema=agt_cli_wiki_{}",
             std::process::id()
         ));
+    }
+    if let Some(my) = agcore_memory::testkit::service_url("AGCORE_TEST_MYSQL_URL") {
+        urls.push(my);
     }
     let docs = home.path("docs");
     std::fs::create_dir_all(&docs).unwrap();

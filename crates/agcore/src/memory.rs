@@ -6,12 +6,16 @@
 //! |---|---|---|
 //! | `sqlite:///abs/path.db`, `sqlite://rel/path.db`, a bare path | [`sqlite`] | `sqlite` (default) |
 //! | `postgres://user:pass@host:5432/db` (or `postgresql://`) | `memory::postgres` | `postgres` |
+//! | `mysql://user:pass@host:3306/db` (or `mariadb://`) | `memory::mysql` | `mysql` |
 //! | `redis://host:6379/0` (store only, no long-term memory) | `memory::redis` | `redis` |
 //! | `json-file:///abs/path.json`, `json-file://rel/path.json` (store only) | `JsonFileStore` | `json-file` |
 //! | `memory://` | in-process, nothing persists | `memory` |
 
 pub use agcore_memory::*;
 
+#[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
+pub use agcore_memory_mysql as mysql;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use agcore_memory_postgres as postgres;
@@ -46,6 +50,12 @@ const SCHEMES: &[Scheme] = &[
         backend: "PostgreSQL",
         feature: "postgres",
         enabled: cfg!(feature = "postgres"),
+    },
+    Scheme {
+        schemes: &["mysql", "mariadb"],
+        backend: "MySQL / MariaDB",
+        feature: "mysql",
+        enabled: cfg!(feature = "mysql"),
     },
     Scheme {
         schemes: &["redis"],
@@ -135,6 +145,8 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         Some("json-file") => open_json_file(url).await,
         #[cfg(feature = "postgres")]
         Some("postgres" | "postgresql") => agcore_memory_postgres::open(url).await,
+        #[cfg(feature = "mysql")]
+        Some("mysql" | "mariadb") => agcore_memory_mysql::open(url).await,
         #[cfg(feature = "redis")]
         Some("redis") => agcore_memory_redis::open(url).await,
         Some(other) => {

@@ -1,0 +1,196 @@
+//! MySQL / MariaDB beside SQLite, in one run on the same data
+//! (`agcore_memory::testkit::corpus`): batched insert rate (`save_many` of
+//! 1,000 items), single save, get by id, and search p50/p99 (top 10) at 10k
+//! and 100k memories. Ratios are SQLite / MySQL for times (above 1:
+//! MySQL faster) and MySQL / SQLite for rates. Then long-term
+//! prefetch (`ScopedMemory::search`, top 5) p50/p99 with 100k entries in one
+//! scope among 100 (`support/long_term.rs`).
+//!
+//! Needs `AGCORE_TEST_MYSQL_URL` (`scripts/databases.sh start`); without
+//! it, prints why and does nothing. Criterion times one search at 10k; the
+//! report follows (`-- report` runs only the report).
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::cast_precision_loss,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agcore_memory::testkit::corpus::{Corpus, Percentiles, ms, percentiles, sizes};
+use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_sqlite::SqliteStore;
+use criterion::Criterion;
+use mysql_async::prelude::Queryable;
+use tokio::runtime::Runtime;
+
+const CHUNK: usize = 1_000;
+
+struct Figures {
+    insert_per_s: f64,
+    save: Percentiles,
+    get: Percentiles,
+    search: Percentiles,
+}
+
+/// Drops the bench database `agbench_{tag}` if it exists, and creates it
+/// again empty when `create`.
+async fn reset(url: &str, tag: &str, create: bool) {
+    let pool = mysql_async::Pool::new(url);
+    let mut conn = pool.get_conn().await.unwrap();
+    conn.query_drop(format!("DROP DATABASE IF EXISTS agbench_{tag}"))
+        .await
+        .unwrap();
+    if create {
+        conn.query_drop(format!("CREATE DATABASE agbench_{tag}"))
+            .await
+            .unwrap();
+    }
+    drop(conn);
+    pool.disconnect().await.unwrap();
+}
+
+/// `url` with its database replaced by `database`.
+fn with_database(url: &str, database: &str) -> String {
+    let root = url.rsplit_once('/').map_or(url, |(root, _)| root);
+    format!("{root}/{database}")
+}
+
+/// A store in a fresh database `agbench_{tag}`.
+async fn mysql(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
+    reset(url, tag, true).await;
+    let db = MysqlDatabase::open(&with_database(url, &format!("agbench_{tag}")))
+        .await
+        .unwrap();
+    Arc::new(db.store())
+}
+
+async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus, n: usize) -> Figures {
+    let items = corpus.memories(n, 7);
+    let started = Instant::now();
+    for chunk in items.chunks(CHUNK) {
+        store.save_many(chunk.to_vec()).await.unwrap();
+    }
+    let insert_per_s = n as f64 / started.elapsed().as_secs_f64();
+    let queries = corpus.queries(500, 11);
+    let mut i = 0;
+    let save = percentiles(&queries, |q| {
+        i += 1;
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .save(MemoryItem::new(format!("single:{i}"), q))
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let mut j = 0;
+    let get = percentiles(&queries, |_| {
+        j = (j + 7_919) % n;
+        let store = Arc::clone(&store);
+        async move {
+            store.get(&format!("bench:{j}")).await.unwrap().unwrap();
+        }
+    })
+    .await;
+    let search = percentiles(&queries, |q| {
+        let store = Arc::clone(&store);
+        async move {
+            store.search(&q, &SearchOptions::top_k(10)).await.unwrap();
+        }
+    })
+    .await;
+    Figures {
+        insert_per_s,
+        save,
+        get,
+        search,
+    }
+}
+
+fn line(what: &str, sqlite: Duration, my: Duration) -> String {
+    format!(
+        "{what:>10} p: sqlite {:.3} ms | mysql {:.3} ms | ratio {:.2}x",
+        ms(sqlite),
+        ms(my),
+        ms(sqlite) / ms(my).max(1e-9)
+    )
+}
+
+fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
+    println!("\n== report: MySQL / MariaDB beside SQLite (ratio = sqlite / mysql for times) ==");
+    for n in sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite: Arc<dyn MemoryStore> = Arc::new(
+            rt.block_on(SqliteStore::open(dir.path().join("bench.db")))
+                .unwrap(),
+        );
+        let s = rt.block_on(measure(sqlite, corpus, n));
+        let p = rt.block_on(async {
+            let tag = format!("report_{n}");
+            let figures = measure(mysql(url, &tag).await, corpus, n).await;
+            reset(url, &tag, false).await;
+            figures
+        });
+        println!(
+            "n={n}: batched insert sqlite {:.0}/s | mysql {:.0}/s | ratio {:.2}x",
+            s.insert_per_s,
+            p.insert_per_s,
+            p.insert_per_s / s.insert_per_s
+        );
+        println!("n={n}: {}", line("save p50", s.save.p50, p.save.p50));
+        println!("n={n}: {}", line("get p50", s.get.p50, p.get.p50));
+        println!("n={n}: {}", line("search p50", s.search.p50, p.search.p50));
+        println!("n={n}: {}", line("search p99", s.search.p99, p.search.p99));
+    }
+}
+
+fn main() {
+    let Ok(url) = std::env::var("AGCORE_TEST_MYSQL_URL") else {
+        eprintln!(
+            "mysql bench: set AGCORE_TEST_MYSQL_URL (scripts/databases.sh start); nothing to do"
+        );
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let corpus = Corpus::new();
+    let args: Vec<String> = std::env::args().collect();
+    let only_report = args.iter().any(|a| a == "report");
+    let mut c = Criterion::default().configure_from_args();
+    if !only_report {
+        let store = rt.block_on(async {
+            let store = mysql(&url, "criterion").await;
+            for chunk in corpus.memories(10_000, 7).chunks(CHUNK) {
+                store.save_many(chunk.to_vec()).await.unwrap();
+            }
+            store
+        });
+        let queries = corpus.queries(256, 3);
+        let mut q = 0;
+        c.bench_function("mysql/search/10000", |b| {
+            b.iter(|| {
+                q = (q + 1) % queries.len();
+                rt.block_on(store.search(&queries[q], &SearchOptions::top_k(10)))
+                    .unwrap()
+            });
+        });
+        rt.block_on(reset(&url, "criterion", false));
+    }
+    c.final_summary();
+    if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {
+        report(&rt, &url, &corpus);
+        support::long_term::report(&rt, &url, &corpus);
+    }
+}
