@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use agcore_memory::storage::redact_url;
 use agcore_memory::{EvictionConfig, MemoryError};
-use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
+use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints};
 
 use crate::MysqlDatabase;
 
@@ -32,7 +32,7 @@ impl Default for MysqlDatabaseBuilder {
 /// mode (a value that does not fit is an error, never silently cut) and
 /// `READ COMMITTED` (no gap locks: concurrent writers of distinct ids never
 /// deadlock on each other's inserts).
-const INIT: [&str; 3] = [
+const SETUP: [&str; 3] = [
     "SET NAMES utf8mb4 COLLATE utf8mb4_bin",
     "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,ONLY_FULL_GROUP_BY'",
     "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
@@ -87,11 +87,24 @@ impl MysqlDatabaseBuilder {
                 "`{shown}` names no database (mysql://user:password@host:port/database)"
             )));
         }
-        let constraints = PoolConstraints::new(0, self.pool_size)
+        // mysql_async closes a returned connection when more than `min` are
+        // idle, so `min` is the pool size: connections are made on demand
+        // and then kept (a new one per call costs a connect and a login).
+        let constraints = PoolConstraints::new(self.pool_size, self.pool_size)
             .ok_or_else(|| MemoryError::InvalidInput("bad pool size".into()))?;
+        // Pooled connections are not reset between uses (a reset costs a
+        // round trip and drops the prepared statements); agcore leaves no
+        // session state behind, and an unfinished transaction is rolled back
+        // when its connection returns to the pool. `setup` runs on every new
+        // connection, and again after a reset should one happen.
+        let pool_opts = opts
+            .pool_opts()
+            .clone()
+            .with_constraints(constraints)
+            .with_reset_connection(false);
         let opts = OptsBuilder::from_opts(opts)
-            .init(INIT.to_vec())
-            .pool_opts(PoolOpts::new().with_constraints(constraints));
+            .setup(SETUP.to_vec())
+            .pool_opts(pool_opts);
         let pool = Pool::new(opts);
         MysqlDatabase::start(pool, shown.clone(), self.acquire_timeout, self.eviction)
             .await
