@@ -30,7 +30,7 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     let versions = db.schema_versions().await.unwrap();
     assert_eq!(
         versions,
-        vec![("long_term".to_owned(), 1), ("store".to_owned(), 1)]
+        vec![("long_term".to_owned(), 2), ("store".to_owned(), 1)]
     );
     db.store()
         .save(MemoryItem::new("kept", "still here"))

@@ -126,9 +126,12 @@ pub(crate) async fn id_by_content(
     let [agent, user] = scope_params(scope);
     Ok(conn
         .exec_first(
-            "SELECT m.id FROM agcore_lt_entries m
-             WHERE m.agent_name = ? AND m.user_id = ? AND m.content_hash = ?",
-            Params::Positional(vec![agent, user, Value::from(content_hash(content))]),
+            // Through the scope row, so the unique (scope_id, content_hash)
+            // index finds the entry (not a scan of the scope's entries).
+            "SELECT m.id FROM agcore_lt_scopes s
+             JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_hash = ?
+             WHERE s.agent_name = ? AND s.user_id = ?",
+            Params::Positional(vec![Value::from(content_hash(content)), agent, user]),
         )
         .await?)
 }

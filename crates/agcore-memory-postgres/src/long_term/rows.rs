@@ -111,8 +111,11 @@ pub(crate) async fn id_by_key(
 ) -> Result<Option<i64>> {
     let row = client
         .query_opt(
-            "SELECT m.id FROM agcore_lt_entries m
-             WHERE m.agent_name = $1 AND m.user_id = $2 AND m.content_key = $3",
+            // Through the scope row, so the unique (scope_id, content_key)
+            // index finds the entry.
+            "SELECT m.id FROM agcore_lt_scopes s
+             JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_key = $3
+             WHERE s.agent_name = $1 AND s.user_id = $2",
             &[&scope.agent, &scope.user, &key],
         )
         .await?;

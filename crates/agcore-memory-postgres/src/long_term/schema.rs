@@ -9,6 +9,7 @@
 //! - `agcore_lt_postings (scope_id, term, entry_id, tf)`: the inverted index
 //!   over agcore's analyzer tokens of name, content and description, keyed by
 //!   scope first.
+//!   Indexed by `(agent_name, user_id, id)` too (version 2), for listing.
 //! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
 //!   `agcore_lt_buffer` (the dialogue buffer).
 
@@ -87,5 +88,10 @@ CREATE TABLE agcore_lt_buffer (
     applied_at TIMESTAMPTZ
 );
 CREATE INDEX agcore_lt_buffer_session ON agcore_lt_buffer (agent_name, user_id, session_id, id);
+"#,
+    // Version 2: listing, archiving and maintenance select a scope's entries
+    // by agent and user; without this index each scanned every entry.
+    r#"
+CREATE INDEX IF NOT EXISTS agcore_lt_entries_names ON agcore_lt_entries (agent_name, user_id, id);
 "#],
 };
