@@ -65,93 +65,83 @@ pub(crate) fn any_of(words: &[String]) -> String {
     words.join(" ")
 }
 
-/// The weights of a query: its words found in the collection with FTS5's
-/// idf, and the collection's mean document length (0 when every document is
-/// empty: no length normalisation, as in `Bm25::tf_part`).
-pub(crate) struct QueryWeights {
-    pub(crate) words: Vec<String>,
-    pub(crate) idfs: Vec<f64>,
-    pub(crate) avg_len: f64,
+/// BM25 over the candidates of one `MATCH`, in one statement: the SQL
+/// fragments for `n` query words. The term frequencies of each candidate
+/// come from its `terms` column, the document frequencies from counting the
+/// candidates that contain each word (a window over all of them: every
+/// document holding a query word is a candidate), the collection size and
+/// mean length from a statistics row; idf is FTS5's, floored at `1e-6`, with
+/// `k1 = 1.2`, `b = 0.75` and no length normalisation when every document
+/// is empty — the arithmetic of `agcore_memory::retriever::Bm25`, so scores
+/// equal the SQLite backend's. One round trip, one full-text search.
+pub(crate) struct Bm25Sql {
+    n: usize,
 }
 
-impl QueryWeights {
-    /// The weights of `words` with document frequencies `dfs` (same order)
-    /// in a collection of `docs` documents of `total_len` tokens. `None`
-    /// when no word occurs.
-    pub(crate) fn new(words: Vec<String>, dfs: &[f64], docs: f64, total_len: f64) -> Option<Self> {
-        let (mut found, mut idfs) = (Vec::new(), Vec::new());
-        for (word, &df) in words.into_iter().zip(dfs) {
-            if df > 0.0 {
-                idfs.push(Bm25::fts5_idf(docs, df));
-                found.push(word);
-            }
-        }
-        if found.is_empty() {
-            return None;
-        }
-        let avg_len = if docs > 0.0 { total_len / docs } else { 0.0 };
-        Some(Self {
-            words: found,
-            idfs,
-            avg_len,
-        })
+impl Bm25Sql {
+    /// The fragments for `n` words (at least 1).
+    pub(crate) fn new(n: usize) -> Self {
+        Self { n: n.max(1) }
     }
 
-    /// The BM25 score of the row whose token column is `terms` and length
-    /// column `len`, as SQL with `?` parameters bound by [`Self::params`]
-    /// (the text depends only on the number of words, so prepared statements
-    /// are reused). `tf·(k1+1)/(tf+K)` is written `(k1+1)·(1 − K/(tf+K))`
-    /// so each term frequency is computed once.
-    pub(crate) fn score_sql(&self, terms: &str, len: &str) -> String {
-        let k = format!("(? * (1.0 - ? + ? * {len} / ?))");
-        let part = format!(
-            "? * (1.0 - {k} / ((LENGTH({terms}) - LENGTH(REPLACE({terms}, ?, ''))) / ? + {k}))"
-        );
-        let parts = vec![part; self.words.len()];
-        format!("({})", parts.join(" + "))
+    /// `tf0, tf1, …` of the row whose token column is `terms`: one pair of
+    /// `?` per word, bound by [`Self::tf_params`].
+    pub(crate) fn tf_columns(&self, terms: &str) -> String {
+        (0..self.n)
+            .map(|i| format!("(LENGTH({terms}) - LENGTH(REPLACE({terms}, ?, ''))) DIV ? AS tf{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
-    /// The parameters of [`Self::score_sql`], in its order.
-    pub(crate) fn params(&self) -> Vec<mysql_async::Value> {
-        use mysql_async::Value;
-        let bm25 = Bm25::default();
-        // With every document empty there is no length normalisation (K = k1).
-        let (b, avg) = if self.avg_len > 0.0 {
-            (bm25.b, self.avg_len)
-        } else {
-            (0.0, 1.0)
-        };
-        let k = [
-            Value::Double(bm25.k1),
-            Value::Double(b),
-            Value::Double(b),
-            Value::Double(avg),
-        ];
-        let mut out = Vec::with_capacity(12 * self.words.len());
-        for (word, idf) in self.words.iter().zip(&self.idfs) {
+    /// The parameters of [`Self::tf_columns`]: each word's ` word ` pattern
+    /// and its length.
+    pub(crate) fn tf_params(words: &[String]) -> Vec<mysql_async::Value> {
+        let mut out = Vec::with_capacity(2 * words.len());
+        for word in words {
             let pattern = format!(" {word} ");
             let len = i64::try_from(pattern.len()).unwrap_or(i64::MAX);
-            out.push(Value::Double(idf * (bm25.k1 + 1.0)));
-            out.extend(k.iter().cloned());
-            out.push(Value::from(pattern));
-            out.push(Value::Int(len));
-            out.extend(k.iter().cloned());
+            out.push(mysql_async::Value::from(pattern));
+            out.push(mysql_async::Value::Int(len));
         }
         out
     }
-}
 
-/// The SQL that counts, for each of `n` words, the rows of `table` whose
-/// `terms` match it: `n` rows `(index, count)`, one `?` per word.
-pub(crate) fn df_sql(table: &str, n: usize) -> String {
-    (0..n)
-        .map(|i| {
-            format!(
-                "SELECT {i}, COUNT(*) FROM {table} WHERE MATCH(terms) AGAINST (? IN BOOLEAN MODE)"
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" UNION ALL ")
+    /// `t.tf0, …, SUM(t.tf0 > 0) OVER () AS df0, …` over derived table `t`.
+    pub(crate) fn df_columns(&self) -> String {
+        let tfs = (0..self.n).map(|i| format!("t.tf{i}"));
+        let dfs = (0..self.n).map(|i| format!("SUM(t.tf{i} > 0) OVER () AS df{i}"));
+        tfs.chain(dfs).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The statistics row `st (n, avg, b)` from `stats`, a query returning
+    /// `(documents, total length)` as `DOUBLE`s named `d` and `l`.
+    pub(crate) fn stats_table(stats: &str) -> String {
+        format!(
+            "(SELECT x.d AS n, IF(x.l > 0, x.l / x.d, 1.0) AS avg, IF(x.l > 0, {b:?}, 0.0) AS b \
+             FROM ({stats}) x) st",
+            b = Bm25::default().b
+        )
+    }
+
+    /// The score of candidate `c` (columns `len`, `tf{i}`, `df{i}`) with
+    /// statistics `st`; no parameters.
+    pub(crate) fn score(&self) -> String {
+        let bm25 = Bm25::default();
+        let k = format!(
+            "({k1:?} * (1.0 - st.b + st.b * c.len / st.avg))",
+            k1 = bm25.k1
+        );
+        (0..self.n)
+            .map(|i| {
+                let ln = format!("LN((st.n - c.df{i} + 0.5) / (c.df{i} + 0.5))");
+                format!(
+                    "IF({ln} > 0, {ln}, 1e-6) * {k1p:?} * (1.0 - {k} / (c.tf{i} + {k}))",
+                    k1p = bm25.k1 + 1.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
 }
 
 #[cfg(test)]
@@ -198,10 +188,12 @@ mod tests {
     }
 
     #[test]
-    fn weights_keep_only_words_that_occur() {
-        let w = QueryWeights::new(vec!["a".into(), "b".into()], &[0.0, 2.0], 10.0, 50.0).unwrap();
-        assert_eq!(w.words, vec!["b".to_owned()]);
-        assert!((w.avg_len - 5.0).abs() < 1e-12);
-        assert!(QueryWeights::new(vec!["a".into()], &[0.0], 10.0, 50.0).is_none());
+    fn fragments_have_one_pair_of_parameters_per_word() {
+        let sql = Bm25Sql::new(3);
+        assert_eq!(sql.tf_columns("i.terms").matches('?').count(), 6);
+        assert_eq!(Bm25Sql::tf_params(&["x61".to_owned()]).len(), 2);
+        assert!(sql.df_columns().contains("SUM(t.tf2 > 0) OVER () AS df2"));
+        assert!(!sql.score().contains('?'));
+        assert!(!Bm25Sql::stats_table("SELECT 1 AS d, 2 AS l").contains('?'));
     }
 }

@@ -13,7 +13,7 @@ use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row};
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, MAX_QUERY_TERMS};
+use crate::terms::{self, Bm25Sql, MAX_QUERY_TERMS};
 
 pub(crate) async fn search(
     conn: &mut Conn,
@@ -31,40 +31,43 @@ pub(crate) async fn search(
     };
     let prefix = format!("s{scope_id}");
     let words: Vec<String> = tokens.iter().map(|t| terms::word(&prefix, t)).collect();
-    let Some(w) = crate::store::weights(
-        conn,
-        words,
-        (
-            "SELECT CAST(docs AS DOUBLE) AS d, CAST(total_len AS DOUBLE) AS l \
-             FROM agcore_lt_scopes WHERE id = ?",
-            vec![Value::Int(scope_id)],
-        ),
-        "agcore_lt_entries",
-    )
-    .await?
-    else {
-        return Ok(Vec::new());
-    };
-    let mut params = w.params();
-    params.push(Value::from(terms::any_of(&w.words)));
-    params.push(Value::Int(scope_id));
+    let bm25 = Bm25Sql::new(words.len());
+    // Parameters in the order their `?` appear in the statement below.
     let ty = request
         .memory_type
         .map_or(Value::NULL, |t| Value::from(t.as_str()));
+    let mut params = Bm25Sql::tf_params(&words);
     params.push(ty.clone());
     params.push(ty);
+    params.push(Value::from(terms::any_of(&words)));
+    params.push(Value::Int(scope_id));
+    params.push(Value::Int(scope_id));
     params.push(Value::Int(i64::try_from(request.limit).unwrap_or(i64::MAX)));
+    // The scope prefix makes the `MATCH` see only this scope's entries, so
+    // the document frequencies are the scope's; the type and archive
+    // conditions are applied after counting them, as SQLite does.
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, s.score FROM (
-             SELECT c.id, c.score FROM (
-                 SELECT m.id, {score} AS score FROM agcore_lt_entries m
-                 WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
-                 AND (? IS NULL OR m.memory_type = ?) AND {archived}
-             ) c ORDER BY c.score DESC, c.id LIMIT ?
+             SELECT c.id, {score} AS score FROM (
+                 SELECT t.id, t.len, t.keep, {dfs} FROM (
+                     SELECT m.id, m.len, {tfs},
+                         (? IS NULL OR m.memory_type = ?) AND {archived} AS keep
+                     FROM agcore_lt_entries m
+                     WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
+                 ) t
+             ) c CROSS JOIN {stats}
+             WHERE c.keep
+             ORDER BY score DESC, c.id LIMIT ?
          ) s JOIN agcore_lt_entries m ON m.id = s.id
          ORDER BY s.score DESC, m.id",
-        score = w.score_sql("m.terms", "m.len"),
+        score = bm25.score(),
+        dfs = bm25.df_columns(),
+        tfs = bm25.tf_columns("m.terms"),
         archived = archived_sql(request.archived),
+        stats = Bm25Sql::stats_table(
+            "SELECT CAST(docs AS DOUBLE) AS d, CAST(total_len AS DOUBLE) AS l \
+             FROM agcore_lt_scopes WHERE id = ?"
+        ),
     );
     let found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     found

@@ -22,8 +22,6 @@ use crate::error::{Result, is_duplicate, is_retryable_conflict};
 use filter::Where;
 use rows::{ITEM_COLUMNS, item_from_row};
 
-pub(crate) use search::weights;
-
 /// How many times a write transaction runs when it meets a concurrent
 /// writer (a deadlock, a lock wait timeout, a duplicate id inserted
 /// meanwhile) before the error is returned.

@@ -1,8 +1,7 @@
-//! BM25 search in the server: candidates from the `FULLTEXT` index
-//! (`MATCH … AGAINST (… IN BOOLEAN MODE)` on the query's words), scored in
-//! SQL with the same formula and statistics as the SQLite backend (FTS5's
-//! idf, `k1 = 1.2`, `b = 0.75`, document length in analyzer tokens), ties
-//! broken by id.
+//! BM25 search in the server, in one statement: candidates from the
+//! `FULLTEXT` index (`MATCH … AGAINST (… IN BOOLEAN MODE)` on the query's
+//! words), scored in SQL with the same formula and statistics as the SQLite
+//! backend (see [`Bm25Sql`]), ties broken by id.
 
 use agcore_memory::retriever::unique_keywords;
 use agcore_memory::{ScoredItem, SearchOptions};
@@ -13,38 +12,11 @@ use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, MAX_QUERY_TERMS, QueryWeights};
+use crate::terms::{self, Bm25Sql, MAX_QUERY_TERMS};
 
-/// The BM25 weights of `words` in the rows of `table` matching `scope_sql`
-/// (statistics from `stats_sql`, two columns: documents, total length).
-/// One round trip: statistics and document frequencies in one statement.
-pub(crate) async fn weights(
-    conn: &mut Conn,
-    words: Vec<String>,
-    (stats_sql, stats_params): (&str, Vec<Value>),
-    table: &str,
-) -> Result<Option<QueryWeights>> {
-    let sql = format!(
-        "SELECT -1, s.d, s.l FROM ({stats_sql}) s UNION ALL {}",
-        terms::df_sql(table, words.len()).replace("COUNT(*)", "COUNT(*), 0")
-    );
-    let mut params = stats_params;
-    params.extend(words.iter().map(|w| Value::from(w.as_str())));
-    let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
-    let (mut docs, mut total) = (0.0, 0.0);
-    let mut dfs = vec![0.0; words.len()];
-    for mut row in rows {
-        let index: i64 = take(&mut row, 0)?;
-        let value: Option<f64> = take(&mut row, 1)?;
-        if index < 0 {
-            docs = value.unwrap_or(0.0);
-            total = take::<Option<f64>>(&mut row, 2)?.unwrap_or(0.0);
-        } else if let Some(df) = usize::try_from(index).ok().and_then(|i| dfs.get_mut(i)) {
-            *df = value.unwrap_or(0.0);
-        }
-    }
-    Ok(QueryWeights::new(words, &dfs, docs, total))
-}
+/// The store's BM25 statistics as `(d, l)` doubles.
+const STATS: &str = "SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d, \
+     CAST(COALESCE(SUM(total_len), 0) AS DOUBLE) AS l FROM agcore_item_stats";
 
 /// The top `options.limit` items for `query`, best first.
 pub(crate) async fn search(
@@ -58,24 +30,12 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     }
     let words: Vec<String> = tokens.iter().map(|t| terms::word("", t)).collect();
-    let Some(w) = weights(
-        conn,
-        words,
-        (
-            "SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d, \
-             CAST(COALESCE(SUM(total_len), 0) AS DOUBLE) AS l FROM agcore_item_stats",
-            Vec::new(),
-        ),
-        "agcore_items",
-    )
-    .await?
-    else {
-        return Ok(Vec::new());
-    };
+    let bm25 = Bm25Sql::new(words.len());
     let cond = Where::of(&options.filter);
-    let mut params = w.params();
-    params.push(Value::from(terms::any_of(&w.words)));
-    params.extend(cond.params.iter().cloned());
+    // Parameters in the order their `?` appear in the statement below.
+    let mut params = cond.params.clone();
+    params.extend(Bm25Sql::tf_params(&words));
+    params.push(Value::from(terms::any_of(&words)));
     let min = options.min_score.map_or(Value::NULL, Value::Double);
     params.push(min.clone());
     params.push(min);
@@ -87,16 +47,24 @@ pub(crate) async fn search(
     };
     let sql = format!(
         "SELECT {ITEM_COLUMNS}, s.score FROM (
-             SELECT c.doc, c.id, c.score FROM (
-                 SELECT i.doc, i.id, {score} AS score FROM agcore_items i
-                 WHERE MATCH(i.terms) AGAINST (? IN BOOLEAN MODE) AND {filter}
-             ) c
-             WHERE ? IS NULL OR c.score >= ?
-             ORDER BY c.score DESC, c.id {limit}
+             SELECT r.doc, r.id, r.score FROM (
+                 SELECT c.doc, c.id, {score} AS score FROM (
+                     SELECT t.doc, t.id, t.len, t.keep, {dfs} FROM (
+                         SELECT i.doc, i.id, i.len, ({filter}) AS keep, {tfs} FROM agcore_items i
+                         WHERE MATCH(i.terms) AGAINST (? IN BOOLEAN MODE)
+                     ) t
+                 ) c CROSS JOIN {stats}
+                 WHERE c.keep
+             ) r
+             WHERE ? IS NULL OR r.score >= ?
+             ORDER BY r.score DESC, r.id {limit}
          ) s JOIN agcore_items i ON i.doc = s.doc
          ORDER BY s.score DESC, i.id",
-        score = w.score_sql("i.terms", "i.len"),
+        score = bm25.score(),
+        dfs = bm25.df_columns(),
         filter = cond.sql,
+        tfs = bm25.tf_columns("i.terms"),
+        stats = Bm25Sql::stats_table(STATS),
     );
     let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     let mut hits = Vec::with_capacity(rows.len().min(options.limit));

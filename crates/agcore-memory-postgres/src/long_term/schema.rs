@@ -17,7 +17,8 @@ use crate::migrate::Component;
 
 pub(crate) const COMPONENT: Component = Component {
     name: "long_term",
-    steps: &[r#"
+    steps: &[
+        r#"
 CREATE TABLE agcore_lt_scopes (
     id BIGSERIAL PRIMARY KEY,
     agent_name TEXT NOT NULL,
@@ -89,9 +90,10 @@ CREATE TABLE agcore_lt_buffer (
 );
 CREATE INDEX agcore_lt_buffer_session ON agcore_lt_buffer (agent_name, user_id, session_id, id);
 "#,
-    // Version 2: listing, archiving and maintenance select a scope's entries
-    // by agent and user; without this index each scanned every entry.
-    r#"
+        // Version 2: listing, archiving and maintenance select a scope's entries
+        // by agent and user; without this index each scanned every entry.
+        r#"
 CREATE INDEX IF NOT EXISTS agcore_lt_entries_names ON agcore_lt_entries (agent_name, user_id, id);
-"#],
+"#,
+    ],
 };
