@@ -14,8 +14,13 @@ use std::time::Duration;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem, MemoryStore};
 use agcore_memory_mysql::MysqlDatabase;
 
+/// One private MariaDB server at a time: two starting at once on a loaded
+/// two-core machine made one fail to start.
+static ONE_SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn saves_fail_recoverably_during_an_outage_and_resume_after() {
+    let _one = ONE_SERVER.lock().await;
     // Runs only where the test servers are configured (CI starts them).
     let Some(_) = support::url() else { return };
     let (server, url) = support::Instance::start("mariadb");
@@ -104,6 +109,7 @@ async fn saves_fail_recoverably_during_an_outage_and_resume_after() {
 /// the same store, and every acknowledged save is there afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_loop_survives_a_killed_server() {
+    let _one = ONE_SERVER.lock().await;
     let Some(_) = support::url() else { return };
     let (server, url) = support::Instance::start("mariadb");
     let db = MysqlDatabase::builder()
