@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use agcore_agent::long_term::{
     InstructionLanguage, MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH,
-    MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, format_memory_context,
+    MEMORY_CONTEXT_PREAMBLE_EN, MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN,
+    MEMORY_INSTRUCTIONS_ZH, format_memory_context,
 };
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::tokens::TokenCounter;
@@ -75,7 +76,7 @@ async fn injection_rules_format_and_history() {
     s.submit_turn("rocket launch schedule").await.unwrap(); // nothing found
     let requests = provider.requests();
     let expected = format!(
-        "<memory-context>\n{MEMORY_CONTEXT_HEADER_EN}\n\n[user] drink\nAlice prefers green tea\n</memory-context>"
+        "<memory-context>\n{MEMORY_CONTEXT_PREAMBLE_EN}\n\n[user] drink\n> Alice prefers green tea\n</memory-context>"
     );
     for (i, request) in requests.iter().enumerate() {
         let system = system_of(request);
@@ -177,18 +178,23 @@ fn token_budget_keeps_the_entries_that_fit_in_order() {
         make(2, "long", &"a very long memory text ".repeat(40)),
         make(3, "short", "tiny"),
     ];
-    let first_only = counter.count_text(MEMORY_CONTEXT_HEADER_ZH)
-        + counter.count_text("\n\n[user] 短\n用户喜欢绿茶");
+    let first_only = counter.count_text(MEMORY_CONTEXT_PREAMBLE_ZH)
+        + counter.count_text("\n\n[user] 短\n> 用户喜欢绿茶");
     let (body, kept) =
-        format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &entries, first_only, &counter).unwrap();
+        format_memory_context(MEMORY_CONTEXT_PREAMBLE_ZH, &entries, first_only, &counter).unwrap();
     assert_eq!(kept.iter().map(|e| e.id).collect::<Vec<_>>(), [1]);
     assert_eq!(
         body,
-        format!("{MEMORY_CONTEXT_HEADER_ZH}\n\n[user] 短\n用户喜欢绿茶")
+        format!("{MEMORY_CONTEXT_PREAMBLE_ZH}\n\n[user] 短\n> 用户喜欢绿茶")
     );
     assert!(
-        format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &entries, first_only - 1, &counter)
-            .is_none()
+        format_memory_context(
+            MEMORY_CONTEXT_PREAMBLE_ZH,
+            &entries,
+            first_only - 1,
+            &counter
+        )
+        .is_none()
     );
     assert!(format_memory_context(MEMORY_CONTEXT_HEADER_ZH, &[], 10_000, &counter).is_none());
     let (_, all) =

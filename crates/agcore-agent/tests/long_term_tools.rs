@@ -177,7 +177,10 @@ async fn duplicate_save_through_the_tool_updates_instead_of_adding() {
     assert_eq!(second["status"], "updated");
     assert_eq!(first["id"], second["id"]);
     let scope = memory.scope("assistant", "alice").unwrap();
-    assert_eq!(scope.list(&ListRequest::all()).await.unwrap().len(), 1);
+    let stored = scope.list(&ListRequest::all()).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    // Provenance: the entry says it was written by the model through the tool.
+    assert_eq!(stored[0].metadata["source"], "model (memory_save tool)");
 }
 
 #[tokio::test]

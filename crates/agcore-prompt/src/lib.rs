@@ -47,6 +47,7 @@ mod error;
 mod registry;
 mod reminder;
 mod template;
+pub mod untrusted;
 
 pub use composer::{LAYER_SEPARATOR, PromptComposer, SystemLayer};
 pub use context::TemplateContext;

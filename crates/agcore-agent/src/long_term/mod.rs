@@ -38,7 +38,7 @@
 //! session.submit_turn("Hello there").await?; // the first round injects nothing
 //! session.submit_turn("Which tea do I like?").await?;
 //! let system = provider.requests()[1].messages[0].text();
-//! assert!(system.contains("[user] drink\nAlice prefers green tea"));
+//! assert!(system.contains("[user] drink\n> Alice prefers green tea"));
 //! # Ok(()) }
 //! ```
 
@@ -52,8 +52,9 @@ pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
 pub use options::{InstructionLanguage, LongTermOptions};
 pub use prefetch::{Prefetched, prefetch};
 pub use prompt::{
-    MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_INSTRUCTIONS_EN,
-    MEMORY_INSTRUCTIONS_ZH, format_memory_context, memory_context_header, memory_instructions,
+    MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_CONTEXT_PREAMBLE_EN,
+    MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH,
+    format_memory_context, memory_context_header, memory_instructions,
 };
 pub use tools::{
     MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,

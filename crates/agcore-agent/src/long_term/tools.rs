@@ -182,7 +182,10 @@ impl TypedTool for MemorySaveTool {
                     .content
                     .filter(|c| !c.trim().is_empty())
                     .ok_or_else(|| failed(tool, "`content` is required to create a memory"))?;
-                let mut new = NewMemory::new(args.memory_type.into(), args.name, content);
+                let mut provenance = serde_json::Map::new();
+                provenance.insert("source".into(), format!("model ({tool} tool)").into());
+                let mut new = NewMemory::new(args.memory_type.into(), args.name, content)
+                    .with_metadata(provenance);
                 if let Some(description) = args.description {
                     new = new.with_description(description);
                 }

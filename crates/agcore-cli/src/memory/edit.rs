@@ -46,8 +46,11 @@ pub async fn add(opened: &OpenedMemory, args: AddArgs, json: bool) -> Result<(),
     if args.content.trim().is_empty() {
         return Err(CliError::Invalid("the memory text is empty".to_owned()));
     }
+    let mut provenance = serde_json::Map::new();
+    provenance.insert("source".into(), "agcore memory add".into());
     let mut new = NewMemory::new(memory_type, args.name.unwrap_or_default(), args.content)
-        .with_tags(args.tags);
+        .with_tags(args.tags)
+        .with_metadata(provenance);
     if let Some(description) = args.description {
         new = new.with_description(description);
     }

@@ -103,6 +103,7 @@ impl ScopedMemory {
                 metadata.insert("replaces".into(), old_text.clone().into());
             }
         }
+        metadata.insert("source".into(), "extraction".into());
         let new = NewMemory::new(fact.memory_type, String::new(), fact.content)
             .with_tags(fact.tags)
             .with_metadata(metadata);
