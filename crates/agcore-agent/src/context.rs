@@ -1,6 +1,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use agcore_prompt::untrusted::{escape_markup, quote_lines};
+
 use crate::{Agent, AgentError, AgentSession, RuntimeBundle, SessionMemory};
 
 /// Several isolated contexts inside one session, bridged by its
@@ -129,7 +131,10 @@ impl ContextManager {
 
     /// Copies the latest assistant answer of context `from` into the system
     /// prompt of context `to`, as
-    /// `<bridged-context from="{from}">…</bridged-context>` in its memory layer.
+    /// `<bridged-context from="{from}">…</bridged-context>` in its memory layer,
+    /// the answer quoted line by line with `> ` and escaped
+    /// ([`agcore_prompt::untrusted::quote_lines`]) so that nothing in it can
+    /// close the block.
     ///
     /// # Errors
     /// [`AgentError::Context`] when either context is missing, they are the
@@ -148,7 +153,13 @@ impl ContextManager {
             .ok_or_else(|| {
                 AgentError::Context(format!("context `{from}` has no answer to bridge"))
             })?;
-        let note = format!("<bridged-context from=\"{from}\">\n{text}\n</bridged-context>");
+        // The answer may repeat text the model read (tool results, documents):
+        // quoted and escaped, it cannot close this block or the memory layer.
+        let name = escape_markup(from).replace('"', "&quot;");
+        let note = format!(
+            "<bridged-context from=\"{name}\">\n{}\n</bridged-context>",
+            quote_lines(text.trim())
+        );
         self.context_mut(to)?.add_bridged_note(note);
         Ok(())
     }
