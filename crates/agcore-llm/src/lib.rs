@@ -8,6 +8,7 @@
 //!   [cost](CostTracker), and automatic [compaction](compact).
 //! - [`ProviderRegistry`]: providers by name, built from configuration.
 //! - [`MockProvider`]: a scripted provider for tests.
+//! - [`embedding`]: the [`EmbeddingModel`](embedding::EmbeddingModel) trait for text embedders.
 //! - [`tokens`]: token counting (tiktoken for OpenAI models, an estimate otherwise).
 //!
 //! The HTTP provider (`OpenAiProvider`) needs the default feature `openai`;
@@ -50,6 +51,7 @@
 pub mod compact;
 mod cost;
 mod cycle;
+pub mod embedding;
 mod error;
 mod fold;
 mod hooks;

@@ -28,16 +28,34 @@ pub enum MemoryError {
     /// operation was not applied and may be retried.
     #[error("Backend unavailable: {0}")]
     Unavailable(String),
+    /// The vectors stored here were made by another embedding model (or with
+    /// another length) than the one given; nothing was changed. Re-embed
+    /// (`agcore memory reembed`) or open with the stored model.
+    #[error("Embedding model mismatch: the store holds vectors of {stored}, not {requested}")]
+    EmbeddingMismatch {
+        /// The space the stored vectors belong to (model id and dimensions).
+        stored: String,
+        /// The space that was asked for.
+        requested: String,
+    },
+    /// The embedding model failed (server down, bad answer); the text is
+    /// still stored and searchable by words.
+    #[error("Embedding error: {0}")]
+    Embedding(String),
 }
 
 impl MemoryError {
     /// Whether the caller can carry on: a missing item, a failed search or
-    /// an unavailable backend (retry later) is recoverable; storage,
-    /// serialization and invalid input are not.
+    /// an unavailable backend or a failed embedding call (retry later) is
+    /// recoverable; storage, serialization, invalid input and an embedding
+    /// model mismatch are not.
     pub fn is_recoverable(&self) -> bool {
         matches!(
             self,
-            Self::NotFound(_) | Self::RetrievalError(_) | Self::Unavailable(_)
+            Self::NotFound(_)
+                | Self::RetrievalError(_)
+                | Self::Unavailable(_)
+                | Self::Embedding(_)
         )
     }
 }

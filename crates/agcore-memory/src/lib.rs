@@ -50,6 +50,7 @@ mod store;
 #[cfg_attr(docsrs, doc(cfg(feature = "testkit")))]
 pub mod testkit;
 mod types;
+pub mod vector;
 
 pub use conversation::{
     CONVERSATION_PREFIX, ConversationMemory, ConversationMemoryConfig, MAX_SESSION_ID_BYTES,

@@ -1,0 +1,184 @@
+//! Dense vectors of memories and nearest-neighbour search over them.
+//!
+//! A [`VectorStore`] keeps one vector per `(namespace, id)` — the id of the
+//! memory, long-term entry or page the vector was computed from — together
+//! with the hash of the text it was computed from, so unchanged text is
+//! never embedded twice. Every store is bound to one
+//! [`EmbeddingSpace`](agcore_llm::embedding::EmbeddingSpace) (model id and
+//! dimensions) and refuses vectors of another one with
+//! [`MemoryError::EmbeddingMismatch`].
+//!
+//! Similarity is cosine: stores L2-normalise vectors on write and queries on
+//! search, and scores are dot products of unit vectors in `[-1, 1]`.
+
+use agcore_llm::embedding::EmbeddingSpace;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::MemoryError;
+
+/// One stored vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorRecord {
+    /// Namespace: `""` for [`MemoryStore`](crate::MemoryStore) items, a scope
+    /// key for long-term entries, a collection name for pages.
+    pub namespace: String,
+    /// The id of what the vector was computed from (≤ [`MAX_ID_BYTES`](crate::MAX_ID_BYTES)).
+    pub id: String,
+    /// The vector, of the store's dimensions.
+    pub vector: Vec<f32>,
+    /// A hash of the embedded text (hex), used to skip re-embedding unchanged text.
+    pub content_hash: String,
+}
+
+impl VectorRecord {
+    /// A record in `namespace` for `id`.
+    pub fn new(
+        namespace: impl Into<String>,
+        id: impl Into<String>,
+        vector: Vec<f32>,
+        content_hash: impl Into<String>,
+    ) -> Self {
+        Self {
+            namespace: namespace.into(),
+            id: id.into(),
+            vector,
+            content_hash: content_hash.into(),
+        }
+    }
+}
+
+/// Which vectors a search or count looks at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VectorFilter {
+    /// Only this namespace (exact match); `None` = every namespace.
+    pub namespace: Option<String>,
+    /// Only ids starting with this prefix.
+    pub id_prefix: Option<String>,
+}
+
+impl VectorFilter {
+    /// Vectors of one namespace.
+    pub fn namespace(namespace: impl Into<String>) -> Self {
+        Self {
+            namespace: Some(namespace.into()),
+            id_prefix: None,
+        }
+    }
+
+    /// Also require ids to start with `prefix`.
+    pub fn with_id_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.id_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Whether a record with this namespace and id passes.
+    pub fn matches(&self, namespace: &str, id: &str) -> bool {
+        self.namespace.as_deref().is_none_or(|n| n == namespace)
+            && self.id_prefix.as_deref().is_none_or(|p| id.starts_with(p))
+    }
+}
+
+/// One nearest neighbour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorHit {
+    /// Namespace of the record.
+    pub namespace: String,
+    /// Id of the record.
+    pub id: String,
+    /// Cosine similarity to the query, in `[-1, 1]`.
+    pub score: f32,
+}
+
+/// A vector store: upsert, delete and k-nearest-neighbour search by cosine
+/// similarity, bound to one [`EmbeddingSpace`]. `Send + Sync`; share it as
+/// `Arc<dyn VectorStore>`.
+///
+/// The public testkit (`agcore_memory::testkit::vectors`) states the
+/// contract and runs unchanged against every implementation.
+#[async_trait]
+pub trait VectorStore: Send + Sync {
+    /// The space every stored vector belongs to.
+    fn space(&self) -> &EmbeddingSpace;
+
+    /// Inserts or replaces records (by `(namespace, id)`), atomically per call.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a vector of the wrong length, a
+    /// non-finite component or a bad id — nothing is written then;
+    /// backend errors as [`MemoryError::Storage`] / [`MemoryError::Unavailable`].
+    async fn upsert(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError>;
+
+    /// Deletes the vectors of `ids` in `namespace`; returns how many existed.
+    ///
+    /// # Errors
+    /// Backend errors.
+    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError>;
+
+    /// The content hashes stored for `ids` in `namespace`, in the order of
+    /// `ids` (`None` where there is no vector).
+    ///
+    /// # Errors
+    /// Backend errors.
+    async fn content_hashes(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<String>>, MemoryError>;
+
+    /// The `k` records most similar to `query` among those passing
+    /// `filter`, best first; ties broken by namespace then id, ascending.
+    /// Approximate indexes may miss some true neighbours (documented per
+    /// implementation, measured as recall@k against exact search).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a query of the wrong length or with a
+    /// non-finite component; backend errors.
+    async fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: &VectorFilter,
+    ) -> Result<Vec<VectorHit>, MemoryError>;
+
+    /// How many records pass `filter`.
+    ///
+    /// # Errors
+    /// Backend errors.
+    async fn count(&self, filter: &VectorFilter) -> Result<usize, MemoryError>;
+}
+
+/// Checks that `vector` fits `space` (length, finite components).
+///
+/// # Errors
+/// [`MemoryError::InvalidInput`] naming what is wrong.
+pub fn check_vector(space: &EmbeddingSpace, vector: &[f32]) -> Result<(), MemoryError> {
+    if vector.len() != space.dimensions {
+        return Err(MemoryError::InvalidInput(format!(
+            "vector has {} components, the store holds {}",
+            vector.len(),
+            space
+        )));
+    }
+    if vector.iter().any(|x| !x.is_finite()) {
+        return Err(MemoryError::InvalidInput(
+            "vector has a component that is not finite".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that a store holding `stored` may be used with `requested`.
+///
+/// # Errors
+/// [`MemoryError::EmbeddingMismatch`] when model id or dimensions differ.
+pub fn check_space(stored: &EmbeddingSpace, requested: &EmbeddingSpace) -> Result<(), MemoryError> {
+    if stored == requested {
+        Ok(())
+    } else {
+        Err(MemoryError::EmbeddingMismatch {
+            stored: stored.to_string(),
+            requested: requested.to_string(),
+        })
+    }
+}
