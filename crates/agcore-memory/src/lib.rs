@@ -38,6 +38,7 @@
 mod conversation;
 mod error;
 mod eviction;
+pub mod hybrid;
 mod in_memory;
 #[cfg(feature = "json-file")]
 mod json_file;

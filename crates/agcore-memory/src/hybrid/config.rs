@@ -1,0 +1,163 @@
+//! Settings of [`HybridStore`](super::HybridStore).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::retriever::Fusion;
+
+/// Which lists a search uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetrievalMode {
+    /// Lexical (BM25) only: the inner store's own search.
+    Lexical,
+    /// Dense (cosine over embeddings) only.
+    Dense,
+    /// Both, fused by [`HybridConfig::fusion`] (the default).
+    #[default]
+    Hybrid,
+}
+
+/// How a [`HybridStore`](super::HybridStore) ranks and embeds.
+///
+/// Defaults: hybrid retrieval, reciprocal rank fusion with `k = 60`
+/// (the published constant, not fitted to any test set), 50 candidates
+/// from each list, no similarity or score threshold, no time decay, a
+/// queue of 10,000 pending texts embedded in batches of up to 64.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct HybridConfig {
+    /// Which lists a search uses.
+    pub mode: RetrievalMode,
+    /// How the lists are fused.
+    pub fusion: Fusion,
+    /// Candidates taken from each list before fusion (at least the search's
+    /// `limit`). Default 50.
+    pub candidates: usize,
+    /// Dense hits with a cosine similarity below this are dropped before
+    /// fusion (cosine scales differ per model: E5 puts unrelated text near
+    /// 0.7, MiniLM near 0). Default `None`.
+    pub min_similarity: Option<f32>,
+    /// Time decay: the fused score is multiplied by `2^(−age / half_life)`,
+    /// age from the memory's `created_at`. Default `None` (no decay).
+    #[serde(with = "opt_secs", default)]
+    pub half_life: Option<Duration>,
+    /// Namespace of this store's vectors in the shared vector store. Default `""`.
+    pub namespace: String,
+    /// Texts waiting to be embedded before `save` waits for room. Default 10,000.
+    pub queue_capacity: usize,
+    /// Texts per embedding call (capped by the model's `max_batch`). Default 64.
+    pub batch_size: usize,
+    /// Delay before a failed embedding batch is tried again; doubles up to
+    /// 32× on repeated failures. Default 1 s.
+    #[serde(with = "secs")]
+    pub retry_delay: Duration,
+}
+
+impl Default for HybridConfig {
+    fn default() -> Self {
+        Self {
+            mode: RetrievalMode::Hybrid,
+            fusion: Fusion::default(),
+            candidates: 50,
+            min_similarity: None,
+            half_life: None,
+            namespace: String::new(),
+            queue_capacity: 10_000,
+            batch_size: 64,
+            retry_delay: Duration::from_secs(1),
+        }
+    }
+}
+
+impl HybridConfig {
+    /// Sets the retrieval mode.
+    pub fn with_mode(mut self, mode: RetrievalMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the fusion method.
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// Sets the candidates taken from each list.
+    pub fn with_candidates(mut self, candidates: usize) -> Self {
+        self.candidates = candidates.max(1);
+        self
+    }
+
+    /// Sets the dense similarity threshold.
+    pub fn with_min_similarity(mut self, min: Option<f32>) -> Self {
+        self.min_similarity = min;
+        self
+    }
+
+    /// Sets the time-decay half-life.
+    pub fn with_half_life(mut self, half_life: Option<Duration>) -> Self {
+        self.half_life = half_life;
+        self
+    }
+
+    /// Sets the vector namespace.
+    pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = namespace.into();
+        self
+    }
+
+    /// Sets the queue capacity (at least 1).
+    pub fn with_queue_capacity(mut self, capacity: usize) -> Self {
+        self.queue_capacity = capacity.max(1);
+        self
+    }
+
+    /// Sets the embedding batch size (at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Sets the first retry delay.
+    pub fn with_retry_delay(mut self, delay: Duration) -> Self {
+        self.retry_delay = delay;
+        self
+    }
+}
+
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let secs = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
+    }
+}
+
+mod opt_secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<f64>::deserialize(d)?
+            .map(|secs| Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}

@@ -1,0 +1,224 @@
+//! The background embedding queue of a [`HybridStore`](super::HybridStore).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agcore_llm::embedding::{EmbeddingModel, InputKind};
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::MemoryError;
+use crate::vector::{VectorRecord, VectorStore};
+
+/// The hash recorded with a vector: SHA-256 of the embedding model id, a
+/// NUL byte and the text, hex. A vector whose hash matches is up to date.
+pub fn content_hash(model_id: &str, text: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(model_id.as_bytes());
+    hasher.update([0u8]);
+    hasher.update(text.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub(super) enum Job {
+    Embed { id: String, text: String },
+    Delete { id: String },
+    Flush(oneshot::Sender<()>),
+}
+
+/// Counters of the queue, readable at any time.
+#[derive(Debug, Default)]
+pub(super) struct QueueStats {
+    /// Texts accepted and not yet embedded, skipped or given up.
+    pub pending: AtomicUsize,
+    /// Texts embedded and written.
+    pub embedded: AtomicU64,
+    /// Texts skipped because their vector was up to date.
+    pub skipped: AtomicU64,
+    /// Failed embedding calls (each retried later).
+    pub failures: AtomicU64,
+}
+
+pub(super) struct Worker {
+    pub embedder: Arc<dyn EmbeddingModel>,
+    pub vectors: Arc<dyn VectorStore>,
+    pub namespace: String,
+    pub batch_size: usize,
+    pub retry_delay: Duration,
+    pub stats: Arc<QueueStats>,
+}
+
+impl Worker {
+    /// Runs until every sender is dropped and the last batch is written.
+    pub async fn run(self, mut rx: mpsc::Receiver<Job>) {
+        let batch_size = self.batch_size.min(self.embedder.max_batch()).max(1);
+        // Latest text per id, in arrival order of first appearance.
+        let mut waiting: Vec<(String, String)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut flushes: Vec<oneshot::Sender<()>> = Vec::new();
+        let mut delay = self.retry_delay;
+        let mut open = true;
+        while open || !waiting.is_empty() {
+            if waiting.is_empty() {
+                match rx.recv().await {
+                    Some(job) => self.accept(job, &mut waiting, &mut index, &mut flushes),
+                    None => open = false,
+                }
+            }
+            while waiting.len() < batch_size {
+                match rx.try_recv() {
+                    Ok(job) => self.accept(job, &mut waiting, &mut index, &mut flushes),
+                    Err(mpsc::error::TryRecvError::Empty) => break,
+                    Err(mpsc::error::TryRecvError::Disconnected) => {
+                        open = false;
+                        break;
+                    }
+                }
+            }
+            if waiting.is_empty() {
+                answer(&mut flushes);
+                continue;
+            }
+            let take = waiting.len().min(batch_size);
+            let batch: Vec<(String, String)> = waiting.drain(..take).collect();
+            index.clear();
+            for (i, (id, _)) in waiting.iter().enumerate() {
+                index.insert(id.clone(), i);
+            }
+            match self.write_batch(&batch).await {
+                Ok((embedded, skipped)) => {
+                    self.stats.embedded.fetch_add(embedded, Ordering::Relaxed);
+                    self.stats.skipped.fetch_add(skipped, Ordering::Relaxed);
+                    self.stats.pending.fetch_sub(take, Ordering::Relaxed);
+                    delay = self.retry_delay;
+                }
+                Err(err) if err.is_recoverable() => {
+                    self.stats.failures.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %err, texts = batch.len(), retry_in_ms = delay.as_millis() as u64,
+                        "embedding failed; the texts stay searchable by words and are retried");
+                    // Put the batch back in front, unless a newer text for the id arrived.
+                    let mut back: Vec<(String, String)> = batch
+                        .into_iter()
+                        .filter(|(id, _)| !index.contains_key(id))
+                        .collect();
+                    let dropped = take - back.len();
+                    self.stats.pending.fetch_sub(dropped, Ordering::Relaxed);
+                    back.append(&mut waiting);
+                    waiting = back;
+                    index.clear();
+                    for (i, (id, _)) in waiting.iter().enumerate() {
+                        index.insert(id.clone(), i);
+                    }
+                    answer(&mut flushes);
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(self.retry_delay * 32);
+                    continue;
+                }
+                Err(err) => {
+                    self.stats.failures.fetch_add(1, Ordering::Relaxed);
+                    self.stats.pending.fetch_sub(take, Ordering::Relaxed);
+                    tracing::error!(error = %err, texts = take,
+                        "embedding failed and will not be retried; the texts stay searchable by words");
+                }
+            }
+            if waiting.is_empty() {
+                answer(&mut flushes);
+            }
+        }
+        answer(&mut flushes);
+    }
+
+    fn accept(
+        &self,
+        job: Job,
+        waiting: &mut Vec<(String, String)>,
+        index: &mut HashMap<String, usize>,
+        flushes: &mut Vec<oneshot::Sender<()>>,
+    ) {
+        match job {
+            Job::Embed { id, text } => match index.get(&id) {
+                Some(&i) => {
+                    if let Some(slot) = waiting.get_mut(i) {
+                        slot.1 = text;
+                    }
+                    self.stats.pending.fetch_sub(1, Ordering::Relaxed);
+                }
+                None => {
+                    index.insert(id.clone(), waiting.len());
+                    waiting.push((id, text));
+                }
+            },
+            Job::Delete { id } => {
+                if let Some(i) = index.remove(&id) {
+                    waiting.remove(i);
+                    self.stats.pending.fetch_sub(1, Ordering::Relaxed);
+                    index.clear();
+                    for (j, (other, _)) in waiting.iter().enumerate() {
+                        index.insert(other.clone(), j);
+                    }
+                }
+            }
+            Job::Flush(tx) => flushes.push(tx),
+        }
+    }
+
+    /// Embeds and writes the texts whose vector is missing or stale; returns
+    /// (embedded, skipped as up to date).
+    async fn write_batch(&self, batch: &[(String, String)]) -> Result<(u64, u64), MemoryError> {
+        let model = self.embedder.model_id().to_owned();
+        let ids: Vec<String> = batch.iter().map(|(id, _)| id.clone()).collect();
+        let stored = self.vectors.content_hashes(&self.namespace, &ids).await?;
+        let mut todo: Vec<(String, String, String)> = Vec::new();
+        for ((id, text), old) in batch.iter().zip(stored) {
+            let hash = content_hash(&model, text);
+            if old.as_deref() != Some(hash.as_str()) {
+                todo.push((id.clone(), text.clone(), hash));
+            }
+        }
+        let skipped = (batch.len() - todo.len()) as u64;
+        if todo.is_empty() {
+            return Ok((0, skipped));
+        }
+        let texts: Vec<String> = todo.iter().map(|(_, text, _)| text.clone()).collect();
+        let embedded = self
+            .embedder
+            .embed(&texts, InputKind::Document)
+            .await
+            .map_err(|e| {
+                if e.is_recoverable() {
+                    MemoryError::Embedding(e.to_string())
+                } else {
+                    MemoryError::InvalidInput(format!("embedding model refused the texts: {e}"))
+                }
+            })?;
+        if embedded.vectors.len() != todo.len() {
+            return Err(MemoryError::InvalidInput(format!(
+                "the embedding model returned {} vectors for {} texts",
+                embedded.vectors.len(),
+                todo.len()
+            )));
+        }
+        let records: Vec<VectorRecord> = todo
+            .iter()
+            .zip(embedded.vectors)
+            .map(|((id, _, hash), vector)| {
+                VectorRecord::new(self.namespace.clone(), id.clone(), vector, hash.clone())
+            })
+            .collect();
+        let n = records.len() as u64;
+        self.vectors.upsert(records).await?;
+        Ok((n, skipped))
+    }
+}
+
+fn answer(flushes: &mut Vec<oneshot::Sender<()>>) {
+    for tx in flushes.drain(..) {
+        let _ = tx.send(());
+    }
+}
