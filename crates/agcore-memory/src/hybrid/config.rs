@@ -19,12 +19,11 @@ pub enum RetrievalMode {
     Hybrid,
 }
 
-/// How a [`HybridStore`](super::HybridStore) ranks and embeds.
+/// How a hybrid search ranks ([`HybridStore`](super::HybridStore), long-term memory).
 ///
 /// Defaults: hybrid retrieval, reciprocal rank fusion with `k = 60`
 /// (the published constant, not fitted to any test set), 50 candidates
-/// from each list, no similarity or score threshold, no time decay, a
-/// queue of 10,000 pending texts embedded in batches of up to 64.
+/// from each list, no similarity threshold, no time decay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -44,16 +43,10 @@ pub struct HybridConfig {
     /// age from the memory's `created_at`. Default `None` (no decay).
     #[serde(with = "opt_secs", default)]
     pub half_life: Option<Duration>,
-    /// Namespace of this store's vectors in the shared vector store. Default `""`.
+    /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
+    /// shared vector store. Default `""`. (Long-term memory uses one
+    /// namespace per scope and ignores it.)
     pub namespace: String,
-    /// Texts waiting to be embedded before `save` waits for room. Default 10,000.
-    pub queue_capacity: usize,
-    /// Texts per embedding call (capped by the model's `max_batch`). Default 64.
-    pub batch_size: usize,
-    /// Delay before a failed embedding batch is tried again; doubles up to
-    /// 32× on repeated failures. Default 1 s.
-    #[serde(with = "secs")]
-    pub retry_delay: Duration,
 }
 
 impl Default for HybridConfig {
@@ -65,9 +58,6 @@ impl Default for HybridConfig {
             min_similarity: None,
             half_life: None,
             namespace: String::new(),
-            queue_capacity: 10_000,
-            batch_size: 64,
-            retry_delay: Duration::from_secs(1),
         }
     }
 }
@@ -107,39 +97,6 @@ impl HybridConfig {
     pub fn with_namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = namespace.into();
         self
-    }
-
-    /// Sets the queue capacity (at least 1).
-    pub fn with_queue_capacity(mut self, capacity: usize) -> Self {
-        self.queue_capacity = capacity.max(1);
-        self
-    }
-
-    /// Sets the embedding batch size (at least 1).
-    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
-        self.batch_size = batch_size.max(1);
-        self
-    }
-
-    /// Sets the first retry delay.
-    pub fn with_retry_delay(mut self, delay: Duration) -> Self {
-        self.retry_delay = delay;
-        self
-    }
-}
-
-mod secs {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let secs = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
     }
 }
 

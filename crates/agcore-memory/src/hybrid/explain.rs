@@ -45,23 +45,26 @@ pub struct ScoreBreakdown {
     pub cut: Option<CutRule>,
 }
 
-/// A search candidate with its breakdown: what
-/// [`HybridStore::search_explained`](super::HybridStore::search_explained) returns.
+/// A search candidate with its breakdown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExplainedHit {
+pub struct Explained<T> {
     /// The memory.
-    pub item: MemoryItem,
+    pub item: T,
     /// How it was scored.
     pub breakdown: ScoreBreakdown,
 }
 
+/// A [`MemoryItem`] candidate of
+/// [`HybridStore::search_explained`](super::HybridStore::search_explained).
+pub type ExplainedHit = Explained<MemoryItem>;
+
 /// What a search did besides ranking: whether the dense list was used and,
 /// when it could not be, why.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SearchReport {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchReport<T = MemoryItem> {
     /// Every candidate of either list, results first (best first), then the
     /// cut ones (best first).
-    pub hits: Vec<ExplainedHit>,
+    pub hits: Vec<Explained<T>>,
     /// Why the dense list is missing (no vectors yet, embedding server down),
     /// when the mode asked for it.
     pub dense_unavailable: Option<String>,
@@ -71,9 +74,25 @@ pub struct SearchReport {
     pub search_micros: u64,
 }
 
-impl SearchReport {
+impl<T> Default for SearchReport<T> {
+    fn default() -> Self {
+        Self {
+            hits: Vec::new(),
+            dense_unavailable: None,
+            embed_micros: 0,
+            search_micros: 0,
+        }
+    }
+}
+
+impl<T> SearchReport<T> {
     /// The results only (hits with no cut rule).
-    pub fn results(&self) -> impl Iterator<Item = &ExplainedHit> {
+    pub fn results(&self) -> impl Iterator<Item = &Explained<T>> {
         self.hits.iter().filter(|h| h.breakdown.cut.is_none())
+    }
+
+    /// The results only, by value.
+    pub fn into_results(self) -> impl Iterator<Item = Explained<T>> {
+        self.hits.into_iter().filter(|h| h.breakdown.cut.is_none())
     }
 }

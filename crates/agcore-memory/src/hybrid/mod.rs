@@ -1,76 +1,59 @@
-//! [`HybridStore`]: any [`MemoryStore`] plus dense vectors, searched by
-//! lexical and dense retrieval fused into one ranking.
+//! Hybrid retrieval: lexical (BM25) and dense (embedding) search fused into
+//! one ranking, with the reason for every hit.
 //!
-//! Saves return after the inner store's write: texts are embedded by a
-//! bounded background queue in batches and written to the
-//! [`VectorStore`]; until its vector exists a memory is found by its words.
-//! Vectors whose text and model are unchanged are never recomputed (the
-//! content hash of [`content_hash`] is stored with each vector). An embedding
-//! server that is down never fails a save: the batch is retried with
-//! exponential back-off while searches fall back to lexical results.
+//! - [`DenseIndex`]: an embedder, its [`VectorStore`](crate::vector::VectorStore)
+//!   and the background queue that embeds texts off the caller's path.
+//! - [`HybridStore`]: any [`MemoryStore`] plus a `DenseIndex`, itself a
+//!   `MemoryStore` whose `search` is hybrid.
+//! - Long-term memory uses the same pieces
+//!   ([`LongTermMemory::with_dense`](crate::long_term::LongTermMemory::with_dense)).
+//! - [`HybridConfig`]: mode, [`Fusion`](crate::retriever::Fusion),
+//!   candidates, similarity threshold, time decay.
+//! - [`ScoreBreakdown`] / [`SearchReport`]: why each memory was recalled.
+//!
+//! Saves return after the lexical write; until a memory's vector exists it
+//! is found by its words. An embedding server that is down never fails a
+//! save or a search: the queue retries, and searches fall back to words.
 
 mod config;
+mod dense;
 mod explain;
 mod queue;
+pub(crate) mod rank;
 mod search;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
-use agcore_llm::embedding::EmbeddingModel;
 use async_trait::async_trait;
-use tokio::sync::{Mutex, mpsc, oneshot};
-use tokio::task::JoinHandle;
 
-use crate::vector::{VectorStore, check_space};
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 
 pub use config::{HybridConfig, RetrievalMode};
-pub use explain::{CutRule, ExplainedHit, ScoreBreakdown, SearchReport};
+pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
+pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
 pub use queue::content_hash;
-use queue::{Job, QueueStats, Worker};
-
-/// The dense side of a [`HybridStore`]: an embedder and where its vectors live.
-struct Dense {
-    embedder: Arc<dyn EmbeddingModel>,
-    vectors: Arc<dyn VectorStore>,
-    tx: mpsc::Sender<Job>,
-}
-
-/// Counters of the embedding queue.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QueueCounts {
-    /// Texts waiting to be embedded (including batches waiting for a retry).
-    pub pending: usize,
-    /// Texts embedded and written since the store was opened.
-    pub embedded: u64,
-    /// Texts skipped because their stored vector was up to date.
-    pub skipped: u64,
-    /// Embedding calls that failed (recoverable ones are retried).
-    pub failures: u64,
-}
 
 /// A [`MemoryStore`] that adds dense retrieval to another one.
 ///
 /// `save`, `get`, `delete`, `list` and `count` go to the inner store (plus
-/// the vector side); `search` runs [`HybridStore::search_explained`] and
-/// returns its results with the final score. Without an embedder it is the
-/// inner store with the same results.
-///
-/// Needs a Tokio runtime (the queue is a spawned task). `Send + Sync`.
+/// the vector side: saves queue their text for embedding, deletes remove the
+/// vector); `search` runs [`HybridStore::search_explained`] and returns its
+/// results with the final score. Without a dense index it is the inner store
+/// with the same results. `Send + Sync`.
 ///
 /// # Examples
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use agcore_llm::embedding::HashingEmbedder;
-/// use agcore_memory::hybrid::{HybridConfig, HybridStore};
+/// use agcore_llm::embedding::{EmbeddingModel, HashingEmbedder};
+/// use agcore_memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore};
 /// use agcore_memory::vector::InMemoryVectors;
 /// use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 ///
 /// let embedder = Arc::new(HashingEmbedder::new(256));
 /// let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
-/// let store = HybridStore::new(Arc::new(InMemoryStore::new()), embedder, vectors, HybridConfig::default())?;
+/// let dense = DenseIndex::new(embedder, vectors, EmbeddingQueueConfig::default())?;
+/// let store = HybridStore::new(Arc::new(InMemoryStore::new()), dense, HybridConfig::default());
 /// store.save(MemoryItem::new("m1", "We drove to Brighton for the weekend")).await?;
 /// store.flush().await;
 /// let report = store.search_explained("Brighton weekend", &SearchOptions::top_k(3)).await?;
@@ -79,61 +62,30 @@ pub struct QueueCounts {
 /// assert!(hit.breakdown.lexical.is_some() && hit.breakdown.dense.is_some());
 /// # Ok::<(), agcore_memory::MemoryError>(()) }).unwrap();
 /// ```
+#[derive(Clone)]
 pub struct HybridStore {
     inner: Arc<dyn MemoryStore>,
-    dense: Option<Arc<Dense>>,
+    dense: Option<Arc<DenseIndex>>,
     config: HybridConfig,
-    stats: Arc<QueueStats>,
-    worker: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for HybridStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HybridStore")
-            .field("model", &self.dense.as_ref().map(|d| d.embedder.space()))
+            .field("dense", &self.dense)
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
 impl HybridStore {
-    /// Adds `embedder` and `vectors` to `inner` and starts the embedding queue.
-    ///
-    /// # Errors
-    /// [`MemoryError::EmbeddingMismatch`] when `vectors` holds another model's
-    /// vectors; [`MemoryError::InvalidInput`] outside a Tokio runtime.
-    pub fn new(
-        inner: Arc<dyn MemoryStore>,
-        embedder: Arc<dyn EmbeddingModel>,
-        vectors: Arc<dyn VectorStore>,
-        config: HybridConfig,
-    ) -> Result<Self, MemoryError> {
-        check_space(vectors.space(), &embedder.space())?;
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
-            MemoryError::InvalidInput("HybridStore::new needs a Tokio runtime".into())
-        })?;
-        let stats = Arc::new(QueueStats::default());
-        let (tx, rx) = mpsc::channel(config.queue_capacity.max(1));
-        let worker = Worker {
-            embedder: Arc::clone(&embedder),
-            vectors: Arc::clone(&vectors),
-            namespace: config.namespace.clone(),
-            batch_size: config.batch_size,
-            retry_delay: config.retry_delay,
-            stats: Arc::clone(&stats),
-        };
-        let handle = runtime.spawn(worker.run(rx));
-        Ok(Self {
+    /// Adds `dense` to `inner`.
+    pub fn new(inner: Arc<dyn MemoryStore>, dense: Arc<DenseIndex>, config: HybridConfig) -> Self {
+        Self {
             inner,
-            dense: Some(Arc::new(Dense {
-                embedder,
-                vectors,
-                tx,
-            })),
+            dense: Some(dense),
             config,
-            stats,
-            worker: Mutex::new(Some(handle)),
-        })
+        }
     }
 
     /// `inner` with lexical search only (what it would do alone), for code
@@ -142,9 +94,7 @@ impl HybridStore {
         Self {
             inner,
             dense: None,
-            config: HybridConfig::default().with_mode(config::RetrievalMode::Lexical),
-            stats: Arc::new(QueueStats::default()),
-            worker: Mutex::new(None),
+            config: HybridConfig::default().with_mode(RetrievalMode::Lexical),
         }
     }
 
@@ -153,16 +103,12 @@ impl HybridStore {
         &self.config
     }
 
-    /// A second handle on the same store, embedder, vectors and queue that
-    /// searches with `mode` (for comparing modes on one ingested store).
-    /// Closing the view does not stop the queue.
+    /// Another handle on the same store and dense index that searches with
+    /// `mode` (for comparing modes on one ingested store).
     pub fn view(&self, mode: RetrievalMode) -> Self {
         Self {
-            inner: Arc::clone(&self.inner),
-            dense: self.dense.clone(),
             config: self.config.clone().with_mode(mode),
-            stats: Arc::clone(&self.stats),
-            worker: Mutex::new(None),
+            ..self.clone()
         }
     }
 
@@ -171,72 +117,40 @@ impl HybridStore {
         &self.inner
     }
 
-    /// The embedder, when dense retrieval is configured.
-    pub fn embedder(&self) -> Option<&Arc<dyn EmbeddingModel>> {
-        self.dense.as_ref().map(|d| &d.embedder)
+    /// The dense index, when configured.
+    pub fn dense(&self) -> Option<&Arc<DenseIndex>> {
+        self.dense.as_ref()
     }
 
-    /// The vector store, when dense retrieval is configured.
-    pub fn vectors(&self) -> Option<&Arc<dyn VectorStore>> {
-        self.dense.as_ref().map(|d| &d.vectors)
-    }
-
-    /// The queue's counters.
+    /// The embedding queue's counters (zero without a dense index).
     pub fn queue_counts(&self) -> QueueCounts {
-        QueueCounts {
-            pending: self.stats.pending.load(Ordering::Relaxed),
-            embedded: self.stats.embedded.load(Ordering::Relaxed),
-            skipped: self.stats.skipped.load(Ordering::Relaxed),
-            failures: self.stats.failures.load(Ordering::Relaxed),
-        }
+        self.dense.as_ref().map(|d| d.counts()).unwrap_or_default()
     }
 
-    /// Waits until every text queued before this call has been embedded and
-    /// written, or has failed once (then it waits for its retry and
-    /// [`QueueCounts::pending`] says so). Returns at once without an embedder.
+    /// Waits for the embedding queue ([`DenseIndex::flush`]).
     pub async fn flush(&self) {
         if let Some(dense) = &self.dense {
-            let (tx, rx) = oneshot::channel();
-            if dense.tx.send(Job::Flush(tx)).await.is_ok() {
-                let _ = rx.await;
-            }
+            dense.flush().await;
         }
     }
 
     /// Queues every memory matching `filter` for embedding; those whose
     /// vector is up to date are skipped by the queue without a model call.
-    /// Returns how many were queued (0 without an embedder).
+    /// Returns how many were queued (0 without a dense index).
     ///
     /// # Errors
     /// Inner store errors while listing.
     pub async fn backfill(&self, filter: &MemoryFilter) -> Result<usize, MemoryError> {
-        if self.dense.is_none() {
+        let Some(dense) = &self.dense else {
             return Ok(0);
-        }
+        };
         let items = self.inner.list(filter).await?;
-        let n = items.len();
-        for item in items {
-            self.enqueue(item.id, item.content).await;
+        for item in &items {
+            dense
+                .enqueue(&self.config.namespace, &item.id, &item.content)
+                .await;
         }
-        Ok(n)
-    }
-
-    /// Flushes the queue and stops its task. Saves after this are lexical only.
-    pub async fn close(&self) {
-        self.flush().await;
-        if let Some(handle) = self.worker.lock().await.take() {
-            handle.abort();
-        }
-    }
-
-    async fn enqueue(&self, id: String, text: String) {
-        if let Some(dense) = &self.dense {
-            self.stats.pending.fetch_add(1, Ordering::Relaxed);
-            if dense.tx.send(Job::Embed { id, text }).await.is_err() {
-                self.stats.pending.fetch_sub(1, Ordering::Relaxed);
-                tracing::warn!("embedding queue is closed; the memory is searchable by words only");
-            }
-        }
+        Ok(items.len())
     }
 }
 
@@ -245,7 +159,9 @@ impl MemoryStore for HybridStore {
     async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
         let (id, content) = (item.id.clone(), item.content.clone());
         self.inner.save(item).await?;
-        self.enqueue(id, content).await;
+        if let Some(dense) = &self.dense {
+            dense.enqueue(&self.config.namespace, &id, &content).await;
+        }
         Ok(())
     }
 
@@ -256,10 +172,8 @@ impl MemoryStore for HybridStore {
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         self.inner.delete(id).await?;
         if let Some(dense) = &self.dense {
-            let _ = dense.tx.send(Job::Delete { id: id.to_owned() }).await;
             dense
-                .vectors
-                .delete(&self.config.namespace, &[id.to_owned()])
+                .remove(&self.config.namespace, &[id.to_owned()])
                 .await?;
         }
         Ok(())
@@ -275,8 +189,10 @@ impl MemoryStore for HybridStore {
             .map(|i| (i.id.clone(), i.content.clone()))
             .collect();
         self.inner.save_many(items).await?;
-        for (id, text) in texts {
-            self.enqueue(id, text).await;
+        if let Some(dense) = &self.dense {
+            for (id, text) in texts {
+                dense.enqueue(&self.config.namespace, &id, &text).await;
+            }
         }
         Ok(())
     }
@@ -292,9 +208,7 @@ impl MemoryStore for HybridStore {
     ) -> Result<Vec<ScoredItem>, MemoryError> {
         let report = self.search_explained(query, options).await?;
         Ok(report
-            .hits
-            .into_iter()
-            .filter(|h| h.breakdown.cut.is_none())
+            .into_results()
             .map(|h| ScoredItem {
                 score: h.breakdown.score,
                 item: h.item,

@@ -27,10 +27,13 @@ pub fn content_hash(model_id: &str, text: &str) -> String {
 }
 
 pub(super) enum Job {
-    Embed { id: String, text: String },
-    Delete { id: String },
+    Embed { key: Key, text: String },
+    Delete { key: Key },
     Flush(oneshot::Sender<()>),
 }
+
+/// `(namespace, id)` of a vector.
+pub(super) type Key = (String, String);
 
 /// Counters of the queue, readable at any time.
 #[derive(Debug, Default)]
@@ -48,7 +51,6 @@ pub(super) struct QueueStats {
 pub(super) struct Worker {
     pub embedder: Arc<dyn EmbeddingModel>,
     pub vectors: Arc<dyn VectorStore>,
-    pub namespace: String,
     pub batch_size: usize,
     pub retry_delay: Duration,
     pub stats: Arc<QueueStats>,
@@ -59,8 +61,8 @@ impl Worker {
     pub async fn run(self, mut rx: mpsc::Receiver<Job>) {
         let batch_size = self.batch_size.min(self.embedder.max_batch()).max(1);
         // Latest text per id, in arrival order of first appearance.
-        let mut waiting: Vec<(String, String)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut waiting: Vec<(Key, String)> = Vec::new();
+        let mut index: HashMap<Key, usize> = HashMap::new();
         let mut flushes: Vec<oneshot::Sender<()>> = Vec::new();
         let mut delay = self.retry_delay;
         let mut open = true;
@@ -86,7 +88,7 @@ impl Worker {
                 continue;
             }
             let take = waiting.len().min(batch_size);
-            let batch: Vec<(String, String)> = waiting.drain(..take).collect();
+            let batch: Vec<(Key, String)> = waiting.drain(..take).collect();
             index.clear();
             for (i, (id, _)) in waiting.iter().enumerate() {
                 index.insert(id.clone(), i);
@@ -103,7 +105,7 @@ impl Worker {
                     tracing::warn!(error = %err, texts = batch.len(), retry_in_ms = delay.as_millis() as u64,
                         "embedding failed; the texts stay searchable by words and are retried");
                     // Put the batch back in front, unless a newer text for the id arrived.
-                    let mut back: Vec<(String, String)> = batch
+                    let mut back: Vec<(Key, String)> = batch
                         .into_iter()
                         .filter(|(id, _)| !index.contains_key(id))
                         .collect();
@@ -137,12 +139,12 @@ impl Worker {
     fn accept(
         &self,
         job: Job,
-        waiting: &mut Vec<(String, String)>,
-        index: &mut HashMap<String, usize>,
+        waiting: &mut Vec<(Key, String)>,
+        index: &mut HashMap<Key, usize>,
         flushes: &mut Vec<oneshot::Sender<()>>,
     ) {
         match job {
-            Job::Embed { id, text } => match index.get(&id) {
+            Job::Embed { key, text } => match index.get(&key) {
                 Some(&i) => {
                     if let Some(slot) = waiting.get_mut(i) {
                         slot.1 = text;
@@ -150,12 +152,12 @@ impl Worker {
                     self.stats.pending.fetch_sub(1, Ordering::Relaxed);
                 }
                 None => {
-                    index.insert(id.clone(), waiting.len());
-                    waiting.push((id, text));
+                    index.insert(key.clone(), waiting.len());
+                    waiting.push((key, text));
                 }
             },
-            Job::Delete { id } => {
-                if let Some(i) = index.remove(&id) {
+            Job::Delete { key } => {
+                if let Some(i) = index.remove(&key) {
                     waiting.remove(i);
                     self.stats.pending.fetch_sub(1, Ordering::Relaxed);
                     index.clear();
@@ -170,15 +172,27 @@ impl Worker {
 
     /// Embeds and writes the texts whose vector is missing or stale; returns
     /// (embedded, skipped as up to date).
-    async fn write_batch(&self, batch: &[(String, String)]) -> Result<(u64, u64), MemoryError> {
+    async fn write_batch(&self, batch: &[(Key, String)]) -> Result<(u64, u64), MemoryError> {
         let model = self.embedder.model_id().to_owned();
-        let ids: Vec<String> = batch.iter().map(|(id, _)| id.clone()).collect();
-        let stored = self.vectors.content_hashes(&self.namespace, &ids).await?;
-        let mut todo: Vec<(String, String, String)> = Vec::new();
-        for ((id, text), old) in batch.iter().zip(stored) {
+        // Stored hashes, asked per namespace.
+        let mut by_namespace: HashMap<&str, Vec<String>> = HashMap::new();
+        for ((namespace, id), _) in batch {
+            by_namespace.entry(namespace).or_default().push(id.clone());
+        }
+        let mut stored: HashMap<Key, String> = HashMap::new();
+        for (namespace, ids) in by_namespace {
+            let hashes = self.vectors.content_hashes(namespace, &ids).await?;
+            for (id, hash) in ids.into_iter().zip(hashes) {
+                if let Some(hash) = hash {
+                    stored.insert((namespace.to_owned(), id), hash);
+                }
+            }
+        }
+        let mut todo: Vec<(Key, String, String)> = Vec::new();
+        for (key, text) in batch {
             let hash = content_hash(&model, text);
-            if old.as_deref() != Some(hash.as_str()) {
-                todo.push((id.clone(), text.clone(), hash));
+            if stored.get(key) != Some(&hash) {
+                todo.push((key.clone(), text.clone(), hash));
             }
         }
         let skipped = (batch.len() - todo.len()) as u64;
@@ -207,8 +221,8 @@ impl Worker {
         let records: Vec<VectorRecord> = todo
             .iter()
             .zip(embedded.vectors)
-            .map(|((id, _, hash), vector)| {
-                VectorRecord::new(self.namespace.clone(), id.clone(), vector, hash.clone())
+            .map(|(((namespace, id), _, hash), vector)| {
+                VectorRecord::new(namespace.clone(), id.clone(), vector, hash.clone())
             })
             .collect();
         let n = records.len() as u64;

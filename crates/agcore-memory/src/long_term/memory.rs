@@ -7,10 +7,12 @@ use super::normalize::now;
 
 use super::backend::LongTermBackend;
 use super::config::LongTermConfig;
+use super::dense::{LongTermDense, scope_namespace};
 use super::entry::MemoryScope;
 use super::scoped::ScopedMemory;
 use super::weights::WeightRules;
 use crate::MemoryError;
+use crate::hybrid::{DenseIndex, HybridConfig};
 
 /// Long-term memory shared by every agent and user of a process.
 ///
@@ -39,6 +41,7 @@ pub struct LongTermMemory {
     backend: Arc<dyn LongTermBackend>,
     rules: WeightRules,
     buffer_retention: chrono::Duration,
+    dense: Option<LongTermDense>,
 }
 
 impl LongTermMemory {
@@ -53,7 +56,51 @@ impl LongTermMemory {
             backend,
             rules: WeightRules::default(),
             buffer_retention: chrono::Duration::days(7),
+            dense: None,
         }
+    }
+
+    /// Adds dense retrieval: every saved, updated or imported entry is
+    /// embedded in the background into its scope's namespace of `index`,
+    /// and searches ([`ScopedMemory::search_with`], prefetch, the
+    /// `memory_recall` tool) fuse BM25 with dense similarity as `config`
+    /// says. Entries saved before are embedded by
+    /// [`LongTermMemory::backfill_vectors`].
+    #[must_use]
+    pub fn with_dense(mut self, index: Arc<DenseIndex>, config: HybridConfig) -> Self {
+        self.dense = Some(LongTermDense { index, config });
+        self
+    }
+
+    /// The dense index, when configured.
+    pub fn dense_index(&self) -> Option<&Arc<DenseIndex>> {
+        self.dense.as_ref().map(|d| &d.index)
+    }
+
+    /// Queues every entry of every scope for embedding (entries whose vector
+    /// is up to date are skipped without a model call); returns how many were
+    /// queued. Follow with [`DenseIndex::flush`] to wait for them.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn backfill_vectors(&self) -> Result<usize, MemoryError> {
+        let mut total = 0;
+        for scope in self.backend.scopes().await? {
+            let handle = ScopedMemory::new(
+                Arc::clone(&self.backend),
+                scope,
+                self.rules,
+                self.buffer_retention,
+                self.dense.clone(),
+            );
+            total += handle.backfill_vectors().await?;
+        }
+        Ok(total)
+    }
+
+    /// The vector namespace of the scope (`agent`, `user`).
+    pub fn vector_namespace(agent: &str, user: &str) -> String {
+        scope_namespace(&MemoryScope::new(agent, user))
     }
 
     /// Applies the weight rules, archive threshold and buffer retention of
@@ -112,6 +159,7 @@ impl LongTermMemory {
             scope,
             self.rules,
             self.buffer_retention,
+            self.dense.clone(),
         ))
     }
 
@@ -158,7 +206,15 @@ impl LongTermMemory {
         entries: Vec<super::MemoryEntry>,
     ) -> Result<Vec<super::SaveOutcome>, MemoryError> {
         super::scoped::validate_import(&entries)?;
-        self.backend.import_entries(entries).await
+        let outcomes = self.backend.import_entries(entries).await?;
+        if let Some(dense) = &self.dense {
+            for o in &outcomes {
+                let ns = scope_namespace(&o.entry.scope());
+                let id = o.entry.id.to_string();
+                dense.index.enqueue(&ns, &id, &o.entry.search_text()).await;
+            }
+        }
+        Ok(outcomes)
     }
 
     /// Closes the backend; later calls fail with [`MemoryError::Storage`].

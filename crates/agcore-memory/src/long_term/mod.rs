@@ -42,6 +42,7 @@ pub mod apply;
 mod apply_facts;
 mod backend;
 mod config;
+mod dense;
 mod entry;
 mod facts;
 mod in_memory;
@@ -62,6 +63,7 @@ pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
     MemoryConfig, MemorySettings, ShortTermConfig, SummarizeConfig, parse_duration,
 };
+pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{
     MAX_ENTRY_CONTENT_BYTES, MAX_SCOPE_PART_BYTES, MemoryEntry, MemoryScope, MemoryType,
     MemoryUpdate, NewMemory,

@@ -8,6 +8,7 @@ use super::backend::{
     DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
 };
+use super::dense::LongTermDense;
 use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
 use super::weights::WeightRules;
@@ -30,6 +31,7 @@ pub struct ScopedMemory {
     scope: MemoryScope,
     rules: WeightRules,
     buffer_retention: chrono::Duration,
+    dense: Option<LongTermDense>,
 }
 
 fn validate_session(session_id: &str) -> Result<(), MemoryError> {
@@ -60,13 +62,20 @@ impl ScopedMemory {
         scope: MemoryScope,
         rules: WeightRules,
         buffer_retention: chrono::Duration,
+        dense: Option<LongTermDense>,
     ) -> Self {
         Self {
             backend,
             scope,
             rules,
             buffer_retention,
+            dense,
         }
+    }
+
+    /// The dense side, when configured.
+    pub(crate) fn dense(&self) -> Option<&LongTermDense> {
+        self.dense.as_ref()
     }
 
     /// The scope this handle is confined to.
@@ -88,9 +97,12 @@ impl ScopedMemory {
     /// non-finite weight; [`MemoryError::Storage`].
     pub async fn save(&self, new: NewMemory) -> Result<SaveOutcome, MemoryError> {
         let new = prepare_new(new)?;
-        self.backend
+        let outcome = self
+            .backend
             .save(&self.scope, new, &self.rules, now())
-            .await
+            .await?;
+        self.embed_entry(&outcome.entry).await;
+        Ok(outcome)
     }
 
     /// Changes entry `id` (spec §4.1 `update`); a content change keeps the old
@@ -101,7 +113,8 @@ impl ScopedMemory {
     /// [`MemoryError::AlreadyExists`] when the new content is another entry's;
     /// [`MemoryError::InvalidInput`]; [`MemoryError::Storage`].
     pub async fn update(&self, id: i64, update: MemoryUpdate) -> Result<MemoryEntry, MemoryError> {
-        self.backend
+        let entry = self
+            .backend
             .update(
                 &self.scope,
                 id,
@@ -110,7 +123,9 @@ impl ScopedMemory {
                 &self.rules,
                 now(),
             )
-            .await
+            .await?;
+        self.embed_entry(&entry).await;
+        Ok(entry)
     }
 
     /// Replaces the text of entry `id` with `new_content`, keeping the old text
@@ -126,7 +141,8 @@ impl ScopedMemory {
         let content = new_content.into();
         validate_content(&content)?;
         let update = MemoryUpdate::new().content(content);
-        self.backend
+        let entry = self
+            .backend
             .update(
                 &self.scope,
                 id,
@@ -135,7 +151,9 @@ impl ScopedMemory {
                 &self.rules,
                 now(),
             )
-            .await
+            .await?;
+        self.embed_entry(&entry).await;
+        Ok(entry)
     }
 
     /// Deletes entry `id` (its text stays in the history); `false` when this
@@ -144,7 +162,11 @@ impl ScopedMemory {
     /// # Errors
     /// [`MemoryError::Storage`].
     pub async fn delete(&self, id: i64) -> Result<bool, MemoryError> {
-        self.backend.delete(&self.scope, id, now()).await
+        let deleted = self.backend.delete(&self.scope, id, now()).await?;
+        if deleted {
+            self.unembed(id).await?;
+        }
+        Ok(deleted)
     }
 
     /// Entry `id` of this scope (spec §4.1 `getById`).
@@ -173,7 +195,9 @@ impl ScopedMemory {
         self.backend.history(&self.scope, id).await
     }
 
-    /// The top-`limit` active memories for `query` by BM25 (spec §4.1 `search`).
+    /// The top-`limit` active memories for `query` (spec §4.1 `search`): BM25,
+    /// fused with dense similarity when the memory has a dense index
+    /// ([`LongTermMemory::with_dense`](super::LongTermMemory::with_dense)).
     ///
     /// # Errors
     /// [`MemoryError::RetrievalError`]; [`MemoryError::Storage`].
@@ -190,7 +214,10 @@ impl ScopedMemory {
         query: &str,
         request: &SearchRequest,
     ) -> Result<Vec<ScoredEntry>, MemoryError> {
-        self.backend.search(&self.scope, query, request).await
+        if self.dense.is_none() {
+            return self.backend.search(&self.scope, query, request).await;
+        }
+        self.search_ranked(query, request).await
     }
 
     /// The entries passing `request` (spec §4.1 `list`).
@@ -355,7 +382,9 @@ impl ScopedMemory {
             entry.user_id.clone_from(&self.scope.user);
         }
         validate_import(&entries)?;
-        self.backend.import_entries(entries).await
+        let outcomes = self.backend.import_entries(entries).await?;
+        self.embed_outcomes(&outcomes).await;
+        Ok(outcomes)
     }
 
     pub(crate) fn backend_ref(&self) -> &Arc<dyn LongTermBackend> {

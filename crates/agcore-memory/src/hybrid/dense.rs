@@ -1,0 +1,226 @@
+//! [`DenseIndex`]: an embedder, the vectors it made, and the background
+//! queue that keeps them up to date — shared by every memory that searches
+//! by meaning ([`HybridStore`](super::HybridStore), long-term memory).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use agcore_llm::embedding::EmbeddingModel;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::queue::{Job, QueueStats, Worker};
+use crate::MemoryError;
+use crate::vector::{VectorFilter, VectorHit, VectorStore, check_space};
+
+/// Settings of the background embedding queue.
+///
+/// Defaults: 10,000 pending texts before `enqueue` waits for room, batches
+/// of up to 64 texts (capped by the model's `max_batch`), a first retry
+/// after 1 s doubling up to 32 s while the embedding server fails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct EmbeddingQueueConfig {
+    /// Texts waiting to be embedded before `enqueue` waits for room.
+    pub capacity: usize,
+    /// Texts per embedding call.
+    pub batch_size: usize,
+    /// Delay before a failed batch is tried again, in milliseconds; doubles
+    /// up to 32× on repeated failures.
+    pub retry_delay_ms: u64,
+}
+
+impl Default for EmbeddingQueueConfig {
+    fn default() -> Self {
+        Self {
+            capacity: 10_000,
+            batch_size: 64,
+            retry_delay_ms: 1_000,
+        }
+    }
+}
+
+impl EmbeddingQueueConfig {
+    /// Sets the capacity (at least 1).
+    pub fn with_capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity.max(1);
+        self
+    }
+
+    /// Sets the batch size (at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Sets the first retry delay.
+    pub fn with_retry_delay(mut self, delay: Duration) -> Self {
+        self.retry_delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+}
+
+/// Counters of the embedding queue.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueueCounts {
+    /// Texts waiting to be embedded (including batches waiting for a retry).
+    pub pending: usize,
+    /// Texts embedded and written since the index was opened.
+    pub embedded: u64,
+    /// Texts skipped because their stored vector was up to date.
+    pub skipped: u64,
+    /// Embedding calls that failed (recoverable ones are retried).
+    pub failures: u64,
+}
+
+/// An embedder, a [`VectorStore`] of its vectors and a background queue
+/// that embeds texts in batches off the caller's path. Share it as
+/// `Arc<DenseIndex>`; `Send + Sync`.
+///
+/// A text is identified by `(namespace, id)`. Its vector is stored with
+/// [`content_hash`](super::content_hash)`(model, text)`, so a text that did
+/// not change is never embedded again (re-saves, re-imports, backfills).
+/// Failed embedding calls never reach the caller: recoverable failures are
+/// retried with exponential back-off, others are logged and dropped (the
+/// text stays searchable by words).
+pub struct DenseIndex {
+    embedder: Arc<dyn EmbeddingModel>,
+    vectors: Arc<dyn VectorStore>,
+    tx: mpsc::Sender<Job>,
+    stats: Arc<QueueStats>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for DenseIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseIndex")
+            .field("space", self.vectors.space())
+            .field("counts", &self.counts())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DenseIndex {
+    /// Starts the queue of `embedder` writing into `vectors`.
+    ///
+    /// # Errors
+    /// [`MemoryError::EmbeddingMismatch`] when `vectors` holds another
+    /// model's vectors; [`MemoryError::InvalidInput`] outside a Tokio runtime.
+    pub fn new(
+        embedder: Arc<dyn EmbeddingModel>,
+        vectors: Arc<dyn VectorStore>,
+        config: EmbeddingQueueConfig,
+    ) -> Result<Arc<Self>, MemoryError> {
+        check_space(vectors.space(), &embedder.space())?;
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+            MemoryError::InvalidInput("the embedding queue needs a Tokio runtime".into())
+        })?;
+        let stats = Arc::new(QueueStats::default());
+        let (tx, rx) = mpsc::channel(config.capacity.max(1));
+        let worker = Worker {
+            embedder: Arc::clone(&embedder),
+            vectors: Arc::clone(&vectors),
+            batch_size: config.batch_size.max(1),
+            retry_delay: Duration::from_millis(config.retry_delay_ms),
+            stats: Arc::clone(&stats),
+        };
+        let handle = runtime.spawn(worker.run(rx));
+        Ok(Arc::new(Self {
+            embedder,
+            vectors,
+            tx,
+            stats,
+            worker: Mutex::new(Some(handle)),
+        }))
+    }
+
+    /// The embedder.
+    pub fn embedder(&self) -> &Arc<dyn EmbeddingModel> {
+        &self.embedder
+    }
+
+    /// The vector store.
+    pub fn vectors(&self) -> &Arc<dyn VectorStore> {
+        &self.vectors
+    }
+
+    /// The queue's counters.
+    pub fn counts(&self) -> QueueCounts {
+        QueueCounts {
+            pending: self.stats.pending.load(Ordering::Relaxed),
+            embedded: self.stats.embedded.load(Ordering::Relaxed),
+            skipped: self.stats.skipped.load(Ordering::Relaxed),
+            failures: self.stats.failures.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Queues `text` to be embedded as the vector of `(namespace, id)`;
+    /// a later text for the same key replaces a queued one. Waits only when
+    /// the queue is full.
+    pub async fn enqueue(&self, namespace: &str, id: &str, text: &str) {
+        self.stats.pending.fetch_add(1, Ordering::Relaxed);
+        let job = Job::Embed {
+            key: (namespace.to_owned(), id.to_owned()),
+            text: text.to_owned(),
+        };
+        if self.tx.send(job).await.is_err() {
+            self.stats.pending.fetch_sub(1, Ordering::Relaxed);
+            tracing::warn!("the embedding queue is closed; the text is searchable by words only");
+        }
+    }
+
+    /// Removes the vectors of `ids` in `namespace` and drops their queued texts.
+    ///
+    /// # Errors
+    /// Vector store errors.
+    pub async fn remove(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError> {
+        for id in ids {
+            let key = (namespace.to_owned(), id.clone());
+            let _ = self.tx.send(Job::Delete { key }).await;
+        }
+        self.vectors.delete(namespace, ids).await
+    }
+
+    /// Waits until every text queued before this call has been embedded and
+    /// written, or has failed once (it then waits for its retry and
+    /// [`QueueCounts::pending`] says so).
+    pub async fn flush(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.tx.send(Job::Flush(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    /// Flushes, then stops the queue; later texts are not embedded.
+    pub async fn close(&self) {
+        self.flush().await;
+        if let Some(handle) = self.worker.lock().await.take() {
+            handle.abort();
+        }
+    }
+
+    /// The `k` nearest vectors to the embedding of `query` passing `filter`,
+    /// and the time the query embedding took.
+    ///
+    /// # Errors
+    /// [`MemoryError::Embedding`] when the query cannot be embedded (the
+    /// caller falls back to lexical search); vector store errors.
+    pub async fn nearest(
+        &self,
+        query: &str,
+        k: usize,
+        filter: &VectorFilter,
+    ) -> Result<(Vec<VectorHit>, Duration), MemoryError> {
+        let started = Instant::now();
+        let vector = self
+            .embedder
+            .embed_query(query)
+            .await
+            .map_err(|e| MemoryError::Embedding(e.to_string()))?;
+        let embed = started.elapsed();
+        Ok((self.vectors.search(&vector, k, filter).await?, embed))
+    }
+}
