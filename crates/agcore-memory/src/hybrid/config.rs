@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::ContextConfig;
 use crate::retriever::Fusion;
 
 /// Which lists a search uses.
@@ -43,6 +44,10 @@ pub struct HybridConfig {
     /// age from the memory's `created_at`. Default `None` (no decay).
     #[serde(with = "opt_secs", default)]
     pub half_life: Option<Duration>,
+    /// Neighbouring-memory context (score regularisation within a dialogue
+    /// session); `None` (the default) turns it off. Applies to
+    /// [`HybridStore`](super::HybridStore) searches.
+    pub context: Option<ContextConfig>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
     /// namespace per scope and ignores it.)
@@ -57,6 +62,7 @@ impl Default for HybridConfig {
             candidates: 50,
             min_similarity: None,
             half_life: None,
+            context: None,
             namespace: String::new(),
         }
     }
@@ -84,6 +90,12 @@ impl HybridConfig {
     /// Sets the dense similarity threshold.
     pub fn with_min_similarity(mut self, min: Option<f32>) -> Self {
         self.min_similarity = min;
+        self
+    }
+
+    /// Sets the neighbouring-memory context.
+    pub fn with_context(mut self, context: Option<ContextConfig>) -> Self {
+        self.context = context;
         self
     }
 

@@ -16,6 +16,7 @@
 //! save or a search: the queue retries, and searches fall back to words.
 
 mod config;
+mod context;
 mod dense;
 mod explain;
 mod queue;
@@ -29,6 +30,7 @@ use async_trait::async_trait;
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 
 pub use config::{HybridConfig, RetrievalMode};
+pub use context::{ContextConfig, ContextLists};
 pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
 pub use queue::content_hash;
@@ -96,6 +98,13 @@ impl HybridStore {
             dense: None,
             config: HybridConfig::default().with_mode(RetrievalMode::Lexical),
         }
+    }
+
+    /// Replaces the settings (without a dense index the mode stays lexical).
+    #[must_use]
+    pub fn with_config(mut self, config: HybridConfig) -> Self {
+        self.config = config;
+        self
     }
 
     /// The settings.

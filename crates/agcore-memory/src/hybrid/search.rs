@@ -2,8 +2,9 @@
 
 use std::time::Instant;
 
+use super::context::{load_groups, regularise};
 use super::rank::{Lists, rank};
-use super::{HybridStore, RetrievalMode, SearchReport};
+use super::{ContextLists, HybridStore, RetrievalMode, SearchReport};
 use crate::retriever::validate_search_options;
 use crate::vector::VectorFilter;
 use crate::{MemoryError, SearchOptions};
@@ -14,7 +15,9 @@ impl HybridStore {
     ///
     /// Steps: the inner store's lexical search and the dense nearest
     /// neighbours of the query's embedding ([`HybridConfig::candidates`](super::HybridConfig::candidates)
-    /// each, restricted by `options.filter`); dense hits below
+    /// each, restricted by `options.filter`); neighbouring-memory context
+    /// when [`HybridConfig::context`](super::HybridConfig::context) is set
+    /// (the lexical score shown is then the regularised one); dense hits below
     /// `min_similarity` cut; the two lists fused; the fused score multiplied
     /// by the time decay; results below `options.min_score` and beyond
     /// `options.limit` cut. When the query cannot be embedded (server down)
@@ -77,6 +80,13 @@ impl HybridStore {
             }
         }
 
+        if let Some(context) = &self.config.context {
+            let groups = load_groups(self.inner.as_ref(), &options.filter, &lists, context).await?;
+            regularise(&mut lists.lexical, &mut lists.items, &groups, context);
+            if context.lists == ContextLists::Both {
+                regularise(&mut lists.dense, &mut lists.items, &groups, context);
+            }
+        }
         let (lexical, dense) = (lists.lexical.len(), lists.dense.len());
         report.hits = rank(
             lists,
