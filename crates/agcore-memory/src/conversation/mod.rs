@@ -1,6 +1,7 @@
 //! [`ConversationMemory`]: per-session chat history over any [`MemoryStore`].
 
 mod config;
+mod search;
 mod window;
 
 use std::sync::Arc;
