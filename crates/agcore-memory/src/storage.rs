@@ -10,8 +10,26 @@
 use std::fmt;
 use std::sync::Arc;
 
+use agcore_llm::embedding::{EmbeddingModel, EmbeddingSpace};
+use async_trait::async_trait;
+
+use crate::hybrid::{DenseIndex, EmbeddingQueueConfig};
 use crate::long_term::{LongTermBackend, LongTermMemory};
+use crate::vector::{InMemoryVectors, VectorStore};
 use crate::{MemoryError, MemoryStore};
+
+/// Opens a backend's vector storage for one embedding space (implemented by
+/// each driver crate on its own connections).
+#[async_trait]
+pub trait VectorBackend: Send + Sync {
+    /// The backend's vectors of `space`, created when absent.
+    ///
+    /// # Errors
+    /// [`MemoryError::EmbeddingMismatch`] when the backend holds vectors of
+    /// another space; the backend's errors.
+    async fn open_vectors(&self, space: EmbeddingSpace)
+    -> Result<Arc<dyn VectorStore>, MemoryError>;
+}
 
 /// What a backend is, for logs and `agcore memory stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +73,7 @@ pub struct Storage {
     info: BackendInfo,
     store: Arc<dyn MemoryStore>,
     long_term: Option<Arc<dyn LongTermBackend>>,
+    vectors: Option<Arc<dyn VectorBackend>>,
 }
 
 impl fmt::Debug for Storage {
@@ -62,6 +81,7 @@ impl fmt::Debug for Storage {
         f.debug_struct("Storage")
             .field("info", &self.info)
             .field("long_term", &self.long_term.is_some())
+            .field("vectors", &self.vectors.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -73,7 +93,53 @@ impl Storage {
             info,
             store,
             long_term: None,
+            vectors: None,
         }
+    }
+
+    /// Adds the backend's vector storage.
+    #[must_use]
+    pub fn with_vectors(mut self, vectors: Arc<dyn VectorBackend>) -> Self {
+        self.vectors = Some(vectors);
+        self
+    }
+
+    /// Whether vectors are stored in the backend (and survive a restart).
+    /// Without, [`Storage::vectors`] keeps them in process memory.
+    pub fn has_persistent_vectors(&self) -> bool {
+        self.vectors.is_some()
+    }
+
+    /// The vectors of `space` in this backend; in process memory for
+    /// backends without vector storage (the in-process backend, JSON file),
+    /// so every memory is embedded again after a restart there.
+    ///
+    /// # Errors
+    /// [`MemoryError::EmbeddingMismatch`] when the backend holds vectors of
+    /// another model; the backend's errors.
+    pub async fn vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
+        match &self.vectors {
+            Some(backend) => backend.open_vectors(space).await,
+            None => Ok(Arc::new(InMemoryVectors::new(space))),
+        }
+    }
+
+    /// A [`DenseIndex`] of `embedder` over this backend's vectors, for
+    /// [`HybridStore`](crate::hybrid::HybridStore) and
+    /// [`LongTermMemory::with_dense`].
+    ///
+    /// # Errors
+    /// As [`Storage::vectors`].
+    pub async fn dense_index(
+        &self,
+        embedder: Arc<dyn EmbeddingModel>,
+        queue: EmbeddingQueueConfig,
+    ) -> Result<Arc<DenseIndex>, MemoryError> {
+        let vectors = self.vectors(embedder.space()).await?;
+        DenseIndex::new(embedder, vectors, queue)
     }
 
     /// Adds the long-term memory backend.

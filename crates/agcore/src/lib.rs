@@ -81,6 +81,10 @@ pub use agcore_types as types;
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub use agcore_llm as llm;
 
+#[cfg(feature = "llm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
+pub mod embedding;
+
 #[cfg(feature = "prompt")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prompt")))]
 pub use agcore_prompt as prompt;

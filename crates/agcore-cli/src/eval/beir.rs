@@ -28,6 +28,16 @@ struct QueryLine {
     #[serde(rename = "_id")]
     id: String,
     text: String,
+    /// Optional group the query is reported in (e.g. its language); BEIR's
+    /// own files have none, and then every query is in `all`.
+    #[serde(default)]
+    metadata: Option<QueryMetadata>,
+}
+
+#[derive(Deserialize)]
+struct QueryMetadata {
+    #[serde(default)]
+    category: Option<String>,
 }
 
 /// Reads a BEIR folder. Qrels rows with score ≤ 0 are not relevant; rows
@@ -103,7 +113,11 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
             Some(rel) => scored.push(Query {
                 text: q.text,
                 relevant: rel,
-                category: "all".into(),
+                category: q
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.category.clone())
+                    .unwrap_or_else(|| "all".into()),
             }),
             None => skipped_queries += 1,
         }

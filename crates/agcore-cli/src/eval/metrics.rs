@@ -47,6 +47,9 @@ fn ratio(a: usize, b: usize) -> f64 {
     a as f64 / b as f64
 }
 
+/// The deepest k of the recall@k curve (`--plot`).
+pub const CURVE_DEPTH: usize = 50;
+
 /// Mean recall@5, recall@10 and nDCG@10 over a group of queries.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Scores {
@@ -60,6 +63,8 @@ pub struct Scores {
     pub recall_at_10: f64,
     /// Mean nDCG@10.
     pub ndcg_at_10: f64,
+    /// Mean recall@k for k = 1 … [`CURVE_DEPTH`] (index k − 1).
+    pub recall_curve: Vec<f64>,
 }
 
 /// Accumulates per-query metrics.
@@ -69,6 +74,7 @@ pub struct Accumulator {
     r5: f64,
     r10: f64,
     ndcg: f64,
+    curve: Vec<f64>,
 }
 
 impl Accumulator {
@@ -78,6 +84,10 @@ impl Accumulator {
         self.r5 += recall_at(ranked, relevant, 5);
         self.r10 += recall_at(ranked, relevant, 10);
         self.ndcg += ndcg_at(ranked, relevant, 10);
+        self.curve.resize(CURVE_DEPTH, 0.0);
+        for (k, sum) in self.curve.iter_mut().enumerate() {
+            *sum += recall_at(ranked, relevant, k + 1);
+        }
     }
 
     /// Adds another accumulator.
@@ -86,6 +96,10 @@ impl Accumulator {
         self.r5 += other.r5;
         self.r10 += other.r10;
         self.ndcg += other.ndcg;
+        self.curve.resize(CURVE_DEPTH, 0.0);
+        for (sum, x) in self.curve.iter_mut().zip(&other.curve) {
+            *sum += x;
+        }
     }
 
     /// The means, labelled.
@@ -103,6 +117,7 @@ impl Accumulator {
             recall_at_5: mean(self.r5),
             recall_at_10: mean(self.r10),
             ndcg_at_10: mean(self.ndcg),
+            recall_curve: self.curve.iter().map(|x| mean(*x)).collect(),
         }
     }
 }

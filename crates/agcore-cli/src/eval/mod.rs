@@ -8,8 +8,10 @@
 
 pub mod beir;
 pub mod dataset;
+pub mod embedder;
 pub mod locomo;
 pub mod metrics;
+pub mod plot;
 pub mod report;
 pub mod retrievers;
 pub mod runner;
@@ -17,6 +19,7 @@ pub mod runner;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use agcore::memory::hybrid::{ContextConfig, HybridConfig};
 use clap::Args;
 
 use crate::error::CliError;
@@ -47,7 +50,9 @@ impl StoreKind {
 #[command(after_help = "Examples:\n  \
 agcore eval --locomo data/locomo10.json --retriever all\n  \
 agcore eval --locomo data/locomo10.json --store sqlite --format speaker --json\n  \
-agcore eval --beir data/scifact --retriever contextual-bm25")]
+agcore eval --beir data/scifact --retriever contextual-bm25\n  \
+agcore eval --locomo data/locomo10.json --embedder local:models/all-MiniLM-L6-v2 --plot recall.svg\n  \
+agcore eval --locomo data/locomo10.json --retriever hybrid --embedder openai:http://127.0.0.1:8081/v1 --query-style input-type")]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["locomo", "beir"])))]
 pub struct EvalArgs {
     /// A LoCoMo JSON file (list of samples with `conversation` and `qa`);
@@ -68,13 +73,27 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value = "full")]
     pub format: TurnFormat,
     /// Neighbouring turns on each side that the contextual retrievers index
-    /// as a turn's context (0 turns contextual expansion off; BEIR documents
-    /// are not a sequence and never get context).
+    /// as a turn's context, and that the product retrievers (`lexical`,
+    /// `dense`, `hybrid`) borrow scores from (0 turns context off; BEIR
+    /// documents are not a sequence and never get context).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub context_window: usize,
     /// Index without stemming in the contextual retrievers (for ablations).
     #[arg(long)]
     pub no_stemming: bool,
+    /// The embedding model of the `dense` and `hybrid` retrievers:
+    /// `openai:URL[:MODEL]` (an OpenAI-compatible `/v1/embeddings` server;
+    /// key from `AGCORE_EMBEDDING_API_KEY` or `OPENAI_API_KEY`),
+    /// `local:DIR` (an in-process BERT-family model folder) or
+    /// `hashing[:DIM]` (word hashing, no meaning: a sanity baseline).
+    #[arg(long, value_name = "SPEC")]
+    pub embedder: Option<embedder::EmbedderSpec>,
+    /// How an `openai:` server is told queries from documents.
+    #[arg(long, value_enum, default_value = "none")]
+    pub query_style: embedder::QueryStyle,
+    /// Also draw recall@k (k = 1 … 50) of every retriever as an SVG chart.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -103,20 +122,41 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         "loaded {}",
         dataset.kind
     );
-    let store = runner::EvalStore::open(args.store).await?;
+    let model = match &args.embedder {
+        Some(spec) => Some(spec.build(args.query_style).await?),
+        None => None,
+    };
+    let embedder = model.as_ref().map(|m| m.space().to_string());
+    // The product path gets the same neighbouring-turn context as the
+    // contextual retrievers (sequential data only).
+    let context = (dataset.sequential && args.context_window > 0)
+        .then(|| ContextConfig::default().with_window(args.context_window));
+    let config = HybridConfig::default().with_context(context);
+    let store = runner::EvalStore::open(args.store, model, config).await?;
     let ingest = runner::ingest(&store.store, &dataset).await?;
+    let embedding = runner::embed(&store.store, dataset.documents()).await?;
     let options = retrievers::ContextualOptions {
         window: args.context_window,
         stemming: !args.no_stemming,
     };
     let mut results = Vec::new();
-    for name in args.retriever.expand() {
-        results.push(runner::evaluate(name, &store.store, &dataset, ingest, options).await?);
+    for name in args.retriever.expand(embedder.is_some()) {
+        let index = if matches!(
+            name,
+            retrievers::RetrieverName::Dense | retrievers::RetrieverName::Hybrid
+        ) {
+            ingest + embedding
+        } else {
+            ingest
+        };
+        results.push(runner::evaluate(name, &store.store, &dataset, index, options).await?);
     }
     let report = Report {
         dataset: dataset.kind,
         input: input.display().to_string(),
         store: args.store.label(),
+        embedder,
+        embed_ms: embedding.as_secs_f64() * 1e3,
         format: (dataset.kind == "locomo").then_some(args.format),
         context_window: if dataset.sequential {
             args.context_window
@@ -138,6 +178,9 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         report.to_table()
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
+    if let Some(path) = &args.plot {
+        plot::recall_curves(path, &report)?;
+    }
     Ok(())
 }
 

@@ -16,6 +16,11 @@ pub struct Report {
     pub input: String,
     /// `"memory"` or `"sqlite"`.
     pub store: &'static str,
+    /// The embedding model of the dense and hybrid retrievers, if any.
+    pub embedder: Option<String>,
+    /// Time the background queue took to embed every document after
+    /// ingestion, in milliseconds (0 without an embedder).
+    pub embed_ms: f64,
     /// How LoCoMo turns were rendered (`None` for BEIR).
     pub format: Option<TurnFormat>,
     /// Neighbouring turns indexed as context by the contextual retrievers.
@@ -54,6 +59,11 @@ pub struct RetrieverReport {
     pub categories: Vec<Scores>,
     /// Latency of the retrieval call alone.
     pub latency: Latency,
+    /// Of that, embedding the query (dense and hybrid retrievers only).
+    pub embed_latency: Option<Latency>,
+    /// Of that, everything but the query embedding: searching and fusing
+    /// (dense and hybrid retrievers only).
+    pub search_latency: Option<Latency>,
 }
 
 impl Report {
@@ -74,6 +84,13 @@ impl Report {
             "{} {} · store {}{format} · {} namespaces, {} documents",
             self.dataset, self.input, self.store, self.namespaces, self.documents
         );
+        if let Some(embedder) = &self.embedder {
+            let _ = writeln!(
+                out,
+                "embedder {embedder} · documents embedded in the background in {:.1} s",
+                self.embed_ms / 1e3
+            );
+        }
         let _ = writeln!(
             out,
             "questions scored {} · skipped (no relevant id left) {} · ids dropped {} · ingest {:.1} ms",
@@ -84,7 +101,15 @@ impl Report {
             "\n{:<20} {:>5} {:>5} {:>6} {:>6} {:>8} {:>9} {:>8} {:>8}",
             "retriever", "group", "n", "R@5", "R@10", "nDCG@10", "index ms", "p50 ms", "p99 ms"
         );
+        let mut split = String::new();
         for r in &self.results {
+            if let (Some(e), Some(s)) = (&r.embed_latency, &r.search_latency) {
+                let _ = writeln!(
+                    split,
+                    "{:<20} query embedding p50 {:.3} ms, p99 {:.3} ms · search p50 {:.3} ms, p99 {:.3} ms",
+                    r.retriever, e.p50_ms, e.p99_ms, s.p50_ms, s.p99_ms
+                );
+            }
             let _ = writeln!(
                 out,
                 "{:<20} {:>5} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9.1} {:>8.4} {:>8.4}",
@@ -111,6 +136,10 @@ impl Report {
                     );
                 }
             }
+        }
+        if !split.is_empty() {
+            out.push('\n');
+            out.push_str(&split);
         }
         out
     }

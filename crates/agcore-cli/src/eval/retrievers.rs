@@ -8,6 +8,7 @@ use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrieverConfig,
     Rm3Config, TextOverlap,
 };
+use agcore::memory::hybrid::{HybridStore, RetrievalMode};
 use agcore::memory::{MemoryFilter, MemoryStore, SearchOptions};
 
 use super::dataset::Dataset;
@@ -16,8 +17,16 @@ use crate::error::CliError;
 /// Every retriever agcore ships, by its command-line name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RetrieverName {
-    /// The store's own full-text search (`MemoryStore::search`).
-    Store,
+    /// The product's lexical path: the store's own BM25 search
+    /// (`MemoryStore::search`), what agents use without an embedder.
+    #[value(alias = "store")]
+    Lexical,
+    /// The product's dense path: cosine nearest neighbours of the query's
+    /// embedding (`HybridStore` in dense mode; needs `--embedder`).
+    Dense,
+    /// The product's hybrid path: lexical and dense fused by reciprocal rank
+    /// fusion (`HybridStore`, what agents use with an embedder; needs `--embedder`).
+    Hybrid,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -26,16 +35,26 @@ pub enum RetrieverName {
     ContextualBm25,
     /// `ContextualBm25` with RM3 pseudo-relevance feedback.
     ContextualBm25Rm3,
-    /// All of the above, one after the other on the same ingested store.
+    /// All of the above (dense and hybrid only with `--embedder`), one after
+    /// the other on the same ingested store.
     All,
 }
 
 impl RetrieverName {
-    /// The retrievers this name stands for.
-    pub fn expand(self) -> Vec<Self> {
+    /// The retrievers this name stands for (`with_dense`: an embedder is configured).
+    pub fn expand(self, with_dense: bool) -> Vec<Self> {
         match self {
+            Self::All if with_dense => vec![
+                Self::Hybrid,
+                Self::Dense,
+                Self::Lexical,
+                Self::TextOverlap,
+                Self::Bm25,
+                Self::ContextualBm25,
+                Self::ContextualBm25Rm3,
+            ],
             Self::All => vec![
-                Self::Store,
+                Self::Lexical,
                 Self::TextOverlap,
                 Self::Bm25,
                 Self::ContextualBm25,
@@ -48,7 +67,9 @@ impl RetrieverName {
     /// The command-line name.
     pub fn label(self) -> &'static str {
         match self {
-            Self::Store => "store",
+            Self::Lexical => "lexical",
+            Self::Dense => "dense",
+            Self::Hybrid => "hybrid",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -60,8 +81,8 @@ impl RetrieverName {
 
 /// A retriever ready to answer queries of each namespace.
 pub enum Engine {
-    /// Store-native search with a prefix filter per namespace.
-    Store(Arc<dyn MemoryStore>, Vec<String>),
+    /// The product path (`HybridStore` in one mode) with a prefix filter per namespace.
+    Product(HybridStore, Vec<String>),
     /// One `MemoryRetriever` per namespace.
     Retriever(Vec<MemoryRetriever>),
     /// One index per namespace.
@@ -78,8 +99,19 @@ pub struct ContextualOptions {
     pub stemming: bool,
 }
 
-/// Results per query (`k` hits).
-pub const K: usize = 10;
+/// Results per query (`k` hits): enough for recall@k up to 50.
+pub const K: usize = 50;
+
+/// Where a query's time went, for the product retrievers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    /// The whole retrieval call.
+    pub total: Duration,
+    /// Embedding the query (zero for lexical retrieval).
+    pub embed: Duration,
+    /// Searching and fusing (the call minus query embedding).
+    pub search: Duration,
+}
 
 impl Engine {
     /// Prepares `name` over the ingested `store`; returns the engine and the
@@ -89,14 +121,31 @@ impl Engine {
     /// Store errors while listing memories.
     pub async fn prepare(
         name: RetrieverName,
-        store: &Arc<dyn MemoryStore>,
+        hybrid: &HybridStore,
         dataset: &Dataset,
         options: ContextualOptions,
     ) -> Result<(Self, Duration), CliError> {
+        let store: &Arc<dyn MemoryStore> = hybrid.inner();
         let prefixes: Vec<String> = dataset.namespaces.iter().map(|n| n.prefix()).collect();
         let started = Instant::now();
         let engine = match name {
-            RetrieverName::Store | RetrieverName::All => Self::Store(Arc::clone(store), prefixes),
+            RetrieverName::Lexical | RetrieverName::All => {
+                Self::Product(hybrid.view(RetrievalMode::Lexical), prefixes)
+            }
+            RetrieverName::Dense | RetrieverName::Hybrid => {
+                if hybrid.dense().is_none() {
+                    return Err(CliError::Config(format!(
+                        "--retriever {} needs --embedder",
+                        name.label()
+                    )));
+                }
+                let mode = if name == RetrieverName::Dense {
+                    RetrievalMode::Dense
+                } else {
+                    RetrievalMode::Hybrid
+                };
+                Self::Product(hybrid.view(mode), prefixes)
+            }
             RetrieverName::TextOverlap | RetrieverName::Bm25 => {
                 let retrievers = prefixes
                     .into_iter()
@@ -151,16 +200,28 @@ impl Engine {
         &self,
         ns: usize,
         query: &str,
-    ) -> Result<(Vec<String>, Duration), CliError> {
+    ) -> Result<(Vec<String>, Timing), CliError> {
         let started = Instant::now();
+        let plain = |took: Duration| Timing {
+            total: took,
+            embed: Duration::ZERO,
+            search: took,
+        };
         let ids: Vec<String> = match self {
-            Self::Store(store, prefixes) => {
+            Self::Product(store, prefixes) => {
                 let prefix = prefixes.get(ns).cloned().unwrap_or_default();
-                let hits = store
-                    .search(query, &SearchOptions::top_k(K).with_prefix(prefix))
+                let report = store
+                    .search_explained(query, &SearchOptions::top_k(K).with_prefix(prefix))
                     .await?;
-                let took = started.elapsed();
-                return Ok((hits.into_iter().map(|h| h.item.id).collect(), took));
+                let total = started.elapsed();
+                let embed = Duration::from_micros(report.embed_micros);
+                let timing = Timing {
+                    total,
+                    embed,
+                    search: total.saturating_sub(embed),
+                };
+                let ids = report.results().map(|h| h.item.id.clone()).collect();
+                return Ok((ids, timing));
             }
             Self::Retriever(retrievers) => match retrievers.get(ns) {
                 Some(r) => {
@@ -168,7 +229,7 @@ impl Engine {
                     let took = started.elapsed();
                     return Ok((
                         result.items.iter().map(|i| i.id().to_owned()).collect(),
-                        took,
+                        plain(took),
                     ));
                 }
                 None => Vec::new(),
@@ -181,11 +242,11 @@ impl Engine {
                         .into_iter()
                         .filter_map(|(i, _)| index.items().get(i).map(|item| item.id.clone()))
                         .collect();
-                    return Ok((ids, took));
+                    return Ok((ids, plain(took)));
                 }
                 None => Vec::new(),
             },
         };
-        Ok((ids, started.elapsed()))
+        Ok((ids, plain(started.elapsed())))
     }
 }

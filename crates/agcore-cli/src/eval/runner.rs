@@ -6,6 +6,9 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agcore::llm::embedding::EmbeddingModel;
+use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore};
+use agcore::memory::vector::InMemoryVectors;
 use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -19,34 +22,42 @@ use crate::error::CliError;
 /// Memories written per `save_many` call.
 const BATCH: usize = 256;
 
-/// The store under evaluation; a SQLite store lives in a temporary folder
-/// removed when this is dropped.
+/// The store under evaluation, as agents use it: a [`HybridStore`] over the
+/// chosen backend (lexical only without an embedder). A SQLite store lives
+/// in a temporary folder removed when this is dropped.
 pub struct EvalStore {
     /// The store.
-    pub store: Arc<dyn MemoryStore>,
+    pub store: HybridStore,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl EvalStore {
-    /// Opens an empty store of `kind`.
+    /// Opens an empty store of `kind`, with dense retrieval when `embedder` is given.
     ///
     /// # Errors
     /// I/O errors creating the temporary folder; store errors.
-    pub async fn open(kind: StoreKind) -> Result<Self, CliError> {
-        match kind {
-            StoreKind::Memory => Ok(Self {
-                store: Arc::new(InMemoryStore::new()),
-                _dir: None,
-            }),
+    pub async fn open(
+        kind: StoreKind,
+        embedder: Option<Arc<dyn EmbeddingModel>>,
+        config: HybridConfig,
+    ) -> Result<Self, CliError> {
+        let (base, dir): (Arc<dyn MemoryStore>, _) = match kind {
+            StoreKind::Memory => (Arc::new(InMemoryStore::new()), None),
             StoreKind::Sqlite => {
                 let dir = tempfile::Builder::new().prefix("agcore-eval-").tempdir()?;
                 let store = SqliteStore::open(dir.path().join("eval.db")).await?;
-                Ok(Self {
-                    store: Arc::new(store),
-                    _dir: Some(dir),
-                })
+                (Arc::new(store), Some(dir))
             }
-        }
+        };
+        let store = match embedder {
+            None => HybridStore::lexical(base).with_config(config),
+            Some(embedder) => {
+                let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
+                let dense = DenseIndex::new(embedder, vectors, EmbeddingQueueConfig::default())?;
+                HybridStore::new(base, dense, config)
+            }
+        };
+        Ok(Self { store, _dir: dir })
     }
 }
 
@@ -63,11 +74,13 @@ fn progress(len: usize, message: &'static str) -> ProgressBar {
     bar
 }
 
-/// Writes every document into `store`; returns the time taken.
+/// Writes every document into `store` through the public `MemoryStore` API;
+/// returns the time taken. Embedding runs in the background meanwhile:
+/// [`embed`] waits for it.
 ///
 /// # Errors
 /// Store errors.
-pub async fn ingest(store: &Arc<dyn MemoryStore>, dataset: &Dataset) -> Result<Duration, CliError> {
+pub async fn ingest(store: &HybridStore, dataset: &Dataset) -> Result<Duration, CliError> {
     let bar = progress(dataset.documents(), "ingesting");
     let started = Instant::now();
     for ns in &dataset.namespaces {
@@ -90,13 +103,46 @@ pub async fn ingest(store: &Arc<dyn MemoryStore>, dataset: &Dataset) -> Result<D
     Ok(started.elapsed())
 }
 
+/// Waits until the background queue has embedded every document, with a
+/// progress bar; returns the time waited (zero without an embedder).
+///
+/// # Errors
+/// [`CliError::Config`] when documents are left unembedded (server down).
+pub async fn embed(store: &HybridStore, documents: usize) -> Result<Duration, CliError> {
+    if store.dense().is_none() {
+        return Ok(Duration::ZERO);
+    }
+    let started = Instant::now();
+    let bar = progress(documents, "embedding");
+    let flush = store.flush();
+    tokio::pin!(flush);
+    loop {
+        tokio::select! {
+            () = &mut flush => break,
+            () = tokio::time::sleep(Duration::from_millis(200)) => {
+                let left = store.queue_counts().pending;
+                bar.set_position(u64::try_from(documents.saturating_sub(left)).unwrap_or(0));
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let counts = store.queue_counts();
+    if counts.pending > 0 {
+        return Err(CliError::Config(format!(
+            "{} documents could not be embedded ({} failed calls); is the embedding server up?",
+            counts.pending, counts.failures
+        )));
+    }
+    Ok(started.elapsed())
+}
+
 /// Runs every query of `dataset` through retriever `name`.
 ///
 /// # Errors
 /// Store and retriever errors.
 pub async fn evaluate(
     name: RetrieverName,
-    store: &Arc<dyn MemoryStore>,
+    store: &HybridStore,
     dataset: &Dataset,
     ingest: Duration,
     options: ContextualOptions,
@@ -105,11 +151,15 @@ pub async fn evaluate(
     let bar = progress(dataset.queries(), name.label());
     let mut per_category: BTreeMap<String, Accumulator> = BTreeMap::new();
     let mut latencies = Vec::with_capacity(dataset.queries());
+    let mut embed_latencies = Vec::with_capacity(dataset.queries());
+    let mut search_latencies = Vec::with_capacity(dataset.queries());
     for (i, ns) in dataset.namespaces.iter().enumerate() {
         let prefix = ns.prefix();
         for query in &ns.queries {
-            let (ids, took) = engine.search(i, &query.text).await?;
-            latencies.push(took);
+            let (ids, timing) = engine.search(i, &query.text).await?;
+            latencies.push(timing.total);
+            embed_latencies.push(timing.embed);
+            search_latencies.push(timing.search);
             let ranked: Vec<String> = ids
                 .into_iter()
                 .take(K)
@@ -135,6 +185,7 @@ pub async fn evaluate(
         }
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let split = matches!(name, RetrieverName::Dense | RetrieverName::Hybrid);
     Ok(RetrieverReport {
         retriever: name.label(),
         build_ms: ms(build),
@@ -142,5 +193,7 @@ pub async fn evaluate(
         overall: headline.scores(label),
         categories: per_category.iter().map(|(c, acc)| acc.scores(c)).collect(),
         latency: Latency::of(&mut latencies),
+        embed_latency: split.then(|| Latency::of(&mut embed_latencies)),
+        search_latency: split.then(|| Latency::of(&mut search_latencies)),
     })
 }
