@@ -43,6 +43,7 @@ mod layered;
 pub mod long_term;
 mod search;
 mod services;
+pub mod vectors;
 
 use std::fmt;
 use std::future::Future;

@@ -4,15 +4,39 @@
 //! memory, long-term entry or page the vector was computed from — together
 //! with the hash of the text it was computed from, so unchanged text is
 //! never embedded twice. Every store is bound to one
-//! [`EmbeddingSpace`](agcore_llm::embedding::EmbeddingSpace) (model id and
+//! [`EmbeddingSpace`] (model id and
 //! dimensions) and refuses vectors of another one with
 //! [`MemoryError::EmbeddingMismatch`].
 //!
 //! Similarity is cosine: stores L2-normalise vectors on write and queries on
 //! search, and scores are dot products of unit vectors in `[-1, 1]`.
+//!
+//! Implementations here: [`FlatIndex`] (exact scan, the reference),
+//! [`HnswIndex`] (approximate graph with tombstones and filters),
+//! [`InMemoryVectors`] (a store switching between them by size) and
+//! [`CachedVectors`] (rows in a database without vector search, served by
+//! an in-memory index kept in sync).
+
+mod cached;
+mod config;
+mod flat;
+mod hnsw;
+mod in_memory;
+mod key;
+mod prepare;
+mod state;
+mod topk;
 
 use agcore_llm::embedding::EmbeddingSpace;
 use async_trait::async_trait;
+
+pub use cached::{CachedVectors, VectorRows};
+pub use config::InMemoryVectorsConfig;
+pub use flat::FlatIndex;
+pub use hnsw::{HnswConfig, HnswIndex, UnitCosine};
+pub use in_memory::InMemoryVectors;
+pub use key::{VectorKey, dot, rank_order};
+pub use prepare::{prepare_query, prepare_records, validate_namespace};
 use serde::{Deserialize, Serialize};
 
 use crate::MemoryError;

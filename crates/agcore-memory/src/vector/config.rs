@@ -1,0 +1,49 @@
+//! Settings of [`InMemoryVectors`](super::InMemoryVectors).
+
+use super::hnsw::HnswConfig;
+
+/// When [`InMemoryVectors`](super::InMemoryVectors) uses the approximate
+/// graph and when it moves work off the async threads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InMemoryVectorsConfig {
+    /// Up to this many vectors every search is an exact scan; above it an
+    /// HNSW graph is built (and dropped again below half of it). A filtered
+    /// search whose filter passes at most this many vectors also scans
+    /// exactly. Default 20,000 (an exact scan of 20,000 × 384 components
+    /// takes a few milliseconds on one core).
+    pub exact_threshold: usize,
+    /// Graph parameters.
+    pub hnsw: HnswConfig,
+    /// Rebuild the graph when more than this fraction of its nodes are
+    /// tombstones of replaced or deleted vectors. Default 0.25.
+    pub rebuild_tombstone_fraction: f64,
+    /// Run a search or write on a blocking thread (`spawn_blocking`) when it
+    /// touches at least this many vector components (rows × dimensions);
+    /// below it the work is done inline. Default 1,000,000 (≈ 0.3 ms).
+    pub blocking_components: usize,
+}
+
+impl Default for InMemoryVectorsConfig {
+    fn default() -> Self {
+        Self {
+            exact_threshold: 20_000,
+            hnsw: HnswConfig::default(),
+            rebuild_tombstone_fraction: 0.25,
+            blocking_components: 1_000_000,
+        }
+    }
+}
+
+impl InMemoryVectorsConfig {
+    /// The default settings with another exact threshold.
+    pub fn with_exact_threshold(mut self, threshold: usize) -> Self {
+        self.exact_threshold = threshold;
+        self
+    }
+
+    /// The default settings with other graph parameters.
+    pub fn with_hnsw(mut self, hnsw: HnswConfig) -> Self {
+        self.hnsw = hnsw;
+        self
+    }
+}

@@ -1,0 +1,140 @@
+//! [`FlatIndex`]: exact k-nearest-neighbour search by a full scan.
+
+use std::sync::Arc;
+
+use foldhash::HashMap;
+
+use super::key::{VectorKey, dot};
+use super::topk::TopK;
+
+/// Exact cosine top-k over L2-normalised `f32` vectors kept contiguously.
+///
+/// Layout: one `Vec<f32>` of `len × dimensions` components (row `r` is
+/// `data[r·d .. (r+1)·d]`), a key per row and a map key → row. Deleting
+/// moves the last row into the hole (swap-remove), so rows stay dense.
+/// Search scans every row (or those passing a predicate) and keeps the `k`
+/// best with a bounded heap: `O(n·d + n·log k)` time, `O(k)` extra memory.
+/// Ties rank by namespace then id, ascending.
+///
+/// This is the reference the approximate index is measured against.
+#[derive(Debug, Clone)]
+pub struct FlatIndex {
+    dimensions: usize,
+    data: Vec<f32>,
+    keys: Vec<Arc<VectorKey>>,
+    rows: HashMap<Arc<VectorKey>, usize>,
+}
+
+impl FlatIndex {
+    /// An empty index of `dimensions`-long vectors.
+    pub fn new(dimensions: usize) -> Self {
+        Self {
+            dimensions,
+            data: Vec::new(),
+            keys: Vec::new(),
+            rows: HashMap::default(),
+        }
+    }
+
+    /// Length of every vector.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether the index holds no vector.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Inserts or replaces the vector of `key`; returns the shared key and
+    /// whether a vector was replaced. `vector` must already be normalised
+    /// and `dimensions` long (callers check with
+    /// [`check_vector`](super::check_vector)); a wrong length is ignored and
+    /// returns `None`.
+    pub fn upsert(&mut self, key: VectorKey, vector: &[f32]) -> Option<(Arc<VectorKey>, bool)> {
+        if vector.len() != self.dimensions {
+            return None;
+        }
+        if let Some((shared, &row)) = self.rows.get_key_value(&key) {
+            let start = row.checked_mul(self.dimensions)?;
+            let slot = self.data.get_mut(start..start + self.dimensions)?;
+            slot.copy_from_slice(vector);
+            return Some((Arc::clone(shared), true));
+        }
+        let shared = Arc::new(key);
+        self.rows.insert(Arc::clone(&shared), self.keys.len());
+        self.keys.push(Arc::clone(&shared));
+        self.data.extend_from_slice(vector);
+        Some((shared, false))
+    }
+
+    /// Removes the vector of `key`; returns whether it existed.
+    pub fn remove(&mut self, key: &VectorKey) -> bool {
+        let Some(row) = self.rows.remove(key) else {
+            return false;
+        };
+        let last = self.keys.len().saturating_sub(1);
+        let d = self.dimensions;
+        if row != last {
+            self.data.copy_within(last * d..(last + 1) * d, row * d);
+            self.keys.swap(row, last);
+            if let Some(moved) = self.keys.get(row) {
+                self.rows.insert(Arc::clone(moved), row);
+            }
+        }
+        self.keys.truncate(last);
+        self.data.truncate(last * d);
+        true
+    }
+
+    /// The stored (normalised) vector of `key`.
+    pub fn get(&self, key: &VectorKey) -> Option<&[f32]> {
+        self.rows.get(key).and_then(|&row| self.row(row))
+    }
+
+    /// The shared key stored for `key`.
+    pub fn shared_key(&self, key: &VectorKey) -> Option<&Arc<VectorKey>> {
+        self.rows.get_key_value(key).map(|(k, _)| k)
+    }
+
+    /// The vector of row `row` (`0..len`).
+    pub fn row(&self, row: usize) -> Option<&[f32]> {
+        let start = row.checked_mul(self.dimensions)?;
+        self.data.get(start..start.checked_add(self.dimensions)?)
+    }
+
+    /// Every `(key, vector)`, in row order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Arc<VectorKey>, &[f32])> {
+        self.keys
+            .iter()
+            .zip(self.data.chunks_exact(self.dimensions.max(1)))
+    }
+
+    /// The `k` vectors most similar to the normalised `query` among those
+    /// whose key passes `accept`, best first, as `(score, key)`.
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        accept: impl Fn(&VectorKey) -> bool,
+    ) -> Vec<(f32, Arc<VectorKey>)> {
+        if k == 0 || query.len() != self.dimensions {
+            return Vec::new();
+        }
+        let mut top = TopK::new(k);
+        for (key, vector) in self.iter() {
+            if accept(key) {
+                top.push(dot(query, vector), key);
+            }
+        }
+        top.into_sorted()
+            .into_iter()
+            .map(|(score, key)| (score, Arc::clone(key)))
+            .collect()
+    }
+}

@@ -1,0 +1,183 @@
+//! [`InMemoryVectors`]: a [`VectorStore`] held in process memory.
+
+use std::sync::{Arc, RwLock};
+
+use agcore_llm::embedding::EmbeddingSpace;
+use async_trait::async_trait;
+
+use super::config::InMemoryVectorsConfig;
+use super::prepare::{prepare_query, prepare_records, validate_namespace};
+use super::state::State;
+use super::{VectorFilter, VectorHit, VectorRecord, VectorStore};
+use crate::MemoryError;
+
+/// A [`VectorStore`] in memory: exact search up to
+/// [`exact_threshold`](InMemoryVectorsConfig::exact_threshold) vectors, an
+/// HNSW graph maintained incrementally above it (see
+/// [`HnswIndex`](super::HnswIndex)), with the filter rule of
+/// [`InMemoryVectorsConfig`].
+///
+/// `Send + Sync`: one `RwLock` guards the data; searches share it, writes
+/// take it alone. Work touching at least
+/// [`blocking_components`](InMemoryVectorsConfig::blocking_components)
+/// runs on tokio's blocking threads. Nothing is persisted: database
+/// backends without vector search keep one of these in sync with their
+/// rows ([`CachedVectors`](super::CachedVectors)).
+#[derive(Debug, Clone)]
+pub struct InMemoryVectors {
+    space: EmbeddingSpace,
+    config: InMemoryVectorsConfig,
+    state: Arc<RwLock<State>>,
+}
+
+impl InMemoryVectors {
+    /// An empty store for vectors of `space`, default settings.
+    pub fn new(space: EmbeddingSpace) -> Self {
+        Self::with_config(space, InMemoryVectorsConfig::default())
+    }
+
+    /// An empty store for vectors of `space` with `config`.
+    pub fn with_config(space: EmbeddingSpace, config: InMemoryVectorsConfig) -> Self {
+        let state = State::new(space.dimensions);
+        Self {
+            space,
+            config,
+            state: Arc::new(RwLock::new(state)),
+        }
+    }
+
+    /// The settings in use.
+    pub fn config(&self) -> &InMemoryVectorsConfig {
+        &self.config
+    }
+
+    /// Whether searches currently go through the HNSW graph.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the lock is poisoned.
+    pub fn uses_graph(&self) -> Result<bool, MemoryError> {
+        Ok(read(&self.state)?.hnsw.is_some())
+    }
+
+    /// Applies records that are already prepared by
+    /// [`prepare_records`](super::prepare_records) (validated, normalised,
+    /// deduplicated), as a write-through cache does after its backend
+    /// committed them.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the lock is poisoned or a blocking task failed.
+    pub async fn apply_prepared(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let state = Arc::clone(&self.state);
+        let config = self.config;
+        let heavy = {
+            let s = read(&self.state)?;
+            let after = s.flat.len().saturating_add(records.len());
+            s.hnsw.is_some() || after > config.exact_threshold
+        } || records.len().saturating_mul(self.space.dimensions)
+            >= config.blocking_components;
+        self.run(heavy, move || {
+            write(&state)?.upsert(records, &config);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn run<T, F>(&self, heavy: bool, work: F) -> Result<T, MemoryError>
+    where
+        F: FnOnce() -> Result<T, MemoryError> + Send + 'static,
+        T: Send + 'static,
+    {
+        if heavy {
+            tokio::task::spawn_blocking(work)
+                .await
+                .map_err(|e| MemoryError::Storage(format!("vector task failed: {e}")))?
+        } else {
+            work()
+        }
+    }
+}
+
+fn read(state: &RwLock<State>) -> Result<std::sync::RwLockReadGuard<'_, State>, MemoryError> {
+    state
+        .read()
+        .map_err(|_| MemoryError::Storage("vector index lock poisoned".into()))
+}
+
+fn write(state: &RwLock<State>) -> Result<std::sync::RwLockWriteGuard<'_, State>, MemoryError> {
+    state
+        .write()
+        .map_err(|_| MemoryError::Storage("vector index lock poisoned".into()))
+}
+
+#[async_trait]
+impl VectorStore for InMemoryVectors {
+    fn space(&self) -> &EmbeddingSpace {
+        &self.space
+    }
+
+    async fn upsert(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError> {
+        let records = prepare_records(&self.space, records)?;
+        self.apply_prepared(records).await
+    }
+
+    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError> {
+        validate_namespace(namespace)?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let state = Arc::clone(&self.state);
+        let config = self.config;
+        let namespace = namespace.to_owned();
+        let ids = ids.to_vec();
+        let heavy = read(&self.state)?.hnsw.is_some();
+        self.run(heavy, move || {
+            Ok(write(&state)?.delete(&namespace, &ids, &config))
+        })
+        .await
+    }
+
+    async fn content_hashes(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<String>>, MemoryError> {
+        let state = read(&self.state)?;
+        Ok(ids
+            .iter()
+            .map(|id| state.content_hash(namespace, id))
+            .collect())
+    }
+
+    async fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: &VectorFilter,
+    ) -> Result<Vec<VectorHit>, MemoryError> {
+        let query = prepare_query(&self.space, query)?;
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let cost = read(&self.state)?.search_cost(filter, &self.config);
+        let heavy = cost.saturating_mul(self.space.dimensions) >= self.config.blocking_components;
+        let state = Arc::clone(&self.state);
+        let config = self.config;
+        let filter = filter.clone();
+        self.run(heavy, move || {
+            Ok(read(&state)?.search(&query, k, &filter, &config))
+        })
+        .await
+    }
+
+    async fn count(&self, filter: &VectorFilter) -> Result<usize, MemoryError> {
+        let state = Arc::clone(&self.state);
+        let heavy = filter.id_prefix.is_some()
+            && read(&self.state)?.flat.len() >= self.config.blocking_components / 64;
+        let filter = filter.clone();
+        self.run(heavy, move || Ok(read(&state)?.count(&filter)))
+            .await
+    }
+}

@@ -1,0 +1,137 @@
+//! FlatIndex against brute force (property test), and recall of the HNSW
+//! path of InMemoryVectors against exact search at a small size.
+#![cfg(test)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use agcore_llm::embedding::EmbeddingSpace;
+use agcore_memory::testkit::vectors::{brute_force, clustered_unit_vectors, random_unit_vectors};
+use agcore_memory::vector::{
+    FlatIndex, HnswConfig, InMemoryVectors, InMemoryVectorsConfig, VectorFilter, VectorKey,
+    VectorRecord, VectorStore,
+};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Top-k of FlatIndex equals sorting every score, after random inserts,
+    /// replacements and swap-remove deletes.
+    #[test]
+    fn flat_top_k_equals_a_full_sort(
+        n in 0usize..120,
+        k in 0usize..30,
+        seed in any::<u64>(),
+        deletes in proptest::collection::vec(0usize..120, 0..40),
+        replace in proptest::collection::vec(0usize..120, 0..20),
+    ) {
+        let d = 8;
+        let vectors = random_unit_vectors(n + replace.len() + 1, d, seed);
+        let mut flat = FlatIndex::new(d);
+        let mut records: Vec<VectorRecord> = Vec::new();
+        for i in 0..n {
+            // few ids per namespace and coarse vectors give exact ties too
+            let v: Vec<f32> = if i % 7 == 0 { vectors[0].clone() } else { vectors[i].clone() };
+            let ns = format!("n{}", i % 3);
+            flat.upsert(VectorKey::new(ns.as_str(), format!("{i}")), &v);
+            records.push(VectorRecord::new(ns, format!("{i}"), v, ""));
+        }
+        for (j, r) in replace.iter().enumerate() {
+            if let Some(rec) = records.get_mut(*r) {
+                rec.vector = vectors[n + j].clone();
+                flat.upsert(VectorKey::new(rec.namespace.as_str(), rec.id.as_str()), &rec.vector);
+            }
+        }
+        for r in deletes {
+            if r < records.len() {
+                let rec = records.remove(r);
+                prop_assert!(flat.remove(&VectorKey::new(rec.namespace, rec.id)));
+            }
+        }
+        prop_assert_eq!(flat.len(), records.len());
+        let query = &vectors[n + replace.len()];
+        let got: Vec<(String, String)> = flat
+            .search(query, k, |_| true)
+            .into_iter()
+            .map(|(_, key)| (key.namespace.clone(), key.id.clone()))
+            .collect();
+        let want: Vec<(String, String)> = brute_force(&records, query, k, &VectorFilter::default())
+            .into_iter()
+            .map(|h| (h.namespace, h.id))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+/// Recall@10 of the graph path against exact search on 5,000 clustered
+/// 32-d vectors (graph forced on by a low threshold), fixed seed, then
+/// again after a third of the vectors are replaced or deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hnsw_recall_at_10_is_at_least_095() {
+    let d = 32;
+    let space = EmbeddingSpace::new("recall", d);
+    // a smaller construction beam keeps the unoptimised test build quick
+    let hnsw = HnswConfig {
+        ef_construction: 64,
+        ..HnswConfig::default()
+    };
+    let config = InMemoryVectorsConfig::default()
+        .with_exact_threshold(1_000)
+        .with_hnsw(hnsw);
+    let store = InMemoryVectors::with_config(space, config);
+    let vectors = clustered_unit_vectors(5_000, d, 50, 0.3, 42);
+    let mut records: Vec<VectorRecord> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| VectorRecord::new(format!("n{}", i % 2), format!("{i}"), v.clone(), ""))
+        .collect();
+    store.upsert(records.clone()).await.unwrap();
+    assert!(store.uses_graph().unwrap());
+    let queries = clustered_unit_vectors(200, d, 50, 0.3, 43);
+    let recall = measure(&store, &records, &queries).await;
+    assert!(recall >= 0.95, "recall@10 {recall}");
+
+    // churn: replace 1,000 vectors, delete 800
+    let fresh = clustered_unit_vectors(1_000, d, 50, 0.3, 44);
+    let mut changed = Vec::new();
+    for (j, v) in fresh.into_iter().enumerate() {
+        let r = &mut records[j * 3];
+        r.vector = v;
+        changed.push(r.clone());
+    }
+    store.upsert(changed).await.unwrap();
+    let doomed: Vec<VectorRecord> = records.drain(4_000..4_800).collect();
+    for ns in ["n0", "n1"] {
+        let ids: Vec<String> = doomed
+            .iter()
+            .filter(|r| r.namespace == ns)
+            .map(|r| r.id.clone())
+            .collect();
+        store.delete(ns, &ids).await.unwrap();
+    }
+    assert_eq!(store.count(&VectorFilter::default()).await.unwrap(), 4_200);
+    let recall = measure(&store, &records, &queries).await;
+    assert!(recall >= 0.95, "recall@10 after churn {recall}");
+}
+
+async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[Vec<f32>]) -> f64 {
+    let mut found = 0usize;
+    let mut total = 0usize;
+    for (i, q) in queries.iter().enumerate() {
+        let filter = if i % 4 == 0 {
+            VectorFilter::namespace("n1")
+        } else {
+            VectorFilter::default()
+        };
+        let got = store.search(q, 10, &filter).await.unwrap();
+        let want = brute_force(records, q, 10, &filter);
+        total += want.len();
+        found += want
+            .iter()
+            .filter(|w| {
+                got.iter()
+                    .any(|g| g.namespace == w.namespace && g.id == w.id)
+            })
+            .count();
+    }
+    found as f64 / total.max(1) as f64
+}
