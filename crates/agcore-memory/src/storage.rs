@@ -27,8 +27,10 @@ pub trait VectorBackend: Send + Sync {
     /// # Errors
     /// [`MemoryError::EmbeddingMismatch`] when the backend holds vectors of
     /// another space; the backend's errors.
-    async fn open_vectors(&self, space: EmbeddingSpace)
-    -> Result<Arc<dyn VectorStore>, MemoryError>;
+    async fn open_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError>;
 }
 
 /// What a backend is, for logs and `agcore memory stats`.

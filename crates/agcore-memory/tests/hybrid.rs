@@ -8,15 +8,11 @@
     clippy::panic
 )]
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use agcore_llm::LlmError;
-use agcore_llm::embedding::{
-    EmbeddingBatch, EmbeddingModel, EmbeddingSpace, HashingEmbedder, InputKind,
-};
+use agcore_llm::embedding::{EmbeddingModel, EmbeddingSpace, HashingEmbedder};
 use agcore_memory::hybrid::{
     CutRule, DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
 };
@@ -24,61 +20,9 @@ use agcore_memory::vector::{InMemoryVectors, VectorFilter, VectorStore};
 use agcore_memory::{
     EvictionConfig, InMemoryStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, testkit,
 };
-use async_trait::async_trait;
 
-/// Counts calls, can be switched off (connection refused), and maps some
-/// texts to fixed directions so "meaning" can be scripted.
-struct Scripted {
-    calls: AtomicUsize,
-    texts: AtomicUsize,
-    down: AtomicBool,
-    fixed: HashMap<&'static str, usize>,
-    fallback: HashingEmbedder,
-}
-
-impl Scripted {
-    fn new(fixed: &[(&'static str, usize)]) -> Arc<Self> {
-        Arc::new(Self {
-            calls: AtomicUsize::new(0),
-            texts: AtomicUsize::new(0),
-            down: AtomicBool::new(false),
-            fixed: fixed.iter().copied().collect(),
-            fallback: HashingEmbedder::new(16),
-        })
-    }
-}
-
-#[async_trait]
-impl EmbeddingModel for Scripted {
-    fn model_id(&self) -> &str {
-        "scripted"
-    }
-    fn dimensions(&self) -> usize {
-        16
-    }
-    async fn embed(&self, texts: &[String], _: InputKind) -> Result<EmbeddingBatch, LlmError> {
-        if self.down.load(Ordering::SeqCst) {
-            return Err(LlmError::Connection("connection refused".into()));
-        }
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
-        let vectors = texts
-            .iter()
-            .map(|t| match self.fixed.get(t.as_str()) {
-                Some(&axis) => {
-                    let mut v = vec![0.0; 16];
-                    v[axis] = 1.0;
-                    v
-                }
-                None => self.fallback.embed_one(t),
-            })
-            .collect();
-        Ok(EmbeddingBatch {
-            vectors,
-            prompt_tokens: 0,
-        })
-    }
-}
+mod support;
+use support::Scripted;
 
 fn queue() -> EmbeddingQueueConfig {
     EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20))
@@ -113,16 +57,34 @@ async fn dense_finds_what_words_miss_and_explains_it() {
         .unwrap();
     store.flush().await;
     let report = store
+        .search_explained(QUERY, &SearchOptions::top_k(2))
+        .await
+        .unwrap();
+    let a = report.results().find(|h| h.item.id == "a").unwrap();
+    assert!(a.breakdown.lexical.is_none(), "no shared word");
+    assert_eq!(a.breakdown.dense.unwrap().rank, 1);
+    assert!((a.breakdown.dense.unwrap().score - 1.0).abs() < 1e-6);
+    assert!(
+        (a.breakdown.fused - 1.0 / 61.0).abs() < 1e-12,
+        "dense rank 1 only"
+    );
+    // "b" shares "coast": found by its words.
+    let b = report.results().find(|h| h.item.id == "b").unwrap();
+    assert_eq!(b.breakdown.lexical.unwrap().rank, 1);
+
+    let dense = store.view(RetrievalMode::Dense);
+    let report = dense
+        .search_explained(QUERY, &SearchOptions::top_k(5))
+        .await
+        .unwrap();
+    assert_eq!(report.results().next().unwrap().item.id, "a");
+    let report = store
         .search_explained(QUERY, &SearchOptions::top_k(1))
         .await
         .unwrap();
-    let top = report.results().next().unwrap();
-    assert_eq!(top.item.id, "a");
-    assert!(top.breakdown.lexical.is_none(), "no shared word");
-    assert_eq!(top.breakdown.dense.unwrap().rank, 1);
-    assert!((top.breakdown.dense.unwrap().score - 1.0).abs() < 1e-6);
+    assert_eq!(report.results().count(), 1);
     let cut: Vec<_> = report.hits.iter().filter_map(|h| h.breakdown.cut).collect();
-    assert!(cut.contains(&CutRule::BeyondLimit { limit: 1 }));
+    assert_eq!(cut, vec![CutRule::BeyondLimit { limit: 1 }]);
 
     let lexical = store.view(RetrievalMode::Lexical);
     let hits = lexical
@@ -221,7 +183,12 @@ async fn another_model_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thresholds_prefixes_and_deletes() {
-    let model = Scripted::new(&[(BRIGHTON, 3), (QUERY, 3), ("tea with lemon", 5)]);
+    // Tea points mostly elsewhere: cosine 0.3 with the query.
+    let model = Scripted::sparse(&[
+        (BRIGHTON, vec![(3, 1.0)]),
+        (QUERY, vec![(3, 1.0)]),
+        ("tea with lemon", vec![(3, 0.3), (5, 0.953_939_2)]),
+    ]);
     let config = HybridConfig::default().with_min_similarity(Some(0.5));
     let (store, vectors) = hybrid(model, config);
     store.save(MemoryItem::new("u1:a", BRIGHTON)).await.unwrap();
@@ -268,7 +235,9 @@ async fn thresholds_prefixes_and_deletes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hybrid_store_passes_the_memory_store_conformance_suite() {
     let report = testkit::conformance_report(|eviction: EvictionConfig| async move {
-        let embedder = Arc::new(HashingEmbedder::new(64));
+        // Few hash collisions, and a floor under chance similarity: dense
+        // hits then share a word with the query, as the suite expects.
+        let embedder = Arc::new(HashingEmbedder::new(4096));
         let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
         let dense = DenseIndex::new(embedder, vectors, queue()).unwrap();
         Arc::new(HybridStore::new(

@@ -76,7 +76,11 @@ impl ContextConfig {
 
     /// Sets the weight (clamped to `[0, 1]`).
     pub fn with_weight(mut self, weight: f64) -> Self {
-        self.weight = if weight.is_finite() { weight.clamp(0.0, 1.0) } else { 0.0 };
+        self.weight = if weight.is_finite() {
+            weight.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         self
     }
 
@@ -110,7 +114,11 @@ pub(crate) async fn load_groups(
         let mut filter = base.clone().metadata_eq(config.group_key.clone(), value);
         filter.limit = None;
         let mut members = store.list(&filter).await?;
-        members.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.id.cmp(&b.id)));
+        members.sort_by(|a, b| {
+            a.created_at
+                .cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         groups.push(members);
     }
     Ok(groups)
@@ -128,7 +136,8 @@ pub(crate) fn regularise(
         return;
     }
     let base: HashMap<&str, f64> = list.iter().map(|(id, s)| (id.as_str(), *s)).collect();
-    let mut scores: HashMap<String, f64> = base.iter().map(|(id, s)| ((*id).to_owned(), *s)).collect();
+    let mut scores: HashMap<String, f64> =
+        base.iter().map(|(id, s)| ((*id).to_owned(), *s)).collect();
     for members in groups {
         for (i, member) in members.iter().enumerate() {
             let lo = i.saturating_sub(config.window);
@@ -180,7 +189,11 @@ mod tests {
     fn two_matching_neighbours_add_up() {
         let group = vec![turn("x", 0), turn("y", 1), turn("z", 2)];
         let mut items = HashMap::new();
-        let mut list = vec![("x".to_owned(), 2.0), ("z".to_owned(), 2.0), ("y".to_owned(), 1.0)];
+        let mut list = vec![
+            ("x".to_owned(), 2.0),
+            ("z".to_owned(), 2.0),
+            ("y".to_owned(), 1.0),
+        ];
         regularise(&mut list, &mut items, &[group], &ContextConfig::default());
         assert_eq!(list[0], ("y".to_owned(), 3.0));
     }

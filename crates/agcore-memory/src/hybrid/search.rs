@@ -18,7 +18,8 @@ impl HybridStore {
     /// each, restricted by `options.filter`); neighbouring-memory context
     /// when [`HybridConfig::context`](super::HybridConfig::context) is set
     /// (the lexical score shown is then the regularised one); dense hits below
-    /// `min_similarity` cut; the two lists fused; the fused score multiplied
+    /// `min_similarity` cut (and always those with a cosine ≤ 0, and the
+    /// whole dense list for a query without letters or digits); the two lists fused; the fused score multiplied
     /// by the time decay; results below `options.min_score` and beyond
     /// `options.limit` cut. When the query cannot be embedded (server down)
     /// the search is lexical and [`SearchReport::dense_unavailable`] says
@@ -52,7 +53,9 @@ impl HybridStore {
             }
         }
 
-        if let (Some(dense), true) = (&self.dense, mode != RetrievalMode::Lexical) {
+        // A query without any letter or digit has no meaning to embed.
+        let has_words = query.chars().any(char::is_alphanumeric);
+        if let (Some(dense), true) = (&self.dense, mode != RetrievalMode::Lexical && has_words) {
             let mut filter = VectorFilter::namespace(self.config.namespace.clone());
             filter.id_prefix = options.filter.prefix.clone();
             match dense.nearest(query, n, &filter).await {
@@ -63,7 +66,8 @@ impl HybridStore {
                 Err(other) => return Err(other),
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    for hit in hits {
+                    // A cosine of 0 or less: the texts share nothing.
+                    for hit in hits.into_iter().filter(|h| h.score > 0.0) {
                         if !lists.items.contains_key(&hit.id) {
                             // Stale vectors (deleted memories) and memories the
                             // filter excludes are skipped.

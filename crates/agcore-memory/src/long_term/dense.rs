@@ -122,7 +122,8 @@ impl ScopedMemory {
                 lists.items.insert(id, hit.entry);
             }
         }
-        if let (Some(index), true) = (dense, mode != RetrievalMode::Lexical) {
+        let has_words = query.chars().any(char::is_alphanumeric);
+        if let (Some(index), true) = (dense, mode != RetrievalMode::Lexical && has_words) {
             let filter = VectorFilter::namespace(scope_namespace(self.scope()));
             match index.nearest(query, n, &filter).await {
                 Err(MemoryError::Embedding(reason)) => {
@@ -132,7 +133,7 @@ impl ScopedMemory {
                 Err(other) => return Err(other),
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    for hit in hits {
+                    for hit in hits.into_iter().filter(|h| h.score > 0.0) {
                         if !lists.items.contains_key(&hit.id) {
                             let Ok(id) = hit.id.parse::<i64>() else {
                                 continue;

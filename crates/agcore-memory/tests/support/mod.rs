@@ -1,0 +1,86 @@
+//! A scripted embedding model for the hybrid tests.
+#![allow(dead_code, clippy::indexing_slicing)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use agcore_llm::LlmError;
+use agcore_llm::embedding::{
+    EmbeddingBatch, EmbeddingModel, HashingEmbedder, InputKind, l2_normalize,
+};
+use async_trait::async_trait;
+
+/// Dimensions of [`Scripted`] vectors.
+pub const DIMS: usize = 16;
+
+/// Counts calls, can be switched off (connection refused), and maps texts
+/// containing some phrases to fixed vectors so "meaning" can be scripted;
+/// other texts get word hashing.
+pub struct Scripted {
+    pub calls: AtomicUsize,
+    pub texts: AtomicUsize,
+    pub down: AtomicBool,
+    fixed: Vec<(&'static str, Vec<f32>)>,
+    fallback: HashingEmbedder,
+}
+
+impl Scripted {
+    /// Texts containing a phrase point along its axis (first match wins).
+    pub fn new(fixed: &[(&'static str, usize)]) -> Arc<Self> {
+        let sparse: Vec<(&'static str, Vec<(usize, f32)>)> = fixed
+            .iter()
+            .map(|(p, axis)| (*p, vec![(*axis, 1.0)]))
+            .collect();
+        Self::sparse(&sparse)
+    }
+
+    /// Texts containing a phrase get its (normalised) sparse vector.
+    pub fn sparse(fixed: &[(&'static str, Vec<(usize, f32)>)]) -> Arc<Self> {
+        let fixed = fixed
+            .iter()
+            .map(|(phrase, parts)| {
+                let mut v = vec![0.0; DIMS];
+                for (axis, x) in parts {
+                    v[*axis] = *x;
+                }
+                l2_normalize(&mut v);
+                (*phrase, v)
+            })
+            .collect();
+        Arc::new(Self {
+            calls: AtomicUsize::new(0),
+            texts: AtomicUsize::new(0),
+            down: AtomicBool::new(false),
+            fixed,
+            fallback: HashingEmbedder::new(DIMS),
+        })
+    }
+}
+
+#[async_trait]
+impl EmbeddingModel for Scripted {
+    fn model_id(&self) -> &str {
+        "scripted"
+    }
+    fn dimensions(&self) -> usize {
+        DIMS
+    }
+    async fn embed(&self, texts: &[String], _: InputKind) -> Result<EmbeddingBatch, LlmError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(LlmError::Connection("connection refused".into()));
+        }
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
+        let vectors = texts
+            .iter()
+            .map(|t| match self.fixed.iter().find(|(k, _)| t.contains(*k)) {
+                Some((_, v)) => v.clone(),
+                None => self.fallback.embed_one(t),
+            })
+            .collect();
+        Ok(EmbeddingBatch {
+            vectors,
+            prompt_tokens: 0,
+        })
+    }
+}
