@@ -2,13 +2,16 @@
 //!
 //! The file holds the memory sections of the memory-system plan (§2:
 //! `[memory]`, `[memory.long_term]`, `[memory.inject]`, `[memory_agent]`, …,
-//! parsed by [`MemorySettings`]) and the program's `[llm]` endpoint section.
+//! parsed by [`MemorySettings`]), the program's `[llm]` endpoint section,
+//! `[storage]`, and `[embedding]` / `[retrieval]` for dense and hybrid search.
 //! Lookup order: `--config PATH`, `$AGCORE_CONFIG`, then
 //! `<config dir>/agcore.toml` (`directories`, e.g. `~/.config/agcore/agcore.toml`).
 //! A missing file in the config dir is not an error: every key has a default.
 
 use std::path::{Path, PathBuf};
 
+use agcore::embedding::EmbeddingConfig;
+use agcore::memory::hybrid::HybridConfig;
 use agcore::memory::long_term::MemorySettings;
 use serde::Deserialize;
 
@@ -50,6 +53,11 @@ pub struct AppConfig {
     pub storage_url: Option<String>,
     /// Whether the file sets `memory_agent.enabled` itself.
     pub extraction_configured: bool,
+    /// `[embedding]`: the embedding model of dense retrieval; `None` keeps
+    /// retrieval lexical.
+    pub embedding: Option<EmbeddingConfig>,
+    /// `[retrieval]`: how lexical and dense results are fused.
+    pub retrieval: HybridConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -57,6 +65,8 @@ pub struct AppConfig {
 struct ProgramSections {
     llm: LlmSection,
     storage: StorageSection,
+    embedding: Option<EmbeddingConfig>,
+    retrieval: HybridConfig,
 }
 
 /// `[storage]`: where memory lives.
@@ -138,6 +148,8 @@ impl AppConfig {
             memory_db,
             storage_url,
             extraction_configured,
+            embedding: program.embedding,
+            retrieval: program.retrieval,
         })
     }
 
@@ -149,6 +161,8 @@ impl AppConfig {
             memory_db: None,
             storage_url: None,
             extraction_configured: false,
+            embedding: None,
+            retrieval: HybridConfig::default(),
         }
     }
 
@@ -227,6 +241,20 @@ mod tests {
         let err = AppConfig::parse("[storage]\npath = 1\n", Path::new("x.toml")).unwrap_err();
         assert!(err.to_string().contains("x.toml"), "{err}");
         assert!(!bare.extraction_configured);
+    }
+
+    #[test]
+    fn embedding_and_retrieval_sections() {
+        let text = "[embedding]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n\
+                    model = \"e5\"\nquery_style = \"input_type\"\n\n\
+                    [retrieval]\nmode = \"hybrid\"\ncandidates = 30\nmin_similarity = 0.75\n";
+        let config = AppConfig::parse(text, Path::new("a.toml")).unwrap();
+        assert_eq!(config.embedding.unwrap().model.as_deref(), Some("e5"));
+        assert_eq!(config.retrieval.candidates, 30);
+        assert_eq!(config.retrieval.min_similarity, Some(0.75));
+        assert!(AppConfig::parse("", Path::new("a.toml")).unwrap().embedding.is_none());
+        let err = AppConfig::parse("[embedding]\napi_key = \"x\"\n", Path::new("a.toml"));
+        assert!(err.is_err(), "keys never live in the file");
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! The (agent, user) scope and memory database shared by `chat` and `memory`.
 
+use std::sync::Arc;
+
+use agcore::llm::embedding::EmbeddingModel as _;
+use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig};
 use agcore::memory::{BackendInfo, Storage};
 
 use agcore::memory::long_term::{LongTermMemory, ScopedMemory};
@@ -57,6 +61,8 @@ pub struct OpenedMemory {
     pub scoped: ScopedMemory,
     /// The opened backend (its kind, version and location in `info()`).
     pub storage: Storage,
+    /// The dense index when `[embedding]` is configured.
+    pub dense: Option<Arc<DenseIndex>>,
 }
 
 impl OpenedMemory {
@@ -64,6 +70,55 @@ impl OpenedMemory {
     pub fn info(&self) -> &BackendInfo {
         self.storage.info()
     }
+
+    /// Waits for the background embedding of what the command wrote, so
+    /// nothing is left unembedded when the program exits.
+    pub async fn finish(&self) {
+        if let Some(dense) = &self.dense {
+            dense.flush().await;
+            let pending = dense.counts().pending;
+            if pending > 0 {
+                tracing::warn!(
+                    pending,
+                    "memories could not be embedded now; `agcore memory reembed` catches up"
+                );
+            }
+        }
+    }
+}
+
+/// The dense index of `[embedding]` over `storage`, `None` when the section is absent.
+///
+/// # Errors
+/// [`CliError::Config`] when the model cannot be opened or the stored
+/// vectors belong to another model.
+///
+/// With `reset`, the stored vectors are deleted first (switching model).
+pub async fn open_dense(
+    storage: &Storage,
+    config: &AppConfig,
+    reset: bool,
+) -> Result<Option<Arc<DenseIndex>>, CliError> {
+    let Some(embedding) = &config.embedding else {
+        return Ok(None);
+    };
+    let embedder = agcore::embedding::open_embedder(embedding)
+        .await
+        .map_err(|e| CliError::Config(format!("cannot open the embedding model: {e}")))?;
+    let vectors = if reset {
+        storage.reset_vectors(embedder.space()).await
+    } else {
+        storage.vectors(embedder.space()).await
+    }
+    .map_err(|e| match e {
+        agcore::memory::MemoryError::EmbeddingMismatch { .. } => CliError::Config(format!(
+            "{}: {e}; run `agcore memory reembed --reset` to embed every memory with the configured model",
+            storage.info()
+        )),
+        other => CliError::Config(format!("{}: {other}", storage.info())),
+    })?;
+    let dense = DenseIndex::new(embedder, vectors, EmbeddingQueueConfig::default())?;
+    Ok(Some(dense))
 }
 
 /// Opens (creating if needed) the memory database with the weight rules of
@@ -74,6 +129,18 @@ impl OpenedMemory {
 /// without long-term memory; [`CliError::Memory`] when the database cannot be
 /// opened; [`CliError::Io`] when a SQLite file's folder cannot be made.
 pub async fn open_memory(args: &ScopeArgs, config: &AppConfig) -> Result<OpenedMemory, CliError> {
+    open_memory_with(args, config, false).await
+}
+
+/// [`open_memory`], deleting the stored vectors first when `reset_vectors`.
+///
+/// # Errors
+/// As [`open_memory`].
+pub async fn open_memory_with(
+    args: &ScopeArgs,
+    config: &AppConfig,
+    reset_vectors: bool,
+) -> Result<OpenedMemory, CliError> {
     let location = args.location(config)?;
     let storage = crate::storage::open(&location, "memory database").await?;
     let backend = storage.long_term().map_err(|e| {
@@ -88,6 +155,11 @@ pub async fn open_memory(args: &ScopeArgs, config: &AppConfig) -> Result<OpenedM
         .with_buffer_retention(chrono::Duration::days(i64::from(
             long_term.buffer_retention_days,
         )));
+    let dense = open_dense(&storage, config, reset_vectors).await?;
+    let memory = match &dense {
+        Some(index) => memory.with_dense(Arc::clone(index), config.retrieval.clone()),
+        None => memory,
+    };
     let scoped = memory
         .scope(args.agent.clone(), args.user())
         .map_err(|e| CliError::Config(format!("invalid --agent/--user: {e}")))?;
@@ -95,5 +167,6 @@ pub async fn open_memory(args: &ScopeArgs, config: &AppConfig) -> Result<OpenedM
         memory,
         scoped,
         storage,
+        dense,
     })
 }

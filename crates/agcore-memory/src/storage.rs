@@ -129,6 +129,21 @@ impl Storage {
         }
     }
 
+    /// Deletes the stored vectors and opens empty ones for `space` (to switch
+    /// embedding model; every memory must then be embedded again).
+    ///
+    /// # Errors
+    /// The backend's errors.
+    pub async fn reset_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
+        match &self.vectors {
+            Some(backend) => backend.reset_vectors(space).await,
+            None => Ok(Arc::new(InMemoryVectors::new(space))),
+        }
+    }
+
     /// A [`DenseIndex`] of `embedder` over this backend's vectors, for
     /// [`HybridStore`](crate::hybrid::HybridStore) and
     /// [`LongTermMemory::with_dense`].

@@ -70,6 +70,7 @@ pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError
     }
     let result = read_loop(&mut chat, &endpoint, &opened.scoped, interactive).await;
     chat.finish().await;
+    opened.finish().await;
     let closed = opened.memory.close().await;
     result?;
     Ok(closed?)

@@ -1,9 +1,11 @@
 //! `agcore memory`: administer the long-term memories of one (agent, user)
-//! scope — list, search, add, delete, clean, stats, export, import.
+//! scope — list, search, add, delete, clean, stats, export, import, reembed.
 
 mod clean;
 mod edit;
+mod explain;
 mod jsonl;
+mod reembed;
 mod stats;
 mod view;
 
@@ -42,9 +44,10 @@ enum MemoryCommand {
         after_help = "Examples:\n  agcore memory list --user alice\n  agcore memory list --type project --archived --limit 20"
     )]
     List(view::ListArgs),
-    /// Search the memories of the scope (BM25 over name, content, description).
+    /// Search the memories of the scope (BM25 over name, content, description,
+    /// fused with dense similarity when `[embedding]` is configured).
     #[command(
-        after_help = "Examples:\n  agcore memory search \"green tea\" --user alice\n  agcore memory search \"部署\" --limit 5 --json"
+        after_help = "Examples:\n  agcore memory search \"green tea\" --user alice\n  agcore memory search \"部署\" --limit 5 --json\n  agcore memory search \"the trip to the coast\" --explain"
     )]
     Search(view::SearchArgs),
     /// Save a memory; the same text saved again updates the existing memory.
@@ -75,6 +78,12 @@ enum MemoryCommand {
         after_help = "Examples:\n  agcore memory import backup.jsonl --user alice\n  agcore memory import all.jsonl --all-scopes"
     )]
     Import(jsonl::ImportArgs),
+    /// Embed every memory with the `[embedding]` model (those already up to
+    /// date are skipped), showing progress; `--reset` after changing model.
+    #[command(
+        after_help = "Examples:\n  agcore memory reembed\n  agcore memory reembed --reset --json"
+    )]
+    Reembed(reembed::ReembedArgs),
 }
 
 /// Runs `agcore memory` with the configuration file `config` (`--config`).
@@ -84,7 +93,8 @@ enum MemoryCommand {
 /// storage failures (1).
 pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliError> {
     let config = AppConfig::load(config.as_deref())?;
-    let opened = scope::open_memory(&args.scope, &config).await?;
+    let reset = matches!(&args.command, MemoryCommand::Reembed(a) if a.reset);
+    let opened = scope::open_memory_with(&args.scope, &config, reset).await?;
     let json = args.json;
     let result = match args.command {
         MemoryCommand::List(a) => view::list(&opened, &a, json).await,
@@ -95,7 +105,9 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
         MemoryCommand::Stats(a) => stats::stats(&opened, &a, json).await,
         MemoryCommand::Export(a) => jsonl::export(&opened, &a, json).await,
         MemoryCommand::Import(a) => jsonl::import(&opened, &a, json).await,
+        MemoryCommand::Reembed(a) => reembed::reembed(&opened, &a, json).await,
     };
+    opened.finish().await;
     let closed = opened.memory.close().await;
     result?;
     Ok(closed?)

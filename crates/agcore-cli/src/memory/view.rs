@@ -55,6 +55,10 @@ pub struct SearchArgs {
     /// At most this many hits.
     #[arg(long, value_name = "N", default_value_t = 10)]
     limit: usize,
+    /// Show why each memory was found: its BM25 and dense scores and ranks,
+    /// the fused score, and the candidates a rule cut (threshold, limit).
+    #[arg(long)]
+    explain: bool,
 }
 
 fn archived_filter(include: bool) -> ArchivedFilter {
@@ -124,6 +128,9 @@ pub async fn search(opened: &OpenedMemory, args: &SearchArgs, json: bool) -> Res
     let mut request = SearchRequest::top_k(args.limit).archived(archived_filter(args.archived));
     if let Some(t) = &args.memory_type {
         request = request.of_type(parse_type(t)?);
+    }
+    if args.explain {
+        return super::explain::explain(opened, &args.query, &request, json).await;
     }
     let hits: Vec<ScoredEntry> = opened.scoped.search_with(&args.query, &request).await?;
     if json {

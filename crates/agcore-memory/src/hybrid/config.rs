@@ -26,7 +26,7 @@ pub enum RetrievalMode {
 /// (the published constant, not fitted to any test set), 50 candidates
 /// from each list, no similarity threshold, no time decay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct HybridConfig {
     /// Which lists a search uses.

@@ -24,7 +24,7 @@ use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore};
 /// key `"session"`, window 1, weight 0.5 (the constants `ContextualBm25`
 /// uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ContextConfig {
     /// The metadata key whose value names a memory's group (its session).
