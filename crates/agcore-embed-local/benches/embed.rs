@@ -5,7 +5,8 @@
 //! Criterion measures `embed/batch32` and `embed/batch1` (each embedding the
 //! same 64 sentences; throughput in sentences/s) and `embed/query` (one
 //! query). With `--bench`, a report follows: sentences/s of both, their
-//! ratio, and query latency p50/p99 over 200 queries.
+//! ratio, batch 32 on one thread beside all cores, and query latency
+//! p50/p99 over 200 queries.
 //!
 //! Needs `AGCORE_TEST_MINILM_DIR` (`scripts/models.sh install`); without it,
 //! prints why and does nothing. Goals on 2 cores: ≥ 200 sentences/s at batch
@@ -143,6 +144,13 @@ fn main() {
     if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {
         let fast = throughput(&rt, &batch32, &docs, 5);
         let slow = throughput(&rt, &batch1, &docs, 5);
+        let one_thread = rt
+            .block_on(LocalEmbedder::load_with(
+                &dir,
+                LocalEmbedderOptions::new().batch_size(32).threads(1),
+            ))
+            .unwrap();
+        let single = throughput(&rt, &one_thread, &docs, 5);
         let mut times = Vec::with_capacity(queries.len());
         for q in &queries {
             let started = Instant::now();
@@ -157,6 +165,10 @@ fn main() {
         println!(
             "throughput: batch 32 {fast:.0} sentences/s | batch 1 {slow:.0} sentences/s | ratio {:.2}x",
             fast / slow
+        );
+        println!(
+            "threads: all cores {fast:.0} sentences/s | 1 thread {single:.0} sentences/s | ratio {:.2}x",
+            fast / single
         );
         println!(
             "query latency: p50 {:.2} ms | p99 {:.2} ms | mean {:.2} ms",
