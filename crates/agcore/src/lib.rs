@@ -11,6 +11,7 @@
 //! | `tools` | `agcore-tools` | `tools` (`mcp` adds the MCP client) |
 //! | `memory` | `agcore-memory` | `memory` (`sqlite` adds the SQLite backend) |
 //! | `agent` | `agcore-agent` | `agent` |
+//! | `embed_local` | `agcore-embed-local` | `local-embeddings` |
 //!
 //! Default features: `agent`, `openai`, `sqlite`. [`prelude`] holds the items
 //! most programs use.
@@ -100,5 +101,9 @@ pub mod memory;
 #[cfg(feature = "agent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub use agcore_agent as agent;
+
+#[cfg(feature = "local-embeddings")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-embeddings")))]
+pub use agcore_embed_local as embed_local;
 
 pub mod prelude;
