@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use agcore::llm::embedding::EmbeddingModel as _;
 use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig};
 use agcore::memory::{BackendInfo, Storage};
 

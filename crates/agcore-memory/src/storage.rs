@@ -31,6 +31,16 @@ pub trait VectorBackend: Send + Sync {
         &self,
         space: EmbeddingSpace,
     ) -> Result<Arc<dyn VectorStore>, MemoryError>;
+
+    /// Deletes every stored vector (of any space) and opens the vectors of
+    /// `space`: how a backend switches to another embedding model.
+    ///
+    /// # Errors
+    /// The backend's errors.
+    async fn reset_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError>;
 }
 
 /// What a backend is, for logs and `agcore memory stats`.
