@@ -52,10 +52,7 @@ impl MemoryError {
     pub fn is_recoverable(&self) -> bool {
         matches!(
             self,
-            Self::NotFound(_)
-                | Self::RetrievalError(_)
-                | Self::Unavailable(_)
-                | Self::Embedding(_)
+            Self::NotFound(_) | Self::RetrievalError(_) | Self::Unavailable(_) | Self::Embedding(_)
         )
     }
 }
