@@ -24,6 +24,7 @@ mod database;
 mod error;
 mod long_term;
 mod migrate;
+mod reindex;
 mod store;
 
 pub use builder::PostgresDatabaseBuilder;
