@@ -26,6 +26,7 @@ mod database;
 mod error;
 mod long_term;
 mod migrate;
+mod reindex;
 mod row;
 mod store;
 mod terms;
