@@ -33,9 +33,11 @@ const TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_analyzer (
     indexed_at TEXT NOT NULL
 );";
 
+/// Rebuilds one component's index in the caller's transaction.
+type Rebuild = fn(&Connection) -> Result<()>;
+
 /// The components with a full-text index, and how each is re-indexed.
-const INDEXED: [(&str, fn(&Connection) -> Result<()>); 2] =
-    [("store", reindex_store), ("long_term", reindex_long_term)];
+const INDEXED: [(&str, Rebuild); 2] = [("store", reindex_store), ("long_term", reindex_long_term)];
 
 /// The analyzer recorded for `component`; `None` when none is.
 pub(crate) fn recorded(conn: &Connection, component: &str) -> Result<Option<String>> {

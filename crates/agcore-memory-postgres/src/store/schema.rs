@@ -9,7 +9,9 @@
 //!   (an identity column: smaller index entries and faster grouping than
 //!   text ids): the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
-//!   words, CJK character bigrams), so rankings match across backends. The
+//!   words, stemmed, CJK character bigrams;
+//!   [`index_terms`](agcore_memory::retriever::index_terms)), so rankings
+//!   match across backends. The
 //!   primary key covers `tf` and `len`, so scoring reads only the index
 //!   (an index-only scan), never the items; postings are deleted with their
 //!   item by the store (no foreign-key trigger on the hot insert path).

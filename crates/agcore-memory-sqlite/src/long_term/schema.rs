@@ -13,7 +13,8 @@
 //!   tables, and replaces the trigram index (each entry's terms start with a
 //!   token naming its scope, so searches intersect with the scope in the index) by the crate's CJK scheme: a
 //!   `terms` column of pre-tokenised keywords (CJK as character bigrams,
-//!   `retriever::extract_keywords`) indexed with `unicode61`, as `SqliteStore` does.
+//!   `retriever::extract_keywords`; stemmed since version 5) indexed with
+//!   `unicode61`, as `SqliteStore` does.
 //! - Version 3 adds the impact-ordered BM25 index shared with `SqliteStore`
 //!   (`crate::impact`): the `bm25_blocks` / `bm25_terms` /
 //!   `bm25_stats` tables keyed by scope (the hash of agent and user), rebuilt
