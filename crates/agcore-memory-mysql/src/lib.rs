@@ -10,7 +10,8 @@
 //! size, an acquire timeout and eviction. Search is the server's
 //! `FULLTEXT` index queried with `MATCH … AGAINST (… IN BOOLEAN MODE)`
 //! (seed 004 §3) over agcore's own analyzer tokens — lowercased words
-//! without stop words, CJK character bigrams — each stored as a plain ASCII
+//! without stop words, stemmed (Snowball English), CJK character bigrams
+//! ([`index_terms`](agcore_memory::retriever::index_terms)) — each stored as a plain ASCII
 //! word (see the crate README), so Chinese is found on MariaDB, which has no
 //! `ngram` parser, and nothing depends on the server's full-text settings.
 //! The candidates are ranked by BM25 computed in SQL with the same formula
@@ -26,6 +27,7 @@ mod database;
 mod error;
 mod long_term;
 mod migrate;
+mod reindex;
 mod row;
 mod store;
 mod terms;

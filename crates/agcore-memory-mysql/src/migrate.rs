@@ -3,7 +3,9 @@
 //! open under a named lock (`GET_LOCK`), so processes opening a database at
 //! once migrate it once. MySQL commits each DDL statement by itself, so every
 //! statement of a step is written to be run again (`IF NOT EXISTS`) should a
-//! step be cut short.
+//! step be cut short. After the schema steps, still under the lock,
+//! components indexed with another analyzer are re-indexed
+//! ([`crate::reindex`]).
 
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
@@ -100,7 +102,7 @@ async fn migrate_locked(conn: &mut Conn) -> Result<()> {
             );
         }
     }
-    Ok(())
+    crate::reindex::sync(conn).await
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

@@ -27,7 +27,7 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     let versions = db.schema_versions().await.unwrap();
     assert_eq!(
         versions,
-        vec![("long_term".to_owned(), 1), ("store".to_owned(), 1)]
+        vec![("long_term".to_owned(), 2), ("store".to_owned(), 2)]
     );
     assert!(db.version().starts_with("MariaDB ") || db.version().starts_with("MySQL "));
     db.store()
@@ -47,10 +47,10 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     assert!(matches!(err, MemoryError::Storage(_)), "{err}");
     let text = err.to_string();
     assert!(
-        text.contains("version 99, newer than the version 1"),
+        text.contains("version 99, newer than the version 2"),
         "{text}"
     );
-    conn.query_drop("UPDATE agcore_schema SET version = 1 WHERE component = 'store'")
+    conn.query_drop("UPDATE agcore_schema SET version = 2 WHERE component = 'store'")
         .await
         .unwrap();
     assert!(

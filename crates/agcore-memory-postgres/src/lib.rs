@@ -11,7 +11,8 @@
 //! facade's `postgres` feature), or with [`PostgresDatabase::builder`] for a
 //! pool size, timeouts, a schema of its own and eviction. Search is BM25
 //! computed by the server over the same analyzer tokens as the SQLite
-//! backend (lowercased words without stop words, CJK character bigrams), so
+//! backend (lowercased words without stop words, stemmed, CJK character
+//! bigrams: [`index_terms`](agcore_memory::retriever::index_terms)), so
 //! both rank alike; the schema is versioned in `agcore_schema` and migrated
 //! on open under an advisory lock. The knowledge wiki, conversation history
 //! and session memory run on the store. Errors that a retry may fix (server
@@ -24,6 +25,7 @@ mod database;
 mod error;
 mod long_term;
 mod migrate;
+mod reindex;
 mod store;
 
 pub use builder::PostgresDatabaseBuilder;

@@ -1,7 +1,9 @@
 //! The schema of agcore's tables and its migrations, one version per
 //! component in `agcore_schema (component, version, migrated_at)`, applied on
 //! open inside one transaction that holds an advisory lock, so processes
-//! opening a database at once migrate it once.
+//! opening a database at once migrate it once. After the schema steps, in
+//! the same transaction, components indexed with another analyzer are
+//! re-indexed ([`crate::reindex`]).
 
 use deadpool_postgres::Client;
 
@@ -78,6 +80,7 @@ pub(crate) async fn migrate(client: &mut Client) -> Result<()> {
             );
         }
     }
+    crate::reindex::sync(&tx).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms;
 use agcore_memory::{EvictionPolicy, MemoryItem};
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -33,7 +33,7 @@ pub(crate) fn time_prefix(at: DateTime<Utc>) -> String {
 pub(crate) fn payload(items: &[MemoryItem], policy: &EvictionPolicy) -> Result<String> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let tokens = extract_keywords(&item.content);
+        let tokens = index_terms(&item.content);
         let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
         for token in &tokens {
             *tf.entry(token.as_str()).or_insert(0) += 1;

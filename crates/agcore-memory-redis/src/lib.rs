@@ -10,10 +10,12 @@
 //! index entry: time key, length, terms), `P:t:{term}` (postings:
 //! id → `tf:len`), `P:created` (sorted set, lexicographic (time, id) order),
 //! `P:byid` (ids, for prefix filters), `P:expiry` (TTL deadlines),
-//! `P:stats`, `P:writes`.
+//! `P:stats`, `P:writes`, `P:meta` (the analyzer that built the postings;
+//! an index built with another is re-tokenised on open, see `reindex.rs`).
 
 mod error;
 mod items;
+mod reindex;
 mod search;
 mod store;
 
@@ -104,7 +106,9 @@ impl RedisStoreBuilder {
                 MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
                 other => other,
             })?;
-        Ok(RedisStore::new(conn, &self.prefix, self.eviction))
+        let store = RedisStore::new(conn, &self.prefix, self.eviction);
+        store.sync_analyzer().await.map_err(MemoryError::from)?;
+        Ok(store)
     }
 }
 

@@ -1,8 +1,8 @@
 -- agcore Redis store: every write, and the sweep of expired items, runs here
 -- so that an item and its index entries change together.
--- ARGV[1] key prefix, ARGV[2] mode (save | delete | sweep), ARGV[3] now in ms,
--- then per mode: save: items JSON, check interval, max items (-1: none);
--- delete: id. Untrusted text arrives only as ARGV values.
+-- ARGV[1] key prefix, ARGV[2] mode (save | delete | sweep | reindex), ARGV[3]
+-- now in ms, then per mode: save: items JSON, check interval, max items (-1:
+-- none); delete: id; reindex: items JSON (id, content, len, tf). Untrusted text arrives only as ARGV values.
 local P = ARGV[1]
 local mode = ARGV[2]
 local now = tonumber(ARGV[3])
@@ -68,5 +68,25 @@ if mode == 'save' then
   return swept
 elseif mode == 'delete' then
   return remove(ARGV[4])
+elseif mode == 'reindex' then
+  -- New postings of items whose stored content is still the text tokenised.
+  local done = 0
+  for _, it in ipairs(cjson.decode(ARGV[4])) do
+    local shadow = redis.call('GET', P .. ':doc:' .. it.id)
+    local content = redis.call('HGET', P .. ':item:' .. it.id, 'content')
+    if shadow and content == it.content then
+      local d = cjson.decode(shadow)
+      for _, t in ipairs(d.terms) do redis.call('HDEL', P .. ':t:' .. t, it.id) end
+      local terms = {}
+      for t, tf in pairs(it.tf) do
+        redis.call('HSET', P .. ':t:' .. t, it.id, tf .. ':' .. it.len)
+        terms[#terms + 1] = t
+      end
+      redis.call('SET', P .. ':doc:' .. it.id, cjson.encode({ ckey = d.ckey, len = it.len, terms = terms }))
+      redis.call('HINCRBY', P .. ':stats', 'len', it.len - d.len)
+      done = done + 1
+    end
+  end
+  return done
 end
 return swept

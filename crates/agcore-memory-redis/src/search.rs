@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use agcore_memory::retriever::{Bm25, unique_keywords};
+use agcore_memory::retriever::{Bm25, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
 
 use crate::error::{Result, storage};
@@ -30,7 +30,7 @@ pub(crate) async fn search(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>> {
-    let mut terms = unique_keywords(query);
+    let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
     if terms.is_empty() {
         return Ok(Vec::new());

@@ -65,7 +65,7 @@ impl RedisStore {
         format!("{}:{name}", self.prefix)
     }
 
-    async fn run(&self, mode: &str, extra: &[String]) -> Result<i64> {
+    pub(crate) async fn run(&self, mode: &str, extra: &[String]) -> Result<i64> {
         let mut call = self.script.prepare_invoke();
         call.arg(&*self.prefix).arg(mode).arg(now_ms());
         for arg in extra {

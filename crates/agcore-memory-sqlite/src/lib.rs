@@ -2,6 +2,7 @@
 //! [`MemoryStore`](agcore_memory::MemoryStore) ([`SqliteStore`]) and long-term
 //! memory ([`SqliteLongTerm`]), behind one connection layer.
 
+mod analysis;
 mod connection;
 mod database;
 mod error;

@@ -8,6 +8,9 @@
 //! - `store`: the [`MemoryStore`](agcore_memory::MemoryStore) items and their
 //!   FTS5 index ([`crate::store`]).
 //!
+//! After the schema, each indexed component whose recorded analyzer is not
+//! this library's is re-indexed ([`crate::analysis`]).
+//!
 //! A component at version 0 gets its latest layout at once; an older one runs
 //! its upgrade steps, one `IMMEDIATE` transaction per step, re-reading the
 //! version under the write lock (another process may have migrated
@@ -156,7 +159,7 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
             );
         }
     }
-    Ok(())
+    crate::analysis::sync(conn)
 }
 
 fn newer(component: &str, found: i64, latest: i64) -> crate::error::SqliteError {
@@ -257,7 +260,7 @@ mod tests {
         )
         .unwrap();
         let err = migrate(&mut conn).unwrap_err().to_string();
-        assert!(err.contains("`store` schema is version 3"), "{err}");
+        assert!(err.contains("`store` schema is version 4"), "{err}");
     }
 
     #[test]

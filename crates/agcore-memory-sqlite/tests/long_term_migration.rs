@@ -214,8 +214,8 @@ async fn version_one_databases_upgrade_with_every_row() {
             components,
             [
                 ("bm25".into(), 1),
-                ("long_term".into(), 4),
-                ("store".into(), 2)
+                ("long_term".into(), 5),
+                ("store".into(), 3)
             ]
         );
         let n: i64 = conn

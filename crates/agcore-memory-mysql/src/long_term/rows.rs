@@ -4,7 +4,7 @@
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 use sha2::{Digest, Sha256};
@@ -138,7 +138,7 @@ pub(crate) async fn id_by_content(
 
 /// The `terms` column of an entry in scope row `scope_id`, and its length.
 fn analyze(entry: &MemoryEntry, scope_id: i64) -> (String, i64) {
-    let tokens = extract_keywords(&entry.search_text());
+    let tokens = index_terms(&entry.search_text());
     let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
     (terms::column(&format!("s{scope_id}"), &tokens), len)
 }

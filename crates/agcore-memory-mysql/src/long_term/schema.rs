@@ -16,6 +16,11 @@
 //!   scope's statistics would deadlock.
 //! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
 //!   `agcore_lt_buffer` (the dialogue buffer).
+//! - `agcore_lt_meta` (version 2): the analyzer that built the `terms`
+//!   columns (`analyzer`; `keywords-v1` for entries written before it); on
+//!   open an analyzer other than
+//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   ([`crate::reindex`]).
 //!
 //! Text is stored as bytes (`LONGBLOB`, `VARBINARY`): compared and returned
 //! exactly, whatever the server's character sets; times as microseconds
@@ -25,8 +30,9 @@ use crate::migrate::Component;
 
 pub(crate) const COMPONENT: Component = Component {
     name: "long_term",
-    steps: &[&[
-        "CREATE TABLE IF NOT EXISTS agcore_lt_scopes (
+    steps: &[
+        &[
+            "CREATE TABLE IF NOT EXISTS agcore_lt_scopes (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
             agent_name VARBINARY(256) NOT NULL,
             user_id VARBINARY(256) NOT NULL,
@@ -34,7 +40,7 @@ pub(crate) const COMPONENT: Component = Component {
             total_len BIGINT NOT NULL DEFAULT 0,
             UNIQUE KEY agcore_lt_scopes_names (agent_name, user_id)
         ) ENGINE = InnoDB",
-        "CREATE TABLE IF NOT EXISTS agcore_lt_entries (
+            "CREATE TABLE IF NOT EXISTS agcore_lt_entries (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
             scope_id BIGINT NOT NULL,
             agent_name VARBINARY(256) NOT NULL,
@@ -59,7 +65,7 @@ pub(crate) const COMPONENT: Component = Component {
             KEY agcore_lt_entries_scope (agent_name, user_id, id),
             FULLTEXT KEY agcore_lt_entries_terms (terms)
         ) ENGINE = InnoDB",
-        "CREATE TABLE IF NOT EXISTS agcore_lt_history (
+            "CREATE TABLE IF NOT EXISTS agcore_lt_history (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
             memory_id BIGINT NOT NULL,
             agent_name VARBINARY(256) NOT NULL,
@@ -70,7 +76,7 @@ pub(crate) const COMPONENT: Component = Component {
             recorded_at BIGINT NOT NULL,
             KEY agcore_lt_history_memory (agent_name, user_id, memory_id)
         ) ENGINE = InnoDB",
-        "CREATE TABLE IF NOT EXISTS agcore_lt_usage_log (
+            "CREATE TABLE IF NOT EXISTS agcore_lt_usage_log (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
             memory_id BIGINT NOT NULL,
             session_id LONGBLOB NOT NULL,
@@ -81,7 +87,7 @@ pub(crate) const COMPONENT: Component = Component {
             CONSTRAINT agcore_lt_usage_entry_fk FOREIGN KEY (memory_id)
                 REFERENCES agcore_lt_entries (id) ON DELETE CASCADE
         ) ENGINE = InnoDB",
-        "CREATE TABLE IF NOT EXISTS agcore_lt_buffer (
+            "CREATE TABLE IF NOT EXISTS agcore_lt_buffer (
             id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
             agent_name VARBINARY(256) NOT NULL,
             user_id VARBINARY(256) NOT NULL,
@@ -92,5 +98,13 @@ pub(crate) const COMPONENT: Component = Component {
             applied_at BIGINT NULL,
             KEY agcore_lt_buffer_session (agent_name, user_id, session_id, id)
         ) ENGINE = InnoDB",
-    ]],
+        ],
+        &[
+            "CREATE TABLE IF NOT EXISTS agcore_lt_meta (
+            name VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+            value VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL
+        ) ENGINE = InnoDB",
+            "INSERT IGNORE INTO agcore_lt_meta (name, value) VALUES ('analyzer', 'keywords-v1')",
+        ],
+    ],
 };

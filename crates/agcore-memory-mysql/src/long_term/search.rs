@@ -5,7 +5,7 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -21,7 +21,7 @@ pub(crate) async fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let mut tokens = unique_keywords(query);
+    let mut tokens = unique_index_terms(query);
     tokens.truncate(MAX_QUERY_TERMS);
     if tokens.is_empty() || request.limit == 0 {
         return Ok(Vec::new());

@@ -11,8 +11,13 @@
 //! - `agcore_item_stats`: document count and total length in 16 shards, so
 //!   concurrent writers do not queue on one counter row; BM25 sums them.
 //! - `agcore_store_meta`: the analyzer and word encoding that built the
-//!   index (`keywords-v1`, `hex-v1`); a later one is a new migration that
-//!   re-indexes.
+//!   index (`analyzer`: `keywords-v1` in version 1, plain keywords; `words`:
+//!   `hex-v1`); on open, an analyzer other than
+//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   ([`crate::reindex`]).
+//!
+//! Version 2 marks databases re-indexed with the stemming analyzer, so
+//! earlier releases (which would write unstemmed terms) refuse them.
 
 use crate::migrate::Component;
 
@@ -48,5 +53,7 @@ pub(crate) const COMPONENT: Component = Component {
             value VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL
         ) ENGINE = InnoDB",
         "INSERT IGNORE INTO agcore_store_meta (name, value) VALUES ('analyzer', 'keywords-v1'), ('words', 'hex-v1')",
+    ], &[
+        "ALTER TABLE agcore_store_meta COMMENT = 'agcore: the analyzer (name analyzer) that built agcore_items.terms; re-indexed on open when it differs'",
     ]],
 };

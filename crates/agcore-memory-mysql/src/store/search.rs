@@ -3,7 +3,7 @@
 //! words), scored in SQL with the same formula and statistics as the SQLite
 //! backend (see [`Bm25Sql`]), ties broken by id.
 
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 use agcore_memory::{ScoredItem, SearchOptions};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
@@ -24,7 +24,7 @@ pub(crate) async fn search(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>> {
-    let mut tokens = unique_keywords(query);
+    let mut tokens = unique_index_terms(query);
     tokens.truncate(MAX_QUERY_TERMS);
     if tokens.is_empty() {
         return Ok(Vec::new());

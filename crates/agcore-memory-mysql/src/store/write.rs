@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms;
 use agcore_memory::{EvictionPolicy, MemoryItem};
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
@@ -25,7 +25,7 @@ struct Prepared {
 }
 
 fn prepare(item: MemoryItem) -> Result<Prepared> {
-    let tokens = extract_keywords(&item.content);
+    let tokens = index_terms(&item.content);
     let len = i64::try_from(tokens.len())
         .map_err(|_| storage(format!("mysql: `{}` has too many terms", item.id)))?;
     let (secs, nanos) = split_time(item.created_at);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
@@ -124,7 +124,7 @@ pub(crate) async fn id_by_key(
 
 /// The terms of an entry's searchable text with their frequencies, and its length.
 fn analyze(entry: &MemoryEntry) -> (BTreeMap<String, i32>, i32) {
-    let tokens = extract_keywords(&entry.search_text());
+    let tokens = index_terms(&entry.search_text());
     let len = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
     let mut tfs = BTreeMap::new();
     for token in tokens {

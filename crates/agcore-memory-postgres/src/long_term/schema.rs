@@ -12,6 +12,11 @@
 //!   Indexed by `(agent_name, user_id, id)` too (version 2), for listing.
 //! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
 //!   `agcore_lt_buffer` (the dialogue buffer).
+//! - `agcore_lt_meta` (version 3): the analyzer that built the postings
+//!   (key `analyzer`; `keywords-v1` for entries written before it); on open
+//!   an analyzer other than
+//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   ([`crate::reindex`]).
 
 use crate::migrate::Component;
 
@@ -94,6 +99,12 @@ CREATE INDEX agcore_lt_buffer_session ON agcore_lt_buffer (agent_name, user_id, 
         // by agent and user; without this index each scanned every entry.
         r#"
 CREATE INDEX IF NOT EXISTS agcore_lt_entries_names ON agcore_lt_entries (agent_name, user_id, id);
+"#,
+        // Version 3: the analyzer record; the entries so far were indexed
+        // with plain keywords and are re-indexed right after.
+        r#"
+CREATE TABLE agcore_lt_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO agcore_lt_meta (key, value) VALUES ('analyzer', 'keywords-v1');
 "#,
     ],
 };

@@ -4,7 +4,7 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 use deadpool_postgres::Client;
 
 use super::ops::archived_sql;
@@ -18,7 +18,7 @@ pub(crate) async fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let mut terms = unique_keywords(query);
+    let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
     if terms.is_empty() || request.limit == 0 {
         return Ok(Vec::new());

@@ -9,14 +9,22 @@
 //!   (an identity column: smaller index entries and faster grouping than
 //!   text ids): the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
-//!   words, CJK character bigrams), so rankings match across backends. The
+//!   words, stemmed, CJK character bigrams;
+//!   [`index_terms`](agcore_memory::retriever::index_terms)), so rankings
+//!   match across backends. The
 //!   primary key covers `tf` and `len`, so scoring reads only the index
 //!   (an index-only scan), never the items; postings are deleted with their
 //!   item by the store (no foreign-key trigger on the hot insert path).
 //! - `agcore_item_stats`: document count and total length in 16 shards, so
 //!   concurrent writers do not queue on one counter row; BM25 sums them.
-//! - `agcore_store_meta`: the analyzer that built the index (`keywords-v1`);
-//!   a later analyzer is a new migration that re-indexes.
+//! - `agcore_store_meta`: the analyzer that built the index (key
+//!   `analyzer`; version 1 wrote `keywords-v1`, plain keywords); on open, an
+//!   analyzer other than
+//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   ([`crate::reindex`]).
+//!
+//! Version 2 marks databases re-indexed with the stemming analyzer, so
+//! earlier releases (which would write unstemmed postings) refuse them.
 
 use crate::migrate::Component;
 
@@ -25,7 +33,8 @@ pub(crate) const STAT_SHARDS: i16 = 16;
 
 pub(crate) const COMPONENT: Component = Component {
     name: "store",
-    steps: &[r#"
+    steps: &[
+        r#"
 CREATE TABLE agcore_items (
     id TEXT COLLATE "C" PRIMARY KEY,
     doc BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
@@ -55,5 +64,10 @@ INSERT INTO agcore_item_stats (shard, docs, total_len)
     SELECT s, 0, 0 FROM generate_series(0, 15) AS s;
 CREATE TABLE agcore_store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO agcore_store_meta (key, value) VALUES ('analyzer', 'keywords-v1');
-"#],
+"#,
+        r#"
+COMMENT ON TABLE agcore_store_meta IS
+    'agcore: the analyzer (key analyzer) that built agcore_postings; re-indexed on open when it differs';
+"#,
+    ],
 };

@@ -3,7 +3,7 @@
 //! SQLite backend (FTS5's idf, `k1 = 1.2`, `b = 0.75`, document length in
 //! analyzer tokens), ties broken by id.
 
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 use agcore_memory::{ScoredItem, SearchOptions};
 use deadpool_postgres::Client;
 
@@ -18,7 +18,7 @@ pub(crate) async fn search(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>> {
-    let mut terms = unique_keywords(query);
+    let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
     if terms.is_empty() {
         return Ok(Vec::new());

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms;
 use agcore_memory::{EvictionPolicy, MemoryItem};
 use chrono::Utc;
 use deadpool_postgres::Transaction;
@@ -21,7 +21,7 @@ struct Prepared {
 }
 
 fn prepare(item: MemoryItem) -> Result<Prepared> {
-    let tokens = extract_keywords(&item.content);
+    let tokens = index_terms(&item.content);
     let len = i32::try_from(tokens.len())
         .map_err(|_| storage(format!("postgres: `{}` has too many terms", item.id)))?;
     let mut terms = BTreeMap::new();

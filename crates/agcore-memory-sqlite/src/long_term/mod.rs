@@ -17,7 +17,7 @@
 mod buffer;
 mod import;
 mod ops;
-mod rows;
+pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;
 

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::content_key;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType};
-use agcore_memory::retriever::extract_keywords;
+use agcore_memory::retriever::index_terms as analyzer_terms;
 
 /// Entry columns in the order [`entry_from_row`] reads them (table alias `m`).
 pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.type, m.name, m.content, \
@@ -136,11 +136,12 @@ pub(crate) fn scope_id(agent: &str, user: &str) -> i64 {
 /// Tokens at the start of a `terms` value that are not keywords (the scope token).
 pub(crate) const SCOPE_TOKENS: usize = 1;
 
-/// The indexed terms of an entry: its scope token, then the keywords of
-/// `text` (CJK as bigrams), joined by spaces.
+/// The indexed terms of an entry: its scope token, then the analyzer terms
+/// of `text` ([`agcore_memory::retriever::index_terms`]: stemmed words, CJK
+/// as bigrams), joined by spaces.
 pub(crate) fn index_terms(agent: &str, user: &str, text: &str) -> String {
     let mut terms = scope_token(agent, user);
-    for k in extract_keywords(text) {
+    for k in analyzer_terms(text) {
         terms.push(' ');
         terms.push_str(&k);
     }

@@ -13,7 +13,8 @@
 //!   tables, and replaces the trigram index (each entry's terms start with a
 //!   token naming its scope, so searches intersect with the scope in the index) by the crate's CJK scheme: a
 //!   `terms` column of pre-tokenised keywords (CJK as character bigrams,
-//!   `retriever::extract_keywords`) indexed with `unicode61`, as `SqliteStore` does.
+//!   `retriever::extract_keywords`; stemmed since version 5) indexed with
+//!   `unicode61`, as `SqliteStore` does.
 //! - Version 3 adds the impact-ordered BM25 index shared with `SqliteStore`
 //!   (`crate::impact`): the `bm25_blocks` / `bm25_terms` /
 //!   `bm25_stats` tables keyed by scope (the hash of agent and user), rebuilt
@@ -21,6 +22,9 @@
 //! - Version 4 drops the FTS5 table and its triggers (maintained on every
 //!   write, never read: searches use the impact-ordered index), so the store
 //!   and long-term memory can share one database file.
+//! - Version 5 re-tokenises every entry with the stemming analyzer
+//!   (`retriever::index_terms`), rebuilds the postings and records the
+//!   analyzer ([`crate::analysis`]).
 
 use crate::error::{Result, storage};
 use rusqlite::{Transaction, params};
@@ -268,7 +272,7 @@ CREATE INDEX idx_agent_user ON memory(agent_name, user_id);
 /// The long-term component (`long_term` in `agcore_schema`).
 pub(crate) const COMPONENT: Component = Component {
     name: "long_term",
-    latest: 4,
+    latest: 5,
     create,
     upgrade,
 };
@@ -279,7 +283,7 @@ pub(crate) const LEGACY_LATEST: i64 = 3;
 fn create(tx: &Transaction<'_>) -> Result<()> {
     tx.execute_batch(LATEST_LAYOUT)?;
     tx.execute_batch(&tables_without_fts())?;
-    Ok(())
+    crate::analysis::record(tx, "long_term")
 }
 
 /// Version 2's tables without its FTS5 table and triggers.
@@ -300,6 +304,7 @@ fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
         2 => v2(tx),
         3 => v3(tx),
         4 => Ok(tx.execute_batch(V4)?),
+        5 => crate::analysis::reindex(tx, "long_term"),
         other => Err(storage(format!(
             "long-term memory: no upgrade to version {other}"
         ))),

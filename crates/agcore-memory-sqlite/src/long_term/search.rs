@@ -19,13 +19,13 @@ use crate::impact::{idf, term_frequencies, tf_part};
 use crate::topk::{Fetched, Hit, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 
 /// Most distinct query keywords used (the first ones in query order).
 const MAX_QUERY_TERMS: usize = 256;
 
 fn query_terms(query: &str) -> Vec<String> {
-    let mut terms = unique_keywords(query);
+    let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
     terms
 }

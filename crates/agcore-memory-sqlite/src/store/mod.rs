@@ -3,8 +3,8 @@
 //!
 //! - Layout: an items table, an external-content FTS5 table over it kept in
 //!   sync by triggers (the `store` schema component, `schema.rs`).
-//! - Search: BM25 over the items' keywords (English words; CJK text as
-//!   character bigrams, see [`agcore_memory::retriever::extract_keywords`]) with
+//! - Search: BM25 over the items' analyzer terms (stemmed English words; CJK
+//!   text as character bigrams, see [`agcore_memory::retriever::index_terms`]) with
 //!   FTS5 `bm25()`'s formula (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75),
 //!   answered as an exact top-k by the threshold algorithm over an
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
@@ -36,7 +36,7 @@ use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, match_expression};
 use self::writer::WriteOp;
 use crate::connection::Database;
 pub use crate::connection::Durability;
-use agcore_memory::retriever::{unique_keywords, validate_search_options};
+use agcore_memory::retriever::{unique_index_terms, validate_search_options};
 use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
     validate_id,
@@ -285,7 +285,7 @@ impl MemoryStore for SqliteStore {
         options: &SearchOptions,
     ) -> std::result::Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let mut terms = unique_keywords(query);
+        let mut terms = unique_index_terms(query);
         terms.truncate(MAX_QUERY_TERMS);
         if terms.is_empty() {
             return Ok(Vec::new());

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Row;
 use rusqlite::types::Value;
 
-use agcore_memory::retriever::unique_keywords;
+use agcore_memory::retriever::unique_index_terms;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
 /// Most distinct query keywords sent to FTS5 (the first ones in query order);
@@ -133,7 +133,8 @@ pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
     None
 }
 
-/// The FTS5 `MATCH` expression for literal `query` text: its distinct keywords
+/// The FTS5 `MATCH` expression for literal `query` text: its distinct terms
+/// ([`unique_index_terms`])
 /// (at most [`MAX_QUERY_TERMS`]), each an FTS5 string with `"` doubled, joined
 /// by `OR`. `None` when the query has no keywords.
 ///
@@ -141,7 +142,7 @@ pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
 /// Rust "NEAR(x)" 记忆系统  →  "rust" OR "near" OR "记忆" OR "忆系" OR "系统"
 /// ```
 pub(crate) fn match_expression(query: &str) -> Option<String> {
-    let terms = unique_keywords(query);
+    let terms = unique_index_terms(query);
     if terms.is_empty() {
         return None;
     }
@@ -153,9 +154,10 @@ pub(crate) fn match_expression(query: &str) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
-/// The text indexed for `content`: its keywords joined by single spaces.
+/// The text indexed for `content`: its analyzer terms
+/// ([`agcore_memory::retriever::index_terms`]) joined by single spaces.
 pub(crate) fn index_terms(content: &str) -> String {
-    agcore_memory::retriever::extract_keywords(content).join(" ")
+    agcore_memory::retriever::index_terms(content).join(" ")
 }
 
 /// Decodes the [`ITEM_COLUMNS`] of `row`.

@@ -6,15 +6,17 @@
 //!
 //! Versions: 1 — items, FTS5 index, triggers; 2 — the items in the
 //! impact-ordered BM25 index (`bm25_*` tables of the `bm25` component),
-//! rebuilt from the rows.
+//! rebuilt from the rows; 3 — every row re-tokenised with the stemming
+//! analyzer and the analyzer recorded ([`crate::analysis`]).
 
 use rusqlite::{Connection, Transaction};
 
 use crate::error::{Result, storage};
 use crate::migrate::Component;
 
-/// Version 1's layout. `terms` holds the analyzer's keywords of `content`
-/// joined by spaces (words lowercased, CJK text as character bigrams), so
+/// Version 1's layout. `terms` holds the analyzer's terms of `content`
+/// joined by spaces (words lowercased and stemmed, CJK text as character
+/// bigrams; [`agcore_memory::retriever::index_terms`]), so
 /// only whitespace separates tokens: letters, numbers, private-use characters
 /// and combining marks are token characters.
 const ITEMS: &str = r#"
@@ -50,14 +52,18 @@ END;
 /// The store's component.
 pub(crate) const COMPONENT: Component = Component {
     name: "store",
-    latest: 2,
-    create: |tx| Ok(tx.execute_batch(ITEMS)?),
+    latest: 3,
+    create: |tx| {
+        tx.execute_batch(ITEMS)?;
+        crate::analysis::record(tx, "store")
+    },
     upgrade,
 };
 
 fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
     match target {
         2 => backfill_impacts(tx),
+        3 => crate::analysis::reindex(tx, "store"),
         other => Err(storage(format!("store: no upgrade to version {other}"))),
     }
 }

@@ -52,9 +52,9 @@ pub(super) struct Analyzed {
 }
 
 impl Analyzed {
-    /// Tokenises `item.content` with [`crate::retriever::extract_keywords`].
+    /// Tokenises `item.content` with [`crate::retriever::index_terms`].
     pub(super) fn new(item: MemoryItem) -> Self {
-        let keywords = crate::retriever::extract_keywords(&item.content);
+        let keywords = crate::retriever::index_terms(&item.content);
         let len = u32::try_from(keywords.len()).unwrap_or(u32::MAX);
         let mut counts: HashMap<String, u32, foldhash::fast::RandomState> = HashMap::default();
         for k in keywords {

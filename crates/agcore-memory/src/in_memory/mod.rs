@@ -13,7 +13,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use async_trait::async_trait;
 use chrono::Utc;
 
-use crate::retriever::{Bm25, rank_items, unique_keywords, validate_search_options};
+use crate::retriever::{Bm25, rank_items, unique_index_terms, validate_search_options};
 use crate::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
@@ -147,7 +147,7 @@ impl InMemoryStore {
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let terms = unique_keywords(query);
+        let terms = unique_index_terms(query);
         if terms.is_empty() {
             return Ok(Vec::new());
         }
@@ -304,7 +304,7 @@ impl MemoryStore for InMemoryStore {
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let terms = unique_keywords(query);
+        let terms = unique_index_terms(query);
         if terms.is_empty() {
             return Ok(Vec::new());
         }

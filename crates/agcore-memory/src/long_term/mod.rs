@@ -11,8 +11,9 @@
 //! - Write path without duplicates: a save whose [`content_key`] matches an
 //!   entry of the scope updates it; [`ScopedMemory::supersede`], updates and
 //!   deletes keep the old text in the [history](ScopedMemory::history).
-//! - Search: BM25 over name, content and description, CJK text as character
-//!   bigrams ([`extract_keywords`](crate::retriever::extract_keywords)).
+//! - Search: BM25 over name, content and description: English words stemmed,
+//!   CJK text as character bigrams
+//!   ([`index_terms`](crate::retriever::index_terms)).
 //! - Weights ([`WeightRules`]): raised when a reply referenced a memory
 //!   ([`detect_references`]), decayed when not and with age; archived below a
 //!   threshold by [`ScopedMemory::maintenance`].

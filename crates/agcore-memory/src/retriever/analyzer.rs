@@ -1,4 +1,8 @@
-//! [`Analyzer`]: [`extract_keywords`] followed by stemming.
+//! [`Analyzer`]: [`extract_keywords`] followed by stemming, and the
+//! analyzer every store indexes and queries with ([`index_terms`],
+//! [`ANALYZER_ID`]).
+
+use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -88,6 +92,45 @@ impl Analyzer {
     }
 }
 
+/// The name and version of the analyzer behind [`index_terms`]. Stores
+/// record it next to their index; a store opened on an index built with
+/// another analyzer re-tokenises its stored rows. Changes whenever
+/// [`index_terms`] would produce different terms for some text.
+pub const ANALYZER_ID: &str = "keywords+snowball-english/1";
+
+/// The analyzer id of indexes written before stemming: plain
+/// [`extract_keywords`] (what such stores have recorded, or implied by
+/// recording nothing).
+pub const KEYWORDS_ANALYZER_ID: &str = "keywords-v1";
+
+static DEFAULT: LazyLock<Analyzer> = LazyLock::new(Analyzer::english);
+
+/// The index terms of `text` with the store analyzer ([`ANALYZER_ID`],
+/// [`Analyzer::english`], built once): [`extract_keywords`] with each
+/// non-CJK term reduced to its Snowball English stem; CJK character bigrams
+/// unchanged. In text order, duplicates kept (term frequencies). Every store
+/// uses it for both documents and queries.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::retriever::index_terms;
+/// assert_eq!(index_terms("I adopted a puppy"), index_terms("adopting puppies"));
+/// assert_eq!(index_terms("记忆系统"), vec!["记忆", "忆系", "系统"]);
+/// ```
+pub fn index_terms(text: &str) -> Vec<String> {
+    DEFAULT.analyze(text)
+}
+
+/// [`index_terms`] without duplicates, first occurrence order kept: the
+/// terms of a query.
+pub fn unique_index_terms(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    index_terms(text)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +149,25 @@ mod tests {
             Analyzer::keywords_only().analyze(text),
             extract_keywords(text)
         );
+    }
+
+    #[test]
+    fn index_terms_stem_english_and_keep_chinese() {
+        assert_eq!(index_terms("running"), index_terms("runs"));
+        assert_eq!(index_terms("I adopted a puppy"), vec!["adopt", "puppi"]);
+        assert_eq!(unique_index_terms("puppy puppies Puppy"), vec!["puppi"]);
+        for text in ["用户的偏好", "记忆系统很快", "猫", "Rust语言很好"] {
+            let chinese: Vec<String> = extract_keywords(text)
+                .into_iter()
+                .filter(|k| k.chars().any(is_cjk))
+                .collect();
+            let stemmed: Vec<String> = index_terms(text)
+                .into_iter()
+                .filter(|k| k.chars().any(is_cjk))
+                .collect();
+            assert_eq!(stemmed, chinese, "{text}");
+        }
+        assert_eq!(index_terms("用户的偏好"), extract_keywords("用户的偏好"));
     }
 
     #[test]

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RetrieverConfig, Scorer, TextOverlap, extract_keywords, unique_keywords};
+use super::{
+    RetrieverConfig, Scorer, TextOverlap, index_terms, unique_index_terms, unique_keywords,
+};
 use crate::knowledge::KnowledgeStore;
 use crate::{KnowledgePage, MemoryError, MemoryItem, MemoryStore, SearchOptions};
 
@@ -52,11 +54,13 @@ pub struct RetrievalResult {
 /// Keyword retrieval over a [`MemoryStore`] and/or a [`KnowledgeStore`]
 /// (memory design §3.3):
 ///
-/// 1. keyword extraction ([`extract_keywords`]: split, lowercase, stop
-///    words, CJK bigrams); no keywords → empty result;
+/// 1. keyword extraction ([`extract_keywords`](super::extract_keywords):
+///    split, lowercase, stop words, CJK bigrams); no keywords → empty result;
 /// 2. candidates: each source's full-text search (top `candidate_pool`);
-/// 3. scoring with the scorer (default [`TextOverlap`]): a page scores the
-///    best of its title, summary, tags and body, a memory its content;
+/// 3. scoring with the scorer (default [`TextOverlap`]) on the
+///    [`index_terms`] of query and candidates (stemmed, as the stores index
+///    them): a page scores the best of its title, summary, tags and body, a
+///    memory its content;
 /// 4. drop scores below `min_score`;
 /// 5. sort descending (ties by id) and keep `max_results`.
 ///
@@ -162,7 +166,8 @@ impl MemoryRetriever {
                 sources.extend(hits.into_iter().map(|h| RetrievedSource::Page(h.page)));
             }
         }
-        let scores = score_fields(self.scorer.as_ref(), &keywords, &sources);
+        let terms = unique_index_terms(query);
+        let scores = score_fields(self.scorer.as_ref(), &terms, &sources);
         let mut items: Vec<RetrievedItem> = sources
             .into_iter()
             .zip(scores)
@@ -190,13 +195,13 @@ fn score_fields(scorer: &dyn Scorer, query: &[String], sources: &[RetrievedSourc
                 Vec::new(),
                 Vec::new(),
                 Vec::new(),
-                extract_keywords(&item.content),
+                index_terms(&item.content),
             ],
             RetrievedSource::Page(page) => [
-                extract_keywords(&page.title),
-                extract_keywords(&page.summary),
-                extract_keywords(&page.tags.join(" ")),
-                extract_keywords(&page.content),
+                index_terms(&page.title),
+                index_terms(&page.summary),
+                index_terms(&page.tags.join(" ")),
+                index_terms(&page.content),
             ],
         })
         .collect();

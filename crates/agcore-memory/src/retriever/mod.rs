@@ -14,7 +14,7 @@ mod rm3;
 mod scorer;
 mod term_vector;
 
-pub use analyzer::Analyzer;
+pub use analyzer::{ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, unique_index_terms};
 pub use config::RetrieverConfig;
 pub use contextual::ContextualBm25;
 pub use contextual_config::{ContextualBm25Config, Rm3Config};

@@ -3,7 +3,8 @@
 //! Any backend — the built-in ones or yours — runs the same checks unchanged:
 //! CRUD, upsert, filters (prefix, since/until, metadata, limit, order),
 //! invalid filters and ids, prefix isolation, TTL and capacity eviction,
-//! search ranking in English and Chinese, hostile text (full-text query
+//! search ranking in English and Chinese, search through English
+//! inflections (stemming), hostile text (full-text query
 //! syntax, SQL meta-characters, emoji, mixed scripts, multi-megabyte
 //! content), `save_many`, `count` and concurrent writers.
 //!
@@ -43,6 +44,7 @@ mod layered;
 pub mod long_term;
 mod search;
 mod services;
+mod stemming;
 pub mod vectors;
 
 use std::fmt;
@@ -67,6 +69,7 @@ pub use layered::check_wiki_and_conversation;
 pub use long_term::run_long_term_conformance;
 pub use search::{check_search_chinese, check_search_english, check_search_options};
 pub use services::{service_url, services_required};
+pub use stemming::check_search_stemmed;
 
 use crate::{EvictionConfig, MemoryError, MemoryStore};
 
@@ -159,6 +162,7 @@ where
     run!("search_english", check_search_english(make(none()).await));
     run!("search_chinese", check_search_chinese(make(none()).await));
     run!("search_options", check_search_options(make(none()).await));
+    run!("search_stemmed", check_search_stemmed(make(none()).await));
     run!(
         "query_syntax_is_literal",
         check_query_syntax_is_literal(make(none()).await)

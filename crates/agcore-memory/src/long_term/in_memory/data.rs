@@ -13,7 +13,7 @@ use crate::long_term::backend::{
 };
 use crate::long_term::entry::MemoryEntry;
 use crate::long_term::weights::WeightRules;
-use crate::retriever::{Bm25, Scorer, extract_keywords};
+use crate::retriever::{Bm25, Scorer, index_terms};
 
 #[derive(Debug)]
 pub(super) struct Stored {
@@ -23,7 +23,7 @@ pub(super) struct Stored {
 
 impl Stored {
     pub(super) fn new(entry: MemoryEntry) -> Self {
-        let terms = extract_keywords(&entry.search_text());
+        let terms = index_terms(&entry.search_text());
         Self { entry, terms }
     }
 }
@@ -56,7 +56,7 @@ fn sort_list(entries: &mut [MemoryEntry], order: ListOrder) {
 impl ScopeData {
     /// BM25 ([`Bm25`]) over the admitted entries' terms; best first, ties by id.
     pub(super) fn search(&self, query: &str, request: &SearchRequest) -> Vec<ScoredEntry> {
-        let query_terms = extract_keywords(query);
+        let query_terms = index_terms(query);
         if query_terms.is_empty() || request.limit == 0 {
             return Vec::new();
         }

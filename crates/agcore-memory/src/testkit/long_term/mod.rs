@@ -14,7 +14,9 @@
 //!   `search` ([`check_types_and_filters`]);
 //! - BM25 search in English and Chinese ([`check_search_english`],
 //!   [`check_search_chinese`]), indexed fields, ties, re-indexing
-//!   ([`check_search_fields_and_ties`]); hostile query and content text is
+//!   ([`check_search_fields_and_ties`]), English inflections and Chinese
+//!   through the stemming analyzer ([`check_search_stemmed`]); hostile query
+//!   and content text is
 //!   literal ([`check_hostile_text`]);
 //! - scope isolation, search statistics included ([`check_scope_isolation`]),
 //!   and `scopes()` ([`check_scopes`]);
@@ -72,6 +74,7 @@ mod import;
 mod lifecycle;
 mod scope;
 mod search;
+mod stemming;
 mod weights;
 mod write;
 
@@ -86,6 +89,7 @@ pub use import::{check_import, check_import_all_or_nothing};
 pub use lifecycle::check_close;
 pub use scope::{check_scope_isolation, check_scopes};
 pub use search::{check_search_chinese, check_search_english, check_search_fields_and_ties};
+pub use stemming::check_search_stemmed;
 pub use weights::{check_archive_below, check_maintenance, check_use_and_usage_log};
 pub use write::{check_history, check_save_get_update_delete};
 
@@ -102,6 +106,7 @@ pub const LONG_TERM_CHECKS: &[&str] = &[
     "search_english",
     "search_chinese",
     "search_fields_and_ties",
+    "search_stemmed",
     "hostile_text",
     "scope_isolation",
     "scopes",
@@ -147,6 +152,7 @@ where
     run!("search_english", check_search_english);
     run!("search_chinese", check_search_chinese);
     run!("search_fields_and_ties", check_search_fields_and_ties);
+    run!("search_stemmed", check_search_stemmed);
     run!("hostile_text", check_hostile_text);
     run!("scope_isolation", check_scope_isolation);
     run!("scopes", check_scopes);
