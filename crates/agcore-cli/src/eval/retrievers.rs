@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrieverConfig,
-    Rm3Config, TextOverlap,
+    Fusion, Rm3Config, TextOverlap,
 };
-use agcore::memory::hybrid::{HybridStore, RetrievalMode};
+use agcore::memory::hybrid::{ContextLists, HybridStore, RetrievalMode};
 use agcore::memory::{MemoryFilter, MemoryStore, SearchOptions};
 
 use super::dataset::Dataset;
@@ -27,6 +27,15 @@ pub enum RetrieverName {
     /// The product's hybrid path: lexical and dense fused by reciprocal rank
     /// fusion (`HybridStore`, what agents use with an embedder; needs `--embedder`).
     Hybrid,
+    /// Eval-only ablation: `hybrid` without neighbouring-turn context.
+    #[value(skip)]
+    HybridNoContext,
+    /// Eval-only ablation: `hybrid` with context on the dense list too.
+    #[value(skip)]
+    HybridContextBoth,
+    /// Eval-only ablation: `hybrid` fused by an equal-weight normalised sum.
+    #[value(skip)]
+    HybridWeighted,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -46,6 +55,9 @@ impl RetrieverName {
         match self {
             Self::All if with_dense => vec![
                 Self::Hybrid,
+                Self::HybridNoContext,
+                Self::HybridContextBoth,
+                Self::HybridWeighted,
                 Self::Dense,
                 Self::Lexical,
                 Self::TextOverlap,
@@ -70,6 +82,9 @@ impl RetrieverName {
             Self::Lexical => "lexical",
             Self::Dense => "dense",
             Self::Hybrid => "hybrid",
+            Self::HybridNoContext => "(hybrid, no context)",
+            Self::HybridContextBoth => "(hybrid, ctx both)",
+            Self::HybridWeighted => "(hybrid, weighted)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -132,7 +147,11 @@ impl Engine {
             RetrieverName::Lexical | RetrieverName::All => {
                 Self::Product(hybrid.view(RetrievalMode::Lexical), prefixes)
             }
-            RetrieverName::Dense | RetrieverName::Hybrid => {
+            RetrieverName::Dense
+            | RetrieverName::Hybrid
+            | RetrieverName::HybridNoContext
+            | RetrieverName::HybridContextBoth
+            | RetrieverName::HybridWeighted => {
                 if hybrid.dense().is_none() {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
@@ -144,7 +163,23 @@ impl Engine {
                 } else {
                     RetrievalMode::Hybrid
                 };
-                Self::Product(hybrid.view(mode), prefixes)
+                let view = hybrid.view(mode);
+                let mut config = view.config().clone();
+                match name {
+                    RetrieverName::HybridNoContext => config.context = None,
+                    RetrieverName::HybridContextBoth => {
+                        config.context = config
+                            .context
+                            .map(|c| c.with_lists(ContextLists::Both));
+                    }
+                    RetrieverName::HybridWeighted => {
+                        config.fusion = Fusion::WeightedSum {
+                            lexical_weight: 0.5,
+                        };
+                    }
+                    _ => {}
+                }
+                Self::Product(view.with_config(config), prefixes)
             }
             RetrieverName::TextOverlap | RetrieverName::Bm25 => {
                 let retrievers = prefixes

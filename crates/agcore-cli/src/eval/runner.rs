@@ -185,7 +185,15 @@ pub async fn evaluate(
         }
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let split = matches!(name, RetrieverName::Dense | RetrieverName::Hybrid);
+    let split = !matches!(
+        name,
+        RetrieverName::Lexical
+            | RetrieverName::TextOverlap
+            | RetrieverName::Bm25
+            | RetrieverName::ContextualBm25
+            | RetrieverName::ContextualBm25Rm3
+            | RetrieverName::All
+    );
     Ok(RetrieverReport {
         retriever: name.label(),
         build_ms: ms(build),
