@@ -50,7 +50,7 @@ fn fixture() -> Fixture {
     let started = Instant::now();
     let hnsw = HnswIndex::build(HnswConfig::default(), &flat);
     let build = started.elapsed();
-    println!("vectors: {n} x {D}-d clustered; HNSW build {build:.2?} (M 16, efConstruction 200)");
+    println!("vectors: {n} x {D}-d clustered; HNSW build {build:.2?} (M 16, efConstruction 100)");
     Fixture {
         flat,
         hnsw,
