@@ -27,12 +27,14 @@ mod long_term;
 mod migrate;
 mod reindex;
 mod store;
+mod vectors;
 
 pub use builder::PostgresDatabaseBuilder;
 pub use database::PostgresDatabase;
 pub use error::PostgresError;
 pub use long_term::PostgresLongTerm;
 pub use store::PostgresStore;
+pub use vectors::PostgresVectors;
 
 /// Opens the PostgreSQL database named by `url`
 /// (`postgres://user:password@host:port/database` or `postgresql://…`) with

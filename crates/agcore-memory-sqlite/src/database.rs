@@ -91,6 +91,11 @@ impl SqliteDatabase {
         .with_long_term(Arc::new(self.long_term()))
     }
 
+    /// The shared connection layer (for the vector store).
+    pub(crate) fn connection(&self) -> Arc<Database> {
+        Arc::clone(&self.db)
+    }
+
     /// The database file, `None` in memory.
     pub fn path(&self) -> Option<&Path> {
         self.db.path()

@@ -12,12 +12,14 @@ mod migrate;
 mod multirow;
 pub mod store;
 mod topk;
+mod vectors;
 
 pub use connection::Durability;
 pub use database::{SqliteDatabase, SqliteDatabaseBuilder};
 pub use error::SqliteError;
 pub use long_term::SqliteLongTerm;
 pub use store::{SqliteStore, SqliteStoreBuilder};
+pub use vectors::SqliteVectors;
 
 /// Opens the SQLite database named by `url` — `sqlite:///abs/path.db`,
 /// `sqlite://rel/path.db`, `sqlite::memory:` or a bare path — creating its

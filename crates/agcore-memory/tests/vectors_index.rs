@@ -78,7 +78,8 @@ async fn hnsw_recall_at_10_is_at_least_095() {
         .with_exact_threshold(1_000)
         .with_hnsw(hnsw);
     let store = InMemoryVectors::with_config(space, config);
-    let vectors = clustered_unit_vectors(5_000, d, 50, 0.3, 42);
+    let centres = random_unit_vectors(50, d, 41);
+    let vectors = clustered_unit_vectors(5_000, &centres, 0.15, 42);
     let mut records: Vec<VectorRecord> = vectors
         .iter()
         .enumerate()
@@ -86,12 +87,12 @@ async fn hnsw_recall_at_10_is_at_least_095() {
         .collect();
     store.upsert(records.clone()).await.unwrap();
     assert!(store.uses_graph().unwrap());
-    let queries = clustered_unit_vectors(200, d, 50, 0.3, 43);
+    let queries = clustered_unit_vectors(200, &centres, 0.15, 43);
     let recall = measure(&store, &records, &queries).await;
     assert!(recall >= 0.95, "recall@10 {recall}");
 
     // churn: replace 1,000 vectors, delete 800
-    let fresh = clustered_unit_vectors(1_000, d, 50, 0.3, 44);
+    let fresh = clustered_unit_vectors(1_000, &centres, 0.15, 44);
     let mut changed = Vec::new();
     for (j, v) in fresh.into_iter().enumerate() {
         let r = &mut records[j * 3];

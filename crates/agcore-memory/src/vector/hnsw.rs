@@ -16,7 +16,7 @@ use super::key::{VectorKey, dot};
 pub struct HnswConfig {
     /// `M`: links kept per node and layer (16; at most 256).
     pub max_connections: usize,
-    /// `efConstruction`: candidate list size while inserting (200).
+    /// `efConstruction`: candidate list size while inserting (100).
     pub ef_construction: usize,
     /// `efSearch`: candidate list size while searching (at least `k`; 64).
     pub ef_search: usize,
@@ -28,7 +28,7 @@ impl Default for HnswConfig {
     fn default() -> Self {
         Self {
             max_connections: 16,
-            ef_construction: 200,
+            ef_construction: 100,
             ef_search: 64,
             max_layer: 16,
         }
@@ -51,9 +51,8 @@ impl Distance<f32> for UnitCosine {
 ///
 /// The graph cannot remove nodes: each insert gets a fresh label, and a
 /// replaced or deleted vector leaves a tombstone (its label maps to
-/// nothing). Searches skip tombstones inside the graph walk, through the
-/// same predicate that applies the caller's filter, and widen the
-/// candidate list by the share of dead and filtered nodes. The owner
+/// nothing). Searches over-fetch and drop tombstones and filtered-out
+/// keys afterwards (see [`search`](Self::search)). The owner
 /// rebuilds the graph when [`tombstone_ratio`](Self::tombstone_ratio) grows
 /// too large.
 pub struct HnswIndex {
@@ -160,10 +159,17 @@ impl HnswIndex {
     }
 
     /// Up to `k` live vectors near the normalised `query` whose key passes
-    /// `accept`, as `(score, key)` in no particular order. `share` is the
-    /// estimated fraction of live vectors passing `accept` (in `(0, 1]`):
-    /// the candidate list grows to `max(ef_search, 2k) / (share · live
-    /// fraction)`, at most 16× and at most the graph size.
+    /// `accept`, as `(score, key)` in no particular order (possibly more
+    /// than `k`).
+    ///
+    /// Over-fetch then filter: the graph is searched without a predicate
+    /// (a predicate inside `hnsw_rs`'s walk disables its early stop and
+    /// visits most of the graph), with a candidate list of
+    /// `max(ef_search, 2k) / (share · live fraction)` (`share` = estimated
+    /// fraction of live vectors passing `accept`, in `(0, 1]`; at most 16×);
+    /// tombstones and filtered-out keys are dropped; while fewer than `k`
+    /// remain the list grows 4× (three rounds at most, never past the
+    /// graph size). The caller falls back to an exact scan if it is still short.
     pub fn search(
         &self,
         query: &[f32],
@@ -177,21 +183,24 @@ impl HnswIndex {
         let live_share = (1.0 - self.tombstone_ratio()).max(1e-3);
         let widen = (1.0 / (share.clamp(1e-3, 1.0) * live_share)).min(16.0);
         let base = self.config.ef_search.max(k.saturating_mul(2));
-        let ef = ((base as f64 * widen).ceil() as usize).min(self.labels.len().max(k));
-        let labels = &self.labels;
-        let filter = |label: &usize| {
-            labels
-                .get(*label)
-                .and_then(Option::as_ref)
-                .is_some_and(|key| accept(key))
-        };
-        self.graph
-            .search_filter(query, ef, ef, Some(&filter))
-            .into_iter()
-            .filter_map(|n| {
-                let key = self.labels.get(n.d_id)?.as_ref()?;
-                Some((1.0 - n.distance, Arc::clone(key)))
-            })
-            .collect()
+        let size = self.labels.len().max(k);
+        let mut ef = ((base as f64 * widen).ceil() as usize).min(size);
+        let mut hits = Vec::new();
+        for _ in 0..4 {
+            hits = self
+                .graph
+                .search(query, ef, ef)
+                .into_iter()
+                .filter_map(|n| {
+                    let key = self.labels.get(n.d_id)?.as_ref()?;
+                    accept(key).then(|| (1.0 - n.distance, Arc::clone(key)))
+                })
+                .collect();
+            if hits.len() >= k || ef >= size {
+                break;
+            }
+            ef = ef.saturating_mul(4).min(size);
+        }
+        hits
     }
 }

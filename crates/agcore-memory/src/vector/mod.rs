@@ -27,7 +27,9 @@ mod prepare;
 mod state;
 mod topk;
 
-use agcore_llm::embedding::EmbeddingSpace;
+/// The embedding space (model id and dimensions) a store is bound to,
+/// re-exported for backends.
+pub use agcore_llm::embedding::EmbeddingSpace;
 use async_trait::async_trait;
 
 pub use cached::{CachedVectors, VectorRows};

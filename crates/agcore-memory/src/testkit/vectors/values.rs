@@ -86,23 +86,22 @@ pub(super) fn keys(hits: &[VectorHit]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `n` unit vectors of `dimensions` sampled around `centres` random
-/// centres (each centre plus uniform noise of amplitude `spread`, then
-/// normalised), reproducible from `seed`: closer to real embeddings than
-/// uniform noise, whose neighbours are all nearly equidistant.
+/// `n` unit vectors sampled around `centres` (a random centre plus
+/// uniform noise of amplitude `spread` per component, then normalised),
+/// reproducible from `seed`: closer to real embeddings than uniform
+/// noise, whose neighbours are all nearly equidistant. Make the centres
+/// with [`random_unit_vectors`]; data and queries should share them.
 pub fn clustered_unit_vectors(
     n: usize,
-    dimensions: usize,
-    centres: usize,
+    centres: &[Vec<f32>],
     spread: f32,
     seed: u64,
 ) -> Vec<Vec<f32>> {
-    let centres = random_unit_vectors(centres.max(1), dimensions, seed ^ 0x5eed);
     let mut rng = StdRng::seed_from_u64(seed);
     (0..n)
         .map(|_| {
             let centre = centres
-                .get(rng.random_range(0..centres.len()))
+                .get(rng.random_range(0..centres.len().max(1)))
                 .cloned()
                 .unwrap_or_default();
             let mut v: Vec<f32> = centre
