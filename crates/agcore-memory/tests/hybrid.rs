@@ -16,6 +16,7 @@ use agcore_llm::embedding::{EmbeddingModel, EmbeddingSpace, HashingEmbedder};
 use agcore_memory::hybrid::{
     CutRule, DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
 };
+use agcore_memory::retriever::Fusion;
 use agcore_memory::vector::{InMemoryVectors, VectorFilter, VectorStore};
 use agcore_memory::{
     EvictionConfig, InMemoryStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, testkit,
@@ -46,7 +47,8 @@ const QUERY: &str = "the trip to the coast";
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dense_finds_what_words_miss_and_explains_it() {
     let model = Scripted::new(&[(BRIGHTON, 3), (QUERY, 3)]);
-    let (store, _) = hybrid(model, HybridConfig::default());
+    let rrf = HybridConfig::default().with_fusion(Fusion::Rrf { k: 60.0 });
+    let (store, _) = hybrid(model, rrf);
     store.save(MemoryItem::new("a", BRIGHTON)).await.unwrap();
     store
         .save(MemoryItem::new(

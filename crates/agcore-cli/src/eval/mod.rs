@@ -147,7 +147,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
                 | retrievers::RetrieverName::Hybrid
                 | retrievers::RetrieverName::HybridNoContext
                 | retrievers::RetrieverName::HybridContextBoth
-                | retrievers::RetrieverName::HybridWeighted
+                | retrievers::RetrieverName::HybridRrf
         ) {
             ingest + embedding
         } else {

@@ -33,9 +33,9 @@ pub enum RetrieverName {
     /// Eval-only ablation: `hybrid` with context on the dense list too.
     #[value(skip)]
     HybridContextBoth,
-    /// Eval-only ablation: `hybrid` fused by an equal-weight normalised sum.
+    /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
     #[value(skip)]
-    HybridWeighted,
+    HybridRrf,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -57,7 +57,7 @@ impl RetrieverName {
                 Self::Hybrid,
                 Self::HybridNoContext,
                 Self::HybridContextBoth,
-                Self::HybridWeighted,
+                Self::HybridRrf,
                 Self::Dense,
                 Self::Lexical,
                 Self::TextOverlap,
@@ -84,7 +84,7 @@ impl RetrieverName {
             Self::Hybrid => "hybrid",
             Self::HybridNoContext => "(hybrid, no context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
-            Self::HybridWeighted => "(hybrid, weighted)",
+            Self::HybridRrf => "(hybrid, rrf)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -151,7 +151,7 @@ impl Engine {
             | RetrieverName::Hybrid
             | RetrieverName::HybridNoContext
             | RetrieverName::HybridContextBoth
-            | RetrieverName::HybridWeighted => {
+            | RetrieverName::HybridRrf => {
                 if hybrid.dense().is_none() {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
@@ -172,11 +172,7 @@ impl Engine {
                             .context
                             .map(|c| c.with_lists(ContextLists::Both));
                     }
-                    RetrieverName::HybridWeighted => {
-                        config.fusion = Fusion::WeightedSum {
-                            lexical_weight: 0.5,
-                        };
-                    }
+                    RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
                     _ => {}
                 }
                 Self::Product(view.with_config(config), prefixes)

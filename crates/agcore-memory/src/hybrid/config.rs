@@ -22,9 +22,9 @@ pub enum RetrievalMode {
 
 /// How a hybrid search ranks ([`HybridStore`](super::HybridStore), long-term memory).
 ///
-/// Defaults: hybrid retrieval, reciprocal rank fusion with `k = 60`
-/// (the published constant, not fitted to any test set), 50 candidates
-/// from each list, no similarity threshold, no time decay.
+/// Defaults: hybrid retrieval, the equal-weight sum of min–max normalised
+/// scores ([`Fusion::default`]), 50 candidates from each list, no
+/// neighbouring-memory context, no similarity threshold, no time decay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]

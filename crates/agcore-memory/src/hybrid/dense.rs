@@ -202,6 +202,36 @@ impl DenseIndex {
         }
     }
 
+    /// Keeps the hits whose stored vector was computed from the text the
+    /// memory holds now (`current(id)`, `None` when the memory is gone): a
+    /// vector left from a replaced text must not recall the new one.
+    ///
+    /// # Errors
+    /// Vector store errors.
+    pub async fn fresh(
+        &self,
+        namespace: &str,
+        hits: Vec<VectorHit>,
+        current: impl Fn(&str) -> Option<String>,
+    ) -> Result<Vec<VectorHit>, MemoryError> {
+        if hits.is_empty() {
+            return Ok(hits);
+        }
+        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+        let stored = self.vectors.content_hashes(namespace, &ids).await?;
+        let model = self.embedder.model_id();
+        Ok(hits
+            .into_iter()
+            .zip(stored)
+            .filter(|(hit, hash)| {
+                current(&hit.id).is_some_and(|text| {
+                    hash.as_deref() == Some(super::content_hash(model, &text).as_str())
+                })
+            })
+            .map(|(hit, _)| hit)
+            .collect())
+    }
+
     /// The `k` nearest vectors to the embedding of `query` passing `filter`,
     /// and the time the query embedding took.
     ///

@@ -67,17 +67,24 @@ impl HybridStore {
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
                     // A cosine of 0 or less: the texts share nothing.
-                    for hit in hits.into_iter().filter(|h| h.score > 0.0) {
-                        if !lists.items.contains_key(&hit.id) {
-                            // Stale vectors (deleted memories) and memories the
-                            // filter excludes are skipped.
-                            match self.inner.get(&hit.id).await? {
-                                Some(item) if options.filter.matches(&item) => {
-                                    lists.items.insert(hit.id.clone(), item);
-                                }
-                                _ => continue,
-                            }
+                    let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
+                    // Fetch what the lexical list did not bring; stale vectors
+                    // (deleted memories) and filtered-out memories drop out.
+                    for hit in &hits {
+                        if !lists.items.contains_key(&hit.id)
+                            && let Some(item) = self.inner.get(&hit.id).await?
+                            && options.filter.matches(&item)
+                        {
+                            lists.items.insert(hit.id.clone(), item);
                         }
+                    }
+                    let items = &lists.items;
+                    let fresh = dense
+                        .fresh(&self.config.namespace, hits, |id| {
+                            items.get(id).map(|i| i.content.clone())
+                        })
+                        .await?;
+                    for hit in fresh {
                         lists.dense.push((hit.id, f64::from(hit.score)));
                     }
                 }

@@ -133,19 +133,23 @@ impl ScopedMemory {
                 Err(other) => return Err(other),
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    for hit in hits.into_iter().filter(|h| h.score > 0.0) {
-                        if !lists.items.contains_key(&hit.id) {
-                            let Ok(id) = hit.id.parse::<i64>() else {
-                                continue;
-                            };
-                            // Stale vectors and entries the request excludes are skipped.
-                            match self.get(id).await? {
-                                Some(entry) if admits(request, &entry) => {
-                                    lists.items.insert(hit.id.clone(), entry);
-                                }
-                                _ => continue,
-                            }
+                    let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
+                    for hit in &hits {
+                        // Stale vectors and entries the request excludes drop out.
+                        if !lists.items.contains_key(&hit.id)
+                            && let Ok(id) = hit.id.parse::<i64>()
+                            && let Some(entry) = self.get(id).await?
+                            && admits(request, &entry)
+                        {
+                            lists.items.insert(hit.id.clone(), entry);
                         }
+                    }
+                    let items = &lists.items;
+                    let ns = scope_namespace(self.scope());
+                    let fresh = index
+                        .fresh(&ns, hits, |id| items.get(id).map(MemoryEntry::search_text))
+                        .await?;
+                    for hit in fresh {
                         lists.dense.push((hit.id, f64::from(hit.score)));
                     }
                 }

@@ -29,9 +29,14 @@ pub enum Fusion {
 }
 
 impl Default for Fusion {
-    /// `Rrf { k: 60.0 }`.
+    /// `WeightedSum { lexical_weight: 0.5 }`: equal weights, not fitted to
+    /// any data set. Bruch, Gai & Ingber (2023) find the convex combination
+    /// of normalised scores ahead of RRF in and out of domain; agcore's own
+    /// ablation agrees (`crates/agcore-cli/README.md`, `agcore eval`).
     fn default() -> Self {
-        Self::Rrf { k: 60.0 }
+        Self::WeightedSum {
+            lexical_weight: 0.5,
+        }
     }
 }
 
