@@ -103,3 +103,29 @@ async fn ids_differing_only_in_case_or_width_are_distinct_rows() {
     let expected: Vec<Option<String>> = ids.iter().map(|id| Some(format!("h:{id}"))).collect();
     assert_eq!(hashes, expected);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_opens_record_one_space() {
+    let Some(url) = support::url() else { return };
+    let (_db, db_url) = support::fresh(&url, "vecrace", EvictionConfig::none()).await;
+    let opens = (0..4).map(|n| {
+        let db_url = db_url.clone();
+        tokio::spawn(async move {
+            let space = EmbeddingSpace::new(if n % 2 == 0 { "m" } else { "other" }, 2);
+            reopen(db_url, space).await.map(|_| n)
+        })
+    });
+    let mut opened = Vec::new();
+    let mut mismatched = 0;
+    for open in opens {
+        match open.await.unwrap() {
+            Ok(n) => opened.push(n % 2),
+            Err(MemoryError::EmbeddingMismatch { .. }) => mismatched += 1,
+            Err(other) => panic!("unexpected error: {other}"),
+        }
+    }
+    support::drop_databases(&url, "vecrace").await;
+    assert_eq!(opened.len(), 2, "{opened:?}");
+    assert_eq!(mismatched, 2);
+    assert!(opened.iter().all(|n| *n == opened[0]), "{opened:?}");
+}
