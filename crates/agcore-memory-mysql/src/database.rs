@@ -116,6 +116,11 @@ impl MysqlDatabase {
         })
     }
 
+    /// The pool with its acquire timeout, for this crate's stores.
+    pub(crate) fn connections(&self) -> &Connections {
+        &self.conns
+    }
+
     /// The connection pool.
     pub fn pool(&self) -> &Pool {
         &self.conns.pool

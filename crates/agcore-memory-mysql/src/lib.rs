@@ -18,7 +18,9 @@
 //! and statistics as the SQLite backend, so both rank alike. The schema is
 //! versioned in `agcore_schema` and migrated on open under a named lock. The
 //! knowledge wiki, conversation history and session memory run on the
-//! store. Errors that a retry may fix (server down, connection lost, no
+//! store. Embedding vectors live in [`MysqlVectors`]
+//! ([`MysqlDatabase::vectors`]): rows of the database searched in process.
+//! Errors that a retry may fix (server down, connection lost, no
 //! connection in time, deadlock) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
@@ -31,12 +33,14 @@ mod reindex;
 mod row;
 mod store;
 mod terms;
+mod vectors;
 
 pub use builder::MysqlDatabaseBuilder;
 pub use database::MysqlDatabase;
 pub use error::MysqlError;
 pub use long_term::MysqlLongTerm;
 pub use store::MysqlStore;
+pub use vectors::MysqlVectors;
 
 /// Opens the MySQL or MariaDB database named by `url`
 /// (`mysql://user:password@host:port/database`, or `mariadb://…`) with the

@@ -70,3 +70,40 @@ async fn drop_schemas(url: &str) {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reset_vectors_switches_the_space_and_empties_the_store() {
+    use agcore_memory::vector::VectorRecord;
+    let Some(url) = support::url() else { return };
+    let a = EmbeddingSpace::new("model-a", 4);
+    let b = EmbeddingSpace::new("model-b", 3);
+    let (db, schema) = support::fresh(&url, "vecreset", EvictionConfig::none()).await;
+    let store = db.vectors(a.clone()).await.unwrap();
+    store
+        .upsert(vec![
+            VectorRecord::new("", "x", vec![1.0, 0.0, 0.0, 0.0], "h1"),
+            VectorRecord::new("记忆", "用户", vec![0.0, 1.0, 0.0, 0.0], "h2"),
+        ])
+        .await
+        .unwrap();
+    let reset = db.reset_vectors(b.clone()).await.unwrap();
+    assert_eq!(reset.space(), &b);
+    assert_eq!(reset.count(&Default::default()).await.unwrap(), 0);
+    reset
+        .upsert(vec![VectorRecord::new("", "y", vec![0.0, 0.0, 1.0], "h3")])
+        .await
+        .unwrap();
+    let again = reopen(url.clone(), schema.clone(), b).await.unwrap();
+    let count = again.count(&Default::default()).await.unwrap();
+    let old = reopen(url.clone(), schema.clone(), a).await;
+    let client = db.pool().get().await.unwrap();
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .await
+        .unwrap();
+    assert_eq!(count, 1);
+    assert!(matches!(
+        old,
+        Err(agcore_memory::MemoryError::EmbeddingMismatch { .. })
+    ));
+}

@@ -12,12 +12,16 @@
 //! `P:byid` (ids, for prefix filters), `P:expiry` (TTL deadlines),
 //! `P:stats`, `P:writes`, `P:meta` (the analyzer that built the postings;
 //! an index built with another is re-tokenised on open, see `reindex.rs`).
+//!
+//! Embedding vectors live in [`RedisVectors`] ([`RedisStore::vectors`]):
+//! `P:vectors`, `P:vector_hashes` and `P:vectors_meta`, searched in process.
 
 mod error;
 mod items;
 mod reindex;
 mod search;
 mod store;
+mod vectors;
 
 use std::time::Duration;
 
@@ -27,6 +31,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 pub use error::RedisStoreError;
 pub use store::RedisStore;
+pub use vectors::RedisVectors;
 
 /// Options of a [`RedisStore`]: key prefix, timeouts, eviction.
 #[derive(Debug, Clone)]

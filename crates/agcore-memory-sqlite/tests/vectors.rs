@@ -61,3 +61,36 @@ async fn vectors_live_beside_the_store_in_one_file() {
         Err(agcore_memory::MemoryError::EmbeddingMismatch { .. })
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reset_vectors_switches_the_space_and_empties_the_store() {
+    use agcore_memory::vector::VectorRecord;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reset.db");
+    let a = EmbeddingSpace::new("model-a", 4);
+    let b = EmbeddingSpace::new("model-b", 3);
+    let db = SqliteDatabase::open(&path).await.unwrap();
+    let store = db.vectors(a.clone()).await.unwrap();
+    store
+        .upsert(vec![
+            VectorRecord::new("", "x", vec![1.0, 0.0, 0.0, 0.0], "h1"),
+            VectorRecord::new("记忆", "用户", vec![0.0, 1.0, 0.0, 0.0], "h2"),
+        ])
+        .await
+        .unwrap();
+    let reset = db.reset_vectors(b.clone()).await.unwrap();
+    assert_eq!(reset.space(), &b);
+    assert_eq!(reset.count(&Default::default()).await.unwrap(), 0);
+    reset
+        .upsert(vec![VectorRecord::new("", "y", vec![0.0, 0.0, 1.0], "h3")])
+        .await
+        .unwrap();
+    drop(db);
+    let db = SqliteDatabase::open(&path).await.unwrap();
+    let again = db.vectors(b).await.unwrap();
+    assert_eq!(again.count(&Default::default()).await.unwrap(), 1);
+    assert!(matches!(
+        db.vectors(a).await,
+        Err(agcore_memory::MemoryError::EmbeddingMismatch { .. })
+    ));
+}

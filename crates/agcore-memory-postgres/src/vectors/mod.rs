@@ -45,8 +45,31 @@ impl PostgresDatabase {
     /// [`MemoryError::EmbeddingMismatch`] when the schema holds vectors of
     /// another space; server errors (pgvector missing on the server).
     pub async fn vectors(&self, space: EmbeddingSpace) -> Result<PostgresVectors, MemoryError> {
+        self.open_vectors(space, false).await
+    }
+
+    /// Drops every stored vector and the recorded embedding space, then
+    /// opens the (empty) vector store in `space`: how a schema switches
+    /// embedding model (the `vector(n)` column and its HNSW index are
+    /// created again for the new dimensions). Both happen in one
+    /// transaction under the setup lock.
+    ///
+    /// # Errors
+    /// Server errors (pgvector missing on the server among them).
+    pub async fn reset_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<PostgresVectors, MemoryError> {
+        self.open_vectors(space, true).await
+    }
+
+    async fn open_vectors(
+        &self,
+        space: EmbeddingSpace,
+        reset: bool,
+    ) -> Result<PostgresVectors, MemoryError> {
         let mut client = self.pool().get().await.map_err(PostgresError::from)?;
-        let ext = schema::setup(&mut client, &space).await?;
+        let ext = schema::setup(&mut client, &space, reset).await?;
         Ok(PostgresVectors {
             pool: self.pool().clone(),
             space,

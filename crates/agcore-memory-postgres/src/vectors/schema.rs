@@ -22,6 +22,8 @@ pub(crate) fn quote_ident(name: &str) -> String {
 /// connection's schema on first use (an HNSW index with
 /// `vector_cosine_ops`) and checks `space` against the recorded one.
 /// Returns the quoted schema holding pgvector's type and operators.
+/// With `reset`, first drops the vectors table and the recorded space in
+/// the same transaction, so `space` is recorded afresh.
 ///
 /// # Errors
 /// [`MemoryError::EmbeddingMismatch`] for another space; a newer layout;
@@ -29,6 +31,7 @@ pub(crate) fn quote_ident(name: &str) -> String {
 pub(crate) async fn setup(
     client: &mut Client,
     space: &EmbeddingSpace,
+    reset: bool,
 ) -> Result<String, PostgresError> {
     let tx = client.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SETUP_LOCK])
@@ -47,6 +50,10 @@ pub(crate) async fn setup(
         "CREATE TABLE IF NOT EXISTS agcore_vectors_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     )
     .await?;
+    if reset {
+        tx.batch_execute("DROP TABLE IF EXISTS agcore_vectors; DELETE FROM agcore_vectors_meta;")
+            .await?;
+    }
     let rows = tx
         .query("SELECT key, value FROM agcore_vectors_meta", &[])
         .await?;

@@ -60,11 +60,33 @@ impl SqliteDatabase {
         space: EmbeddingSpace,
         config: InMemoryVectorsConfig,
     ) -> Result<SqliteVectors, MemoryError> {
+        self.open_vectors(space, config, false).await
+    }
+
+    /// Deletes every stored vector and the recorded embedding space, then
+    /// opens the (empty) vector store in `space`, with default index
+    /// settings: how a database switches embedding model. Both happen in
+    /// one transaction. Stores opened before keep serving their cached
+    /// vectors; open them again.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub async fn reset_vectors(&self, space: EmbeddingSpace) -> Result<SqliteVectors, MemoryError> {
+        self.open_vectors(space, InMemoryVectorsConfig::default(), true)
+            .await
+    }
+
+    async fn open_vectors(
+        &self,
+        space: EmbeddingSpace,
+        config: InMemoryVectorsConfig,
+        reset: bool,
+    ) -> Result<SqliteVectors, MemoryError> {
         let db = self.connection();
         let checked = space.clone();
         let stored = db
             .exec(move |conn| {
-                schema::setup(conn, &checked)?;
+                schema::setup(conn, &checked, reset)?;
                 rows::load_all(conn)
             })
             .await?;

@@ -38,13 +38,18 @@ fn meta(conn: &Connection, key: &str) -> Result<Option<String>> {
 /// Creates the tables on first use and records `space`; afterwards checks
 /// the layout version and that `space` is the recorded one, in one
 /// `IMMEDIATE` transaction (another process may set up concurrently).
+/// With `reset`, first deletes every vector and the recorded space in the
+/// same transaction, so `space` is recorded afresh.
 ///
 /// # Errors
 /// [`MemoryError::EmbeddingMismatch`] for another space; a newer layout
 /// version; SQLite errors.
-pub(crate) fn setup(conn: &mut Connection, space: &EmbeddingSpace) -> Result<()> {
+pub(crate) fn setup(conn: &mut Connection, space: &EmbeddingSpace, reset: bool) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(TABLES)?;
+    if reset {
+        tx.execute_batch("DELETE FROM agcore_vectors; DELETE FROM agcore_vectors_meta;")?;
+    }
     match meta(&tx, "version")? {
         None => {
             tx.execute(
