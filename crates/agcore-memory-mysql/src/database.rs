@@ -141,7 +141,7 @@ impl MysqlDatabase {
         MysqlLongTerm::new(self.conns.clone())
     }
 
-    /// The store and long-term memory as a [`Storage`] (password redacted in
+    /// The store, long-term memory and vectors as a [`Storage`] (password redacted in
     /// its location).
     pub fn storage(&self) -> Storage {
         Storage::new(
@@ -149,6 +149,7 @@ impl MysqlDatabase {
             Arc::new(self.store()),
         )
         .with_long_term(Arc::new(self.long_term()))
+        .with_vectors(Arc::new(self.clone()))
     }
 
     /// The schema versions of this database's components (`store`, …), as

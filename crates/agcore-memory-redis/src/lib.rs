@@ -119,7 +119,7 @@ impl RedisStoreBuilder {
 
 /// Opens the Redis store named by `url` (`redis://host:port/db`, or
 /// `rediss://` with TLS where the client supports it) with the default
-/// options, as a [`Storage`] without long-term memory.
+/// options, as a [`Storage`] with vectors and without long-term memory.
 ///
 /// # Errors
 /// As [`RedisStoreBuilder::open`].
@@ -129,10 +129,12 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         .server_version()
         .await
         .unwrap_or_else(|_| "Redis".to_owned());
+    let vectors = std::sync::Arc::new(store.clone());
     Ok(Storage::new(
         BackendInfo::new("redis", redact_url(url), version),
         std::sync::Arc::new(store),
-    ))
+    )
+    .with_vectors(vectors))
 }
 
 impl RedisStore {

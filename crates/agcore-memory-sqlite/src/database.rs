@@ -74,7 +74,7 @@ impl SqliteDatabase {
         SqliteLongTerm::new(Arc::clone(&self.db))
     }
 
-    /// The store and long-term memory as a [`Storage`].
+    /// The store, long-term memory and vectors as a [`Storage`].
     pub fn storage(&self) -> Storage {
         let location = self
             .db
@@ -89,6 +89,7 @@ impl SqliteDatabase {
             Arc::new(self.store()),
         )
         .with_long_term(Arc::new(self.long_term()))
+        .with_vectors(Arc::new(self.clone()))
     }
 
     /// The shared connection layer (for the vector store).

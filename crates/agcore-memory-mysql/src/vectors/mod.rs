@@ -8,6 +8,7 @@
 //! ([`CachedVectors`]), as neither MariaDB 10.6 nor MySQL 8 searches
 //! vectors.
 
+mod backend;
 mod rows;
 mod schema;
 

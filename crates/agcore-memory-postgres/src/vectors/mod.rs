@@ -10,6 +10,7 @@
 //! scan (`hnsw.iterative_scan = relaxed_order`, `hnsw.ef_search =
 //! max(64, 2k)`), re-ranked exactly in process.
 
+mod backend;
 mod query;
 mod schema;
 mod text;

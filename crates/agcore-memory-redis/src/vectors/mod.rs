@@ -8,6 +8,7 @@
 //! the store is opened and updated after each committed write
 //! ([`CachedVectors`]), so no Redis module is needed.
 
+mod backend;
 mod rows;
 mod schema;
 

@@ -7,6 +7,7 @@
 //! the store is opened and updated after each committed write
 //! ([`CachedVectors`]). The README records why this beat `sqlite-vec`.
 
+mod backend;
 mod rows;
 mod schema;
 

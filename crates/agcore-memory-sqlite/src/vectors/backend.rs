@@ -1,0 +1,28 @@
+//! [`VectorBackend`] for [`SqliteDatabase`]: how `Storage::vectors` reaches this
+//! backend's vector tables.
+
+use std::sync::Arc;
+
+use agcore_memory::MemoryError;
+use agcore_memory::storage::VectorBackend;
+use agcore_memory::vector::{EmbeddingSpace, VectorStore};
+use async_trait::async_trait;
+
+use crate::SqliteDatabase;
+
+#[async_trait]
+impl VectorBackend for SqliteDatabase {
+    async fn open_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
+        Ok(Arc::new(self.vectors(space).await?))
+    }
+
+    async fn reset_vectors(
+        &self,
+        space: EmbeddingSpace,
+    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
+        Ok(Arc::new(SqliteDatabase::reset_vectors(self, space).await?))
+    }
+}
