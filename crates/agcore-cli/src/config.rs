@@ -252,7 +252,12 @@ mod tests {
         assert_eq!(config.embedding.unwrap().model.as_deref(), Some("e5"));
         assert_eq!(config.retrieval.candidates, 30);
         assert_eq!(config.retrieval.min_similarity, Some(0.75));
-        assert!(AppConfig::parse("", Path::new("a.toml")).unwrap().embedding.is_none());
+        assert!(
+            AppConfig::parse("", Path::new("a.toml"))
+                .unwrap()
+                .embedding
+                .is_none()
+        );
         let err = AppConfig::parse("[embedding]\napi_key = \"x\"\n", Path::new("a.toml"));
         assert!(err.is_err(), "keys never live in the file");
     }

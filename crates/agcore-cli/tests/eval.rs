@@ -80,7 +80,7 @@ fn locomo_fixture_gives_hand_computed_recall_for_every_retriever() {
     assert_eq!(report["questions_scored"], 7);
     assert_eq!(report["questions_skipped"], 2);
     assert_eq!(report["ids_dropped"], 2);
-    assert_eq!(report["results"].as_array().unwrap().len(), 5);
+    assert_eq!(report["results"].as_array().unwrap().len(), 6);
     for name in [
         "lexical",
         "text-overlap",

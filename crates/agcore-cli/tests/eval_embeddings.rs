@@ -2,7 +2,12 @@
 //! Chinese / cross-language fixture against the real multilingual-e5 server,
 //! hashing on LoCoMo-shaped fixtures offline, and the recall plot.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +15,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn eval_json(args: &[&str]) -> Value {
@@ -68,13 +75,22 @@ fn chinese_memories_are_recalled_across_languages() {
     assert_eq!(group(&report, "lexical", "en")["recall_at_10"], 0.0);
     for retriever in ["dense", "hybrid"] {
         for lang in ["en", "zh"] {
-            let r10 = group(&report, retriever, lang)["recall_at_10"].as_f64().unwrap();
+            let r10 = group(&report, retriever, lang)["recall_at_10"]
+                .as_f64()
+                .unwrap();
             assert!(r10 >= 0.9, "{retriever} {lang} R@10 {r10}: {report}");
         }
     }
-    let lexical = group(&report, "lexical", "all")["recall_at_10"].as_f64().unwrap();
-    let hybrid = group(&report, "hybrid", "all")["recall_at_10"].as_f64().unwrap();
-    assert!(hybrid > lexical + 0.5, "hybrid {hybrid} vs lexical {lexical}");
+    let lexical = group(&report, "lexical", "all")["recall_at_10"]
+        .as_f64()
+        .unwrap();
+    let hybrid = group(&report, "hybrid", "all")["recall_at_10"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        hybrid > lexical + 0.5,
+        "hybrid {hybrid} vs lexical {lexical}"
+    );
     let split = &report["results"][0]["embed_latency"];
     assert!(split["p50_ms"].as_f64().unwrap() > 0.0, "{report}");
 }
@@ -103,10 +119,16 @@ fn hashing_embedder_rows_and_plot() {
     for name in ["hybrid", "dense", "lexical", "contextual-bm25"] {
         assert!(names.contains(&name), "{names:?}");
     }
-    let curve = group(&report, "hybrid", "all")["recall_curve"].as_array().unwrap().clone();
+    let curve = group(&report, "hybrid", "all")["recall_curve"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(curve.len(), 50);
     let values: Vec<f64> = curve.iter().map(|v| v.as_f64().unwrap()).collect();
-    assert!(values.windows(2).all(|w| w[0] <= w[1] + 1e-12), "recall@k grows with k");
+    assert!(
+        values.windows(2).all(|w| w[0] <= w[1] + 1e-12),
+        "recall@k grows with k"
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"));
     for name in &names {
@@ -119,13 +141,25 @@ fn dense_without_an_embedder_is_a_configuration_error() {
     let data = fixture("zh-memories");
     Command::cargo_bin("agcore")
         .unwrap()
-        .args(["eval", "--beir", data.to_str().unwrap(), "--retriever", "dense"])
+        .args([
+            "eval",
+            "--beir",
+            data.to_str().unwrap(),
+            "--retriever",
+            "dense",
+        ])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("needs --embedder"));
     Command::cargo_bin("agcore")
         .unwrap()
-        .args(["eval", "--beir", data.to_str().unwrap(), "--embedder", "bert"])
+        .args([
+            "eval",
+            "--beir",
+            data.to_str().unwrap(),
+            "--embedder",
+            "bert",
+        ])
         .assert()
         .code(2);
 }

@@ -1,5 +1,6 @@
 //! Memory for agcore agents: a pluggable store, conversation history, an
-//! LLM-Wiki knowledge base and keyword retrieval — no embeddings.
+//! LLM-Wiki knowledge base, long-term memory, and lexical, dense and hybrid
+//! retrieval.
 //!
 //! - [`MemoryStore`]: the storage abstraction (upsert, get, delete, list,
 //!   count, full-text search), `Send + Sync` and async. [`InMemoryStore`] is
@@ -13,6 +14,11 @@
 //! - [`retriever`]: keyword extraction (CJK bigrams), the [`TextOverlap`](retriever::TextOverlap)
 //!   and [`Bm25`](retriever::Bm25) scorers, the [`MemoryRetriever`], and
 //!   [`ContextualBm25`]: stemmed BM25F with neighbouring-memory context and RM3.
+//! - [`vector`]: the [`VectorStore`](vector::VectorStore) trait and
+//!   [`InMemoryVectors`](vector::InMemoryVectors) (exact top-k, HNSW above a size).
+//! - [`hybrid`]: [`DenseIndex`](hybrid::DenseIndex) (embedder, vectors and a
+//!   background embedding queue) and [`HybridStore`](hybrid::HybridStore):
+//!   BM25 and dense similarity fused, with a score breakdown per hit.
 //! - [`MemoryError`]: every failure, with [`MemoryError::is_recoverable`].
 //! - `testkit` (feature `testkit`): the conformance suite every backend passes.
 //!

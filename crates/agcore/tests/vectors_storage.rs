@@ -26,7 +26,10 @@ async fn sqlite_vectors_survive_a_restart_and_refuse_another_model() {
     let store = HybridStore::new(storage.store(), Arc::clone(&dense), HybridConfig::default());
     for i in 0..20 {
         store
-            .save(MemoryItem::new(format!("n{i}"), format!("note {i} about gardening")))
+            .save(MemoryItem::new(
+                format!("n{i}"),
+                format!("note {i} about gardening"),
+            ))
             .await
             .unwrap();
     }
@@ -40,12 +43,22 @@ async fn sqlite_vectors_survive_a_restart_and_refuse_another_model() {
         .dense_index(Arc::clone(&model), EmbeddingQueueConfig::default())
         .await
         .unwrap();
-    assert_eq!(dense.vectors().count(&VectorFilter::default()).await.unwrap(), 20);
+    assert_eq!(
+        dense
+            .vectors()
+            .count(&VectorFilter::default())
+            .await
+            .unwrap(),
+        20
+    );
     let store = HybridStore::new(storage.store(), Arc::clone(&dense), HybridConfig::default());
     assert_eq!(store.backfill(&Default::default()).await.unwrap(), 20);
     store.flush().await;
     assert_eq!((dense.counts().embedded, dense.counts().skipped), (0, 20));
-    let hits = store.search("gardening note 7", &SearchOptions::top_k(3)).await.unwrap();
+    let hits = store
+        .search("gardening note 7", &SearchOptions::top_k(3))
+        .await
+        .unwrap();
     assert_eq!(hits[0].item.id, "n7");
 
     // Another model: refused with a clear error, until the vectors are reset.
@@ -54,7 +67,10 @@ async fn sqlite_vectors_survive_a_restart_and_refuse_another_model() {
         .dense_index(Arc::clone(&other), EmbeddingQueueConfig::default())
         .await
         .unwrap_err();
-    assert!(matches!(err, MemoryError::EmbeddingMismatch { .. }), "{err}");
+    assert!(
+        matches!(err, MemoryError::EmbeddingMismatch { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("hashing-fnv1a-64"), "{err}");
     let vectors = storage.reset_vectors(other.space()).await.unwrap();
     assert_eq!(vectors.count(&VectorFilter::default()).await.unwrap(), 0);

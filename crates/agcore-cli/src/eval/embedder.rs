@@ -135,11 +135,18 @@ mod tests {
     #[test]
     fn specs_parse() {
         assert_eq!(
-            "openai:http://127.0.0.1:8081/v1".parse::<EmbedderSpec>().unwrap(),
-            EmbedderSpec::OpenAi { base_url: "http://127.0.0.1:8081/v1".into(), model: None }
+            "openai:http://127.0.0.1:8081/v1"
+                .parse::<EmbedderSpec>()
+                .unwrap(),
+            EmbedderSpec::OpenAi {
+                base_url: "http://127.0.0.1:8081/v1".into(),
+                model: None
+            }
         );
         assert_eq!(
-            "openai:http://127.0.0.1:8081/v1:e5-small".parse::<EmbedderSpec>().unwrap(),
+            "openai:http://127.0.0.1:8081/v1:e5-small"
+                .parse::<EmbedderSpec>()
+                .unwrap(),
             EmbedderSpec::OpenAi {
                 base_url: "http://127.0.0.1:8081/v1".into(),
                 model: Some("e5-small".into())
@@ -155,11 +162,22 @@ mod tests {
             }
         );
         assert_eq!(
-            "openai:http://localhost:8081".parse::<EmbedderSpec>().unwrap(),
-            EmbedderSpec::OpenAi { base_url: "http://localhost:8081".into(), model: None }
+            "openai:http://localhost:8081"
+                .parse::<EmbedderSpec>()
+                .unwrap(),
+            EmbedderSpec::OpenAi {
+                base_url: "http://localhost:8081".into(),
+                model: None
+            }
         );
-        assert_eq!("local:/m/minilm".parse::<EmbedderSpec>().unwrap(), EmbedderSpec::Local("/m/minilm".into()));
-        assert_eq!("hashing:64".parse::<EmbedderSpec>().unwrap(), EmbedderSpec::Hashing(64));
+        assert_eq!(
+            "local:/m/minilm".parse::<EmbedderSpec>().unwrap(),
+            EmbedderSpec::Local("/m/minilm".into())
+        );
+        assert_eq!(
+            "hashing:64".parse::<EmbedderSpec>().unwrap(),
+            EmbedderSpec::Hashing(64)
+        );
         assert!("openai:ftp://x".parse::<EmbedderSpec>().is_err());
         assert!("bert".parse::<EmbedderSpec>().is_err());
         assert!("local:".parse::<EmbedderSpec>().is_err());

@@ -19,7 +19,7 @@ pub mod runner;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use agcore::memory::hybrid::{ContextConfig, HybridConfig};
+use agcore::memory::hybrid::HybridConfig;
 use clap::Args;
 
 use crate::error::CliError;
@@ -73,9 +73,9 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value = "full")]
     pub format: TurnFormat,
     /// Neighbouring turns on each side that the contextual retrievers index
-    /// as a turn's context, and that the product retrievers (`lexical`,
-    /// `dense`, `hybrid`) borrow scores from (0 turns context off; BEIR
-    /// documents are not a sequence and never get context).
+    /// as a turn's context, and that the `(…, context)` ablations of the
+    /// product path borrow scores from (0 turns context off; BEIR documents
+    /// are not a sequence and never get context).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub context_window: usize,
     /// Index without stemming in the contextual retrievers (for ablations).
@@ -127,17 +127,15 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         None => None,
     };
     let embedder = model.as_ref().map(|m| m.space().to_string());
-    // The product path gets the same neighbouring-turn context as the
-    // contextual retrievers (sequential data only).
-    let context = (dataset.sequential && args.context_window > 0)
-        .then(|| ContextConfig::default().with_window(args.context_window));
-    let config = HybridConfig::default().with_context(context);
-    let store = runner::EvalStore::open(args.store, model, config).await?;
+    // The product rows run the default configuration; the `(…, context)`
+    // ablation rows add neighbouring-turn context.
+    let store = runner::EvalStore::open(args.store, model, HybridConfig::default()).await?;
     let ingest = runner::ingest(&store.store, &dataset).await?;
     let embedding = runner::embed(&store.store, dataset.documents()).await?;
     let options = retrievers::ContextualOptions {
         window: args.context_window,
         stemming: !args.no_stemming,
+        sequential: dataset.sequential,
     };
     let mut results = Vec::new();
     for name in args.retriever.expand(embedder.is_some()) {
@@ -145,7 +143,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             name,
             retrievers::RetrieverName::Dense
                 | retrievers::RetrieverName::Hybrid
-                | retrievers::RetrieverName::HybridNoContext
+                | retrievers::RetrieverName::HybridContext
                 | retrievers::RetrieverName::HybridContextBoth
                 | retrievers::RetrieverName::HybridRrf
         ) {

@@ -44,7 +44,11 @@ fn draw(path: &Path, report: &Report) -> Result<(), Box<dyn std::error::Error>> 
     let caption = format!(
         "recall@k · {} ({} {}) · {}",
         report.dataset,
-        if report.dataset == "locomo" { "categories" } else { "queries" },
+        if report.dataset == "locomo" {
+            "categories"
+        } else {
+            "queries"
+        },
         group,
         report.embedder.as_deref().unwrap_or("no embedder")
     );
@@ -71,7 +75,9 @@ fn draw(path: &Path, report: &Report) -> Result<(), Box<dyn std::error::Error>> 
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(2)))?
             .label(r.retriever)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()

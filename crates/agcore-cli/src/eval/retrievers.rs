@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agcore::memory::hybrid::{ContextConfig, ContextLists, HybridStore, RetrievalMode};
 use agcore::memory::retriever::{
-    Analyzer, Bm25, ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrieverConfig,
-    Fusion, Rm3Config, TextOverlap,
+    Analyzer, Bm25, ContextualBm25, ContextualBm25Config, Fusion, MemoryRetriever, RetrieverConfig,
+    Rm3Config, TextOverlap,
 };
-use agcore::memory::hybrid::{ContextLists, HybridStore, RetrievalMode};
 use agcore::memory::{MemoryFilter, MemoryStore, SearchOptions};
 
 use super::dataset::Dataset;
@@ -27,10 +27,13 @@ pub enum RetrieverName {
     /// The product's hybrid path: lexical and dense fused by reciprocal rank
     /// fusion (`HybridStore`, what agents use with an embedder; needs `--embedder`).
     Hybrid,
-    /// Eval-only ablation: `hybrid` without neighbouring-turn context.
+    /// Eval-only ablation: `lexical` with neighbouring-turn context.
     #[value(skip)]
-    HybridNoContext,
-    /// Eval-only ablation: `hybrid` with context on the dense list too.
+    LexicalContext,
+    /// Eval-only ablation: `hybrid` with neighbouring-turn context on the lexical list.
+    #[value(skip)]
+    HybridContext,
+    /// Eval-only ablation: `hybrid` with context on both lists.
     #[value(skip)]
     HybridContextBoth,
     /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
@@ -55,11 +58,12 @@ impl RetrieverName {
         match self {
             Self::All if with_dense => vec![
                 Self::Hybrid,
-                Self::HybridNoContext,
-                Self::HybridContextBoth,
                 Self::HybridRrf,
+                Self::HybridContext,
+                Self::HybridContextBoth,
                 Self::Dense,
                 Self::Lexical,
+                Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
                 Self::ContextualBm25,
@@ -67,6 +71,7 @@ impl RetrieverName {
             ],
             Self::All => vec![
                 Self::Lexical,
+                Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
                 Self::ContextualBm25,
@@ -82,7 +87,8 @@ impl RetrieverName {
             Self::Lexical => "lexical",
             Self::Dense => "dense",
             Self::Hybrid => "hybrid",
-            Self::HybridNoContext => "(hybrid, no context)",
+            Self::LexicalContext => "(lexical, context)",
+            Self::HybridContext => "(hybrid, context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
             Self::HybridRrf => "(hybrid, rrf)",
             Self::TextOverlap => "text-overlap",
@@ -112,6 +118,17 @@ pub struct ContextualOptions {
     pub window: usize,
     /// Whether terms are stemmed.
     pub stemming: bool,
+    /// Whether the data is a sequence (conversation turns), so context applies.
+    pub sequential: bool,
+}
+
+impl ContextualOptions {
+    /// The neighbouring-memory context of the `(…, context)` ablations:
+    /// sessions as groups, `window` turns each side, weight 0.5.
+    pub fn context(&self) -> Option<ContextConfig> {
+        (self.sequential && self.window > 0)
+            .then(|| ContextConfig::default().with_window(self.window))
+    }
 }
 
 /// Results per query (`k` hits): enough for recall@k up to 50.
@@ -147,9 +164,14 @@ impl Engine {
             RetrieverName::Lexical | RetrieverName::All => {
                 Self::Product(hybrid.view(RetrievalMode::Lexical), prefixes)
             }
+            RetrieverName::LexicalContext => {
+                let view = hybrid.view(RetrievalMode::Lexical);
+                let config = view.config().clone().with_context(options.context());
+                Self::Product(view.with_config(config), prefixes)
+            }
             RetrieverName::Dense
             | RetrieverName::Hybrid
-            | RetrieverName::HybridNoContext
+            | RetrieverName::HybridContext
             | RetrieverName::HybridContextBoth
             | RetrieverName::HybridRrf => {
                 if hybrid.dense().is_none() {
@@ -166,11 +188,10 @@ impl Engine {
                 let view = hybrid.view(mode);
                 let mut config = view.config().clone();
                 match name {
-                    RetrieverName::HybridNoContext => config.context = None,
+                    RetrieverName::HybridContext => config.context = options.context(),
                     RetrieverName::HybridContextBoth => {
-                        config.context = config
-                            .context
-                            .map(|c| c.with_lists(ContextLists::Both));
+                        config.context =
+                            options.context().map(|c| c.with_lists(ContextLists::Both));
                     }
                     RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
                     _ => {}
@@ -227,11 +248,7 @@ impl Engine {
     ///
     /// # Errors
     /// Store and retriever errors.
-    pub async fn search(
-        &self,
-        ns: usize,
-        query: &str,
-    ) -> Result<(Vec<String>, Timing), CliError> {
+    pub async fn search(&self, ns: usize, query: &str) -> Result<(Vec<String>, Timing), CliError> {
         let started = Instant::now();
         let plain = |took: Duration| Timing {
             total: took,

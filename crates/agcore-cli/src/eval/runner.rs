@@ -192,6 +192,7 @@ pub async fn evaluate(
             | RetrieverName::Bm25
             | RetrieverName::ContextualBm25
             | RetrieverName::ContextualBm25Rm3
+            | RetrieverName::LexicalContext
             | RetrieverName::All
     );
     Ok(RetrieverReport {

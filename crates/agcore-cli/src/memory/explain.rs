@@ -1,8 +1,8 @@
 //! `agcore memory search --explain`: the score breakdown of every candidate.
 
 use agcore::memory::hybrid::CutRule;
-use agcore::memory::retriever::ListScore;
 use agcore::memory::long_term::SearchRequest;
+use agcore::memory::retriever::ListScore;
 
 use crate::error::CliError;
 use crate::output::{self, Table, cell};
@@ -39,7 +39,9 @@ pub async fn explain(
     if json {
         return output::json(&report);
     }
-    let mut table = Table::new(["ID", "BM25 #", "COSINE #", "FUSED", "SCORE", "OUTCOME", "CONTENT"]);
+    let mut table = Table::new([
+        "ID", "BM25 #", "COSINE #", "FUSED", "SCORE", "OUTCOME", "CONTENT",
+    ]);
     for hit in &report.hits {
         let b = &hit.breakdown;
         table.row([

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::scope::OpenedMemory;
 use crate::error::CliError;
 use crate::output;
+use crate::scope::OpenedMemory;
 
 /// Arguments of `memory reembed`.
 #[derive(Debug, Args)]
@@ -25,7 +25,11 @@ pub struct ReembedArgs {
 /// # Errors
 /// [`CliError::Config`] without `[embedding]`, or when memories are left
 /// unembedded (server down); storage errors.
-pub async fn reembed(opened: &OpenedMemory, args: &ReembedArgs, json: bool) -> Result<(), CliError> {
+pub async fn reembed(
+    opened: &OpenedMemory,
+    args: &ReembedArgs,
+    json: bool,
+) -> Result<(), CliError> {
     let Some(dense) = &opened.dense else {
         return Err(CliError::Config(
             "no embedding model is configured: add an [embedding] section to agcore.toml".into(),

@@ -23,6 +23,8 @@ impl VectorBackend for PostgresDatabase {
         &self,
         space: EmbeddingSpace,
     ) -> Result<Arc<dyn VectorStore>, MemoryError> {
-        Ok(Arc::new(PostgresDatabase::reset_vectors(self, space).await?))
+        Ok(Arc::new(
+            PostgresDatabase::reset_vectors(self, space).await?,
+        ))
     }
 }
