@@ -40,7 +40,7 @@ pub use database::MysqlDatabase;
 pub use error::MysqlError;
 pub use long_term::MysqlLongTerm;
 pub use store::MysqlStore;
-pub use vectors::MysqlVectors;
+pub use vectors::{MysqlRows, MysqlVectors};
 
 /// Opens the MySQL or MariaDB database named by `url`
 /// (`mysql://user:password@host:port/database`, or `mariadb://…`) with the

@@ -31,7 +31,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 pub use error::RedisStoreError;
 pub use store::RedisStore;
-pub use vectors::RedisVectors;
+pub use vectors::{RedisRows, RedisVectors};
 
 /// Options of a [`RedisStore`]: key prefix, timeouts, eviction.
 #[derive(Debug, Clone)]

@@ -19,7 +19,7 @@ pub use database::{SqliteDatabase, SqliteDatabaseBuilder};
 pub use error::SqliteError;
 pub use long_term::SqliteLongTerm;
 pub use store::{SqliteStore, SqliteStoreBuilder};
-pub use vectors::SqliteVectors;
+pub use vectors::{SqliteRows, SqliteVectors};
 
 /// Opens the SQLite database named by `url` — `sqlite:///abs/path.db`,
 /// `sqlite://rel/path.db`, `sqlite::memory:` or a bare path — creating its

@@ -13,15 +13,11 @@ mod rows;
 mod schema;
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{
-    CachedVectors, EmbeddingSpace, InMemoryVectorsConfig, VectorFilter, VectorHit, VectorRecord,
-    VectorStore,
-};
-use async_trait::async_trait;
+use agcore_memory::vector::{CachedVectors, EmbeddingSpace, InMemoryVectorsConfig};
 
 use crate::MysqlDatabase;
 use crate::error::MysqlError;
-use rows::MysqlRows;
+pub use rows::MysqlRows;
 
 /// The vector store of one MySQL / MariaDB database, bound to one
 /// [`EmbeddingSpace`]. Open it with [`MysqlDatabase::vectors`].
@@ -29,17 +25,7 @@ use rows::MysqlRows;
 /// Writes go to the server first (one transaction per call), then to the
 /// in-memory index; reads are served from the index. Vectors written by
 /// another process appear when the store is opened again. `Send + Sync`.
-pub struct MysqlVectors {
-    inner: CachedVectors<MysqlRows>,
-}
-
-impl std::fmt::Debug for MysqlVectors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MysqlVectors")
-            .field("space", self.inner.space())
-            .finish()
-    }
-}
+pub type MysqlVectors = CachedVectors<MysqlRows>;
 
 impl MysqlDatabase {
     /// The vector store of this database in `space`, with default index
@@ -95,42 +81,6 @@ impl MysqlDatabase {
         .await
         .map_err(|e: MysqlError| MemoryError::from(e))?;
         let inner = CachedVectors::load(MysqlRows { conns }, space, config, stored).await?;
-        Ok(MysqlVectors { inner })
-    }
-}
-
-#[async_trait]
-impl VectorStore for MysqlVectors {
-    fn space(&self) -> &EmbeddingSpace {
-        self.inner.space()
-    }
-
-    async fn upsert(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError> {
-        self.inner.upsert(records).await
-    }
-
-    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError> {
-        self.inner.delete(namespace, ids).await
-    }
-
-    async fn content_hashes(
-        &self,
-        namespace: &str,
-        ids: &[String],
-    ) -> Result<Vec<Option<String>>, MemoryError> {
-        self.inner.content_hashes(namespace, ids).await
-    }
-
-    async fn search(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: &VectorFilter,
-    ) -> Result<Vec<VectorHit>, MemoryError> {
-        self.inner.search(query, k, filter).await
-    }
-
-    async fn count(&self, filter: &VectorFilter) -> Result<usize, MemoryError> {
-        self.inner.count(filter).await
+        Ok(inner)
     }
 }

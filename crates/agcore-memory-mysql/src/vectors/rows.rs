@@ -59,7 +59,7 @@ pub(crate) async fn load_all(conn: &mut Conn) -> Result<Vec<VectorRecord>> {
 }
 
 /// The `agcore_vectors` table of one database.
-pub(crate) struct MysqlRows {
+pub struct MysqlRows {
     pub(crate) conns: Connections,
 }
 

@@ -13,15 +13,11 @@ mod rows;
 mod schema;
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{
-    CachedVectors, EmbeddingSpace, InMemoryVectorsConfig, VectorFilter, VectorHit, VectorRecord,
-    VectorStore,
-};
-use async_trait::async_trait;
+use agcore_memory::vector::{CachedVectors, EmbeddingSpace, InMemoryVectorsConfig};
 
 use crate::error::RedisStoreError;
 use crate::store::RedisStore;
-use rows::RedisRows;
+pub use rows::RedisRows;
 
 /// The vector store under one [`RedisStore`] prefix, bound to one
 /// [`EmbeddingSpace`]. Open it with [`RedisStore::vectors`].
@@ -29,17 +25,7 @@ use rows::RedisRows;
 /// Writes go to the server first (one `MULTI` transaction per call), then
 /// to the in-memory index; reads are served from the index. Vectors written
 /// by another process appear when the store is opened again. `Send + Sync`.
-pub struct RedisVectors {
-    inner: CachedVectors<RedisRows>,
-}
-
-impl std::fmt::Debug for RedisVectors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisVectors")
-            .field("space", self.inner.space())
-            .finish()
-    }
-}
+pub type RedisVectors = CachedVectors<RedisRows>;
 
 impl RedisStore {
     /// The vector store under this store's prefix in `space`, with default
@@ -101,42 +87,6 @@ impl RedisStore {
             hashes,
         };
         let inner = CachedVectors::load(rows, space, config, stored).await?;
-        Ok(RedisVectors { inner })
-    }
-}
-
-#[async_trait]
-impl VectorStore for RedisVectors {
-    fn space(&self) -> &EmbeddingSpace {
-        self.inner.space()
-    }
-
-    async fn upsert(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError> {
-        self.inner.upsert(records).await
-    }
-
-    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError> {
-        self.inner.delete(namespace, ids).await
-    }
-
-    async fn content_hashes(
-        &self,
-        namespace: &str,
-        ids: &[String],
-    ) -> Result<Vec<Option<String>>, MemoryError> {
-        self.inner.content_hashes(namespace, ids).await
-    }
-
-    async fn search(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: &VectorFilter,
-    ) -> Result<Vec<VectorHit>, MemoryError> {
-        self.inner.search(query, k, filter).await
-    }
-
-    async fn count(&self, filter: &VectorFilter) -> Result<usize, MemoryError> {
-        self.inner.count(filter).await
+        Ok(inner)
     }
 }

@@ -78,7 +78,7 @@ pub(crate) async fn load_all(
 }
 
 /// The vector hashes under one prefix.
-pub(crate) struct RedisRows {
+pub struct RedisRows {
     pub(crate) conn: ConnectionManager,
     pub(crate) vectors: String,
     pub(crate) hashes: String,

@@ -12,14 +12,10 @@ mod rows;
 mod schema;
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{
-    CachedVectors, EmbeddingSpace, InMemoryVectorsConfig, VectorFilter, VectorHit, VectorRecord,
-    VectorStore,
-};
-use async_trait::async_trait;
+use agcore_memory::vector::{CachedVectors, EmbeddingSpace, InMemoryVectorsConfig};
 
 use crate::SqliteDatabase;
-use rows::SqliteRows;
+pub use rows::SqliteRows;
 
 /// The vector store of one SQLite database, bound to one
 /// [`EmbeddingSpace`]. Open it with [`SqliteDatabase::vectors`].
@@ -28,17 +24,7 @@ use rows::SqliteRows;
 /// writer thread), then to the in-memory index; reads are served from the
 /// index. Vectors written by another process appear when the store is
 /// opened again. `Send + Sync`.
-pub struct SqliteVectors {
-    inner: CachedVectors<SqliteRows>,
-}
-
-impl std::fmt::Debug for SqliteVectors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteVectors")
-            .field("space", self.inner.space())
-            .finish()
-    }
-}
+pub type SqliteVectors = CachedVectors<SqliteRows>;
 
 impl SqliteDatabase {
     /// The vector store of this database in `space`, with default index
@@ -92,42 +78,6 @@ impl SqliteDatabase {
             })
             .await?;
         let inner = CachedVectors::load(SqliteRows { db }, space, config, stored).await?;
-        Ok(SqliteVectors { inner })
-    }
-}
-
-#[async_trait]
-impl VectorStore for SqliteVectors {
-    fn space(&self) -> &EmbeddingSpace {
-        self.inner.space()
-    }
-
-    async fn upsert(&self, records: Vec<VectorRecord>) -> Result<(), MemoryError> {
-        self.inner.upsert(records).await
-    }
-
-    async fn delete(&self, namespace: &str, ids: &[String]) -> Result<usize, MemoryError> {
-        self.inner.delete(namespace, ids).await
-    }
-
-    async fn content_hashes(
-        &self,
-        namespace: &str,
-        ids: &[String],
-    ) -> Result<Vec<Option<String>>, MemoryError> {
-        self.inner.content_hashes(namespace, ids).await
-    }
-
-    async fn search(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: &VectorFilter,
-    ) -> Result<Vec<VectorHit>, MemoryError> {
-        self.inner.search(query, k, filter).await
-    }
-
-    async fn count(&self, filter: &VectorFilter) -> Result<usize, MemoryError> {
-        self.inner.count(filter).await
+        Ok(inner)
     }
 }

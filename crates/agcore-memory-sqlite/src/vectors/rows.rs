@@ -54,7 +54,7 @@ pub(crate) fn load_all(conn: &Connection) -> Result<Vec<VectorRecord>> {
 }
 
 /// The `agcore_vectors` table of one database, written on its writer thread.
-pub(crate) struct SqliteRows {
+pub struct SqliteRows {
     pub(crate) db: Arc<Database>,
 }
 

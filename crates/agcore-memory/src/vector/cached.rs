@@ -77,6 +77,14 @@ impl<R: VectorRows> CachedVectors<R> {
     }
 }
 
+impl<R> std::fmt::Debug for CachedVectors<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedVectors")
+            .field("space", self.index.space())
+            .finish_non_exhaustive()
+    }
+}
+
 #[async_trait]
 impl<R: VectorRows> VectorStore for CachedVectors<R> {
     fn space(&self) -> &EmbeddingSpace {
