@@ -100,7 +100,7 @@ impl Worker {
                     self.stats.pending.fetch_sub(take, Ordering::Relaxed);
                     delay = self.retry_delay;
                 }
-                Err(err) if err.is_recoverable() => {
+                Err(err) if err.is_recoverable() && open => {
                     self.stats.failures.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(error = %err, texts = batch.len(), retry_in_ms = delay.as_millis() as u64,
                         "embedding failed; the texts stay searchable by words and are retried");
@@ -123,6 +123,8 @@ impl Worker {
                     continue;
                 }
                 Err(err) => {
+                    // Not recoverable, or every handle is gone (nobody left to
+                    // wait for a retry): give the batch up.
                     self.stats.failures.fetch_add(1, Ordering::Relaxed);
                     self.stats.pending.fetch_sub(take, Ordering::Relaxed);
                     tracing::error!(error = %err, texts = take,
