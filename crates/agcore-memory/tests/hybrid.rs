@@ -23,7 +23,7 @@ use agcore_memory::{
 };
 
 mod support;
-use support::Scripted;
+use support::{Scripted, TermHashing};
 
 fn queue() -> EmbeddingQueueConfig {
     EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20))
@@ -237,15 +237,21 @@ async fn thresholds_prefixes_and_deletes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hybrid_store_passes_the_memory_store_conformance_suite() {
     let report = testkit::conformance_report(|eviction: EvictionConfig| async move {
-        // Few hash collisions, and a floor under chance similarity: dense
-        // hits then share a word with the query, as the suite expects.
-        let embedder = Arc::new(HashingEmbedder::new(4096));
+        // Dense hits share an index term with the query (unsigned term
+        // hashing, cosine > 0 only then), and the fusion keeps BM25's order
+        // (lexical weight 1): the suite's ranking checks hold whether or not
+        // the background queue has embedded an item yet, while saves,
+        // upserts, deletes and eviction go through the dense side.
+        let embedder = Arc::new(TermHashing);
         let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
         let dense = DenseIndex::new(embedder, vectors, queue()).unwrap();
+        let config = HybridConfig::default().with_fusion(Fusion::WeightedSum {
+            lexical_weight: 1.0,
+        });
         Arc::new(HybridStore::new(
             Arc::new(InMemoryStore::with_eviction(eviction)),
             dense,
-            HybridConfig::default(),
+            config,
         )) as Arc<dyn MemoryStore>
     })
     .await;

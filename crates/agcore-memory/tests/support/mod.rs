@@ -84,3 +84,42 @@ impl EmbeddingModel for Scripted {
         })
     }
 }
+
+/// Hashes the store's own index terms (stemmed, no stop words, CJK bigrams)
+/// into 4,096 signed buckets: a dense hit then shares an index term with
+/// the query, as a lexical hit does, whenever the embedding is done.
+pub struct TermHashing;
+
+/// Dimensions of [`TermHashing`] vectors.
+pub const TERM_DIMS: usize = 4096;
+
+#[async_trait]
+impl EmbeddingModel for TermHashing {
+    fn model_id(&self) -> &str {
+        "term-hashing"
+    }
+    fn dimensions(&self) -> usize {
+        TERM_DIMS
+    }
+    async fn embed(&self, texts: &[String], _: InputKind) -> Result<EmbeddingBatch, LlmError> {
+        let vectors = texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0.0f32; TERM_DIMS];
+                for term in agcore_memory::retriever::index_terms(t) {
+                    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+                    for b in term.as_bytes() {
+                        h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+                    }
+                    v[(h % TERM_DIMS as u64) as usize] += 1.0;
+                }
+                l2_normalize(&mut v);
+                v
+            })
+            .collect();
+        Ok(EmbeddingBatch {
+            vectors,
+            prompt_tokens: 0,
+        })
+    }
+}
