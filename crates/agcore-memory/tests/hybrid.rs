@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use agcore_llm::embedding::{EmbeddingModel, EmbeddingSpace, HashingEmbedder};
+use agcore_llm::embedding::{EmbeddingModel, EmbeddingSpace};
 use agcore_memory::hybrid::{
     CutRule, DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
 };
