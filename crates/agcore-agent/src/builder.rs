@@ -5,7 +5,7 @@ use agcore_memory::long_term::LongTermMemory;
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
 use agcore_prompt::EnvironmentContext;
-use agcore_tools::{ToolRegistry, TypedTool};
+use agcore_tools::{IntoTool, Tool, ToolRegistry, TypedTool};
 
 use crate::long_term::{LongTermOptions, LongTermRuntime, MemoryRecallTool, MemorySaveTool};
 use crate::retrieve_tool::RetrieveTool;
@@ -14,8 +14,15 @@ use crate::{AgentConfig, AgentError, RuntimeBundle};
 
 /// Builds a [`RuntimeBundle`].
 ///
-/// The provider, tool registry and hook executor are required; memory, a
-/// retriever (which adds a `retrieve` tool), the base prompt, the environment layer and the session-memory tools are optional.
+/// Only the provider is required. Everything else has a default: an empty
+/// tool registry (plus the tools given to [`AgentBuilder::tool`]), no hooks,
+/// [`AgentConfig::default`] (set the model with [`AgentBuilder::model`]), no
+/// memory.
+/// Memory, a retriever (which adds a `retrieve` tool), the base prompt, the
+/// environment layer and the session-memory tools are optional.
+///
+/// For an agent to call directly (`agent.chat("…")`), see
+/// [`crate::ChatAgent::builder`], which builds on this one.
 ///
 /// # Examples
 ///
@@ -23,13 +30,10 @@ use crate::{AgentConfig, AgentError, RuntimeBundle};
 /// use std::sync::Arc;
 ///
 /// use agcore_agent::{AgentBuilder, AgentConfig};
-/// use agcore_llm::{HookExecutor, MockProvider};
-/// use agcore_tools::ToolRegistry;
+/// use agcore_llm::MockProvider;
 ///
 /// let bundle = AgentBuilder::new()
 ///     .provider(Arc::new(MockProvider::new()))
-///     .tool_registry(Arc::new(ToolRegistry::new()))
-///     .hook_executor(Arc::new(HookExecutor::new()))
 ///     .base_prompt("You are helpful.")
 ///     .config(AgentConfig::new("mock-model"))
 ///     .session_memory_tools(true)
@@ -45,6 +49,7 @@ use crate::{AgentConfig, AgentError, RuntimeBundle};
 pub struct AgentBuilder {
     provider: Option<Arc<dyn LlmProvider>>,
     tool_registry: Option<Arc<ToolRegistry>>,
+    tools: Vec<Arc<dyn Tool>>,
     hook_executor: Option<Arc<HookExecutor>>,
     memory_store: Option<Arc<dyn MemoryStore>>,
     retriever: Option<Arc<MemoryRetriever>>,
@@ -79,13 +84,44 @@ impl AgentBuilder {
         self
     }
 
-    /// The tools (required; may be empty).
+    /// The tool registry to use (default: a new, empty one). The tools given
+    /// to [`AgentBuilder::tool`] and the built-in tools are added to it by
+    /// [`AgentBuilder::build`].
     pub fn tool_registry(mut self, registry: Arc<ToolRegistry>) -> Self {
         self.tool_registry = Some(registry);
         self
     }
 
-    /// The hooks (required; may be empty).
+    /// Adds a tool: a [`TypedTool`], an [`agcore_tools::FnTool`] or an
+    /// `Arc<dyn Tool>` (see [`IntoTool`]). Registered by
+    /// [`AgentBuilder::build`], which fails when two tools share a name.
+    pub fn tool(mut self, tool: impl IntoTool) -> Self {
+        self.tools.push(tool.into_dyn_tool());
+        self
+    }
+
+    /// Adds several tools (see [`AgentBuilder::tool`]).
+    pub fn tools<I>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: IntoTool,
+    {
+        self.tools
+            .extend(tools.into_iter().map(IntoTool::into_dyn_tool));
+        self
+    }
+
+    /// Sets the model id sent with every request (`AgentConfig::llm.model`).
+    /// Call it after [`AgentBuilder::config`], which replaces the whole
+    /// configuration. An empty id (the default) lets the provider choose:
+    /// the OpenAI-compatible provider sends its default model
+    /// (`AGCORE_MODEL`).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.config.llm.model = model.into();
+        self
+    }
+
+    /// The hooks (default: none).
     pub fn hook_executor(mut self, hooks: Arc<HookExecutor>) -> Self {
         self.hook_executor = Some(hooks);
         self
@@ -150,25 +186,25 @@ impl AgentBuilder {
     /// Builds the bundle.
     ///
     /// # Errors
-    /// [`AgentError::Config`] naming each missing required part;
-    /// [`AgentError::Tool`] when a built-in tool's name is already registered.
+    /// [`AgentError::Config`] when no provider was given;
+    /// [`AgentError::Tool`] when a tool's name is already registered.
     pub fn build(self) -> Result<Arc<RuntimeBundle>, AgentError> {
-        let missing: Vec<&str> = [
-            ("provider", self.provider.is_none()),
-            ("tool_registry", self.tool_registry.is_none()),
-            ("hook_executor", self.hook_executor.is_none()),
-        ]
-        .into_iter()
-        .filter_map(|(name, absent)| absent.then_some(name))
-        .collect();
-        let (Some(provider), Some(tool_registry), Some(hook_executor)) =
-            (self.provider, self.tool_registry, self.hook_executor)
-        else {
-            return Err(AgentError::Config(format!(
-                "AgentBuilder is missing: {}",
-                missing.join(", ")
-            )));
+        let Some(provider) = self.provider else {
+            return Err(AgentError::Config(
+                "AgentBuilder is missing: provider (for example \
+                 `.provider(Arc::new(OpenAiProvider::from_env()?))`)"
+                    .to_owned(),
+            ));
         };
+        let tool_registry = self
+            .tool_registry
+            .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
+        let hook_executor = self
+            .hook_executor
+            .unwrap_or_else(|| Arc::new(HookExecutor::new()));
+        for tool in self.tools {
+            tool_registry.register(tool)?;
+        }
         let has_backend = self.session_memory_backend.is_some();
         let session_memory_store: Arc<dyn MemoryStore> = self
             .session_memory_backend

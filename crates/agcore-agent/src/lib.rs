@@ -1,5 +1,7 @@
 //! The agent runtime of agcore.
 //!
+//! - [`ChatAgent`]: the front door — `ChatAgent::builder().provider(p).build().await?`,
+//!   then `agent.chat("…").await?`, a streaming variant and sessions per user.
 //! - [`Agent`] / [`SimpleAgent`]: a role with a system prompt and a tool allow-list.
 //! - [`AgentBuilder`] → [`RuntimeBundle`]: provider, tools, hooks, memory and
 //!   [`AgentConfig`], shared by many sessions.
@@ -18,6 +20,7 @@
 mod agent;
 mod builder;
 mod bundle;
+mod chat_agent;
 mod config;
 mod context;
 mod error;
@@ -34,6 +37,7 @@ mod tool_filter;
 pub use agent::{Agent, SimpleAgent};
 pub use builder::AgentBuilder;
 pub use bundle::RuntimeBundle;
+pub use chat_agent::{ChatAgent, ChatAgentBuilder, DEFAULT_AGENT_NAME, DEFAULT_USER_ID};
 pub use config::AgentConfig;
 pub use context::ContextManager;
 pub use error::AgentError;

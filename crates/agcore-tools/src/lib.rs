@@ -75,6 +75,7 @@ mod context;
 mod error;
 mod executor;
 mod function;
+mod into_tool;
 mod invoke;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
@@ -91,6 +92,7 @@ pub use context::ToolContext;
 pub use error::ToolError;
 pub use executor::{ContextToolExecutor, output_text};
 pub use function::FnTool;
+pub use into_tool::IntoTool;
 pub use invoke::{InvokeOptions, ToolInvocation};
 pub use permission::{
     PermissionAction, PermissionChecker, PermissionConfig, PermissionMode, PermissionRule,

@@ -18,61 +18,50 @@
 //!
 //! # Examples
 //!
-//! An agent with a typed tool and session memory, on the scripted
-//! `MockProvider` (swap in `OpenAiProvider::from_env()` for a real endpoint):
+//! An agent with a tool and long-term memory in SQLite, on the scripted
+//! `MockProvider` (use `OpenAiProvider::from_env()?` for a real endpoint:
+//! `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGCORE_MODEL`):
 //!
 //! ```
-//! # #[cfg(feature = "agent")]
+//! # #[cfg(all(feature = "agent", feature = "sqlite"))]
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), agcore::agent::AgentError> {
-//! use std::sync::Arc;
-//!
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use agcore::prelude::*;
-//! use schemars::JsonSchema;
 //!
-//! #[derive(serde::Deserialize, JsonSchema)]
-//! struct AddArgs { a: i64, b: i64 }
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Add { a: i64, b: i64 }
 //!
-//! struct Add;
-//!
-//! #[async_trait::async_trait]
-//! impl TypedTool for Add {
-//!     type Args = AddArgs;
-//!     type Output = i64;
-//!     fn name(&self) -> &str { "add" }
-//!     fn description(&self) -> &str { "Adds two integers." }
-//!     async fn call(&self, args: AddArgs, _ctx: &ToolContext) -> Result<i64, ToolError> {
-//!         Ok(args.a + args.b)
-//!     }
+//! async fn add(x: Add, _ctx: ToolContext) -> Result<i64, ToolError> {
+//!     Ok(x.a + x.b)
 //! }
 //!
 //! // The model asks for `add`, then answers with the result.
-//! let provider = Arc::new(
-//!     MockProvider::new()
-//!         .push_tool_call("add", r#"{"a": 40, "b": 2}"#)
-//!         .push_text("40 + 2 = 42"),
-//! );
-//! let tools = Arc::new(ToolRegistry::new());
-//! tools.register(Add.into_tool())?;
-//! let bundle = AgentBuilder::new()
-//!     .provider(provider)
-//!     .tool_registry(tools)
-//!     .hook_executor(Arc::new(HookExecutor::new()))
-//!     .base_prompt("You are a careful calculator.")
-//!     .config(AgentConfig::new("gpt-4o-mini"))
-//!     .build()?;
+//! let model = MockProvider::new()
+//!     .push_tool_call("add", r#"{"a": 40, "b": 2}"#)
+//!     .push_text("40 + 2 = 42");
+//! let dir = tempfile::tempdir()?;
+//! let agent = ChatAgent::builder()
+//!     .provider(model)
+//!     .instructions("You are a careful calculator.")
+//!     .tool(FnTool::new("add", "Adds two integers.", add))
+//!     .memory(dir.path().join("memory.db").to_string_lossy())
+//!     .build()
+//!     .await?;
+//! assert_eq!(agent.chat("What is 40 + 2?").await?, "40 + 2 = 42");
+//! assert_eq!(agent.history().await.len(), 4); // user, tool call, tool result, answer
 //!
-//! let agent = Arc::new(SimpleAgent::new("calculator"));
-//! let mut session = AgentSession::new(agent, bundle);
-//! session.session_memory().set("units", "none").await?;
-//! let answer = session.submit_turn("What is 40 + 2?").await?;
-//! assert_eq!(answer.text(), "40 + 2 = 42");
-//! assert_eq!(session.history().len(), 4); // user, tool call, tool result, answer
+//! // One conversation per end user; long-term memory is scoped to agent + user.
+//! let alice = agent.session("alice");
+//! assert_eq!(alice.user_id(), Some("alice"));
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "agent"))]
+//! # #[cfg(not(all(feature = "agent", feature = "sqlite")))]
 //! # fn main() {}
 //! ```
+//!
+//! Every lower-level type stays available: [`agent::AgentBuilder`] builds the
+//! runtime shared by many [`agent::AgentSession`]s, `llm::LlmCycle` runs the
+//! tool loop without sessions, `memory` holds the stores.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -106,4 +95,15 @@ pub use agcore_agent as agent;
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embeddings")))]
 pub use agcore_embed_local as embed_local;
 
+#[cfg(feature = "agent")]
+mod memory_url;
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub use memory_url::MemoryUrl;
+
 pub mod prelude;
+
+/// The top-level README's Rust code, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

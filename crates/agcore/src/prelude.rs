@@ -17,7 +17,10 @@ pub use agcore_llm::{OpenAiConfig, OpenAiProvider};
 pub use agcore_prompt::{PromptComposer, PromptError, PromptTemplate, PromptTemplateRegistry};
 
 #[cfg(feature = "tools")]
-pub use agcore_tools::{Tool, ToolContext, ToolError, ToolRegistry, TypedTool};
+pub use agcore_tools::{FnTool, Tool, ToolContext, ToolError, ToolRegistry, TypedTool};
+
+#[cfg(feature = "mcp")]
+pub use agcore_tools::McpServerConfig;
 
 #[cfg(feature = "memory")]
 pub use agcore_memory::{
@@ -30,6 +33,9 @@ pub use agcore_memory_sqlite::{SqliteDatabase, SqliteLongTerm, SqliteStore};
 
 #[cfg(feature = "agent")]
 pub use agcore_agent::{
-    Agent, AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentSession, ContextManager,
-    PlanningAgent, SessionMemory, SimpleAgent, TaskAgent,
+    Agent, AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentSession, ChatAgent,
+    ContextManager, LongTermOptions, PlanningAgent, SessionMemory, SimpleAgent, TaskAgent,
 };
+
+#[cfg(feature = "agent")]
+pub use crate::MemoryUrl;

@@ -106,7 +106,9 @@ impl OpenAiProvider {
         if request.model.trim().is_empty() {
             request.model = self.config.default_model.clone().ok_or_else(|| {
                 LlmError::Config(
-                    "the request names no model and no default model is set".to_owned(),
+                    "the request names no model and no default model is set (set AGCORE_MODEL \
+                     or OpenAiConfig::default_model, or name the model in the request)"
+                        .to_owned(),
                 )
             })?;
         }
