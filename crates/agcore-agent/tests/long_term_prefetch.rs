@@ -1,5 +1,5 @@
-//! Prefetch of long-term memories into the system prompt: the spec §6.3
-//! format, each injection rule, the token budget, usage recording.
+//! Prefetch of long-term memories into the system prompt: the block's
+//! format (`docs/memory.md`, *Prefetch*), each injection rule, the token budget, usage recording.
 #![cfg(test)]
 
 use std::sync::Arc;

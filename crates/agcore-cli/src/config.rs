@@ -1,8 +1,9 @@
 //! `agcore.toml`: where it is found, what it holds, and the standard paths.
 //!
-//! The file holds the memory sections of the memory-system plan (§2:
-//! `[memory]`, `[memory.long_term]`, `[memory.inject]`, `[memory_agent]`, …,
-//! parsed by [`MemorySettings`]), the program's `[llm]` endpoint section,
+//! The file holds the memory sections (`[memory]`, `[memory.long_term]`,
+//! `[memory.inject]`, `[memory_agent]`, …, parsed by [`MemorySettings`]; every
+//! key in `config.example.toml`, see `docs/memory.md`, *Configuration*), the
+//! program's `[llm]` endpoint section,
 //! `[storage]`, and `[embedding]` / `[retrieval]` for dense and hybrid search.
 //! Lookup order: `--config PATH`, `$AGCORE_CONFIG`, then
 //! `<config dir>/agcore.toml` (`directories`, e.g. `~/.config/agcore/agcore.toml`).

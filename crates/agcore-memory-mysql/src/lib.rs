@@ -9,7 +9,7 @@
 //! facade's `mysql` feature), or with [`MysqlDatabase::builder`] for a pool
 //! size, an acquire timeout and eviction. Search is the server's
 //! `FULLTEXT` index queried with `MATCH … AGAINST (… IN BOOLEAN MODE)`
-//! (seed 004 §3) over agcore's own analyzer tokens — lowercased words
+//! over agcore's own analyzer tokens — lowercased words
 //! without stop words, stemmed (Snowball English), CJK character bigrams
 //! ([`index_terms`](agcore_memory::retriever::index_terms)) — each stored as a plain ASCII
 //! word (see the crate README), so Chinese is found on MariaDB, which has no

@@ -198,7 +198,7 @@ fn adopt(conn: &mut Connection) -> Result<()> {
             found.push(("store", user_version.max(1)));
         }
         (false, true) => {
-            // Version 1 databases made by the spec's own DDL have no user_version.
+            // Version 1 databases (the original layout) have no user_version.
             let latest = crate::long_term::schema::LEGACY_LATEST;
             if user_version > latest {
                 return Err(newer("long_term", user_version, latest));

@@ -1,4 +1,4 @@
-//! Schema migrations: a database written with the spec's version-1 layout
+//! Schema migrations: a database written with the version-1 layout
 //! (by hand, with rows) opens with the current code, every row kept and
 //! searchable; foreign or newer databases are refused untouched.
 #![cfg(test)]
@@ -10,7 +10,8 @@ use agcore_memory::long_term::{
 use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
 use rusqlite::Connection;
 
-/// The long-term memory spec's SQLite DDL (§3.3), verbatim.
+/// The original (version-1) DDL of the long-term `memory` table, verbatim
+/// (see `docs/memory.md`, *Tables*).
 const SPEC_V1: &str = r"
 CREATE TABLE memory (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,6 +1,6 @@
 use thiserror::Error;
 
-/// Errors of the memory layer (the six kinds of the memory design, §3.5).
+/// Errors of the memory layer (see `docs/memory.md`, *Errors*).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum MemoryError {

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-/// When a store drops old items (memory design §5).
+/// When a store drops old items (see `docs/memory.md`, *Eviction*).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct EvictionConfig {

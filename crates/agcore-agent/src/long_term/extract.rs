@@ -1,5 +1,5 @@
-//! Background fact extraction from the dialogue buffer (memory-system plan
-//! Phase 4–5).
+//! Background fact extraction from the dialogue buffer (see
+//! `docs/memory.md`, *Extraction*).
 
 use std::sync::Arc;
 

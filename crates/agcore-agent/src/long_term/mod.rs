@@ -1,5 +1,5 @@
-//! Long-term memory in the agent runtime (long-term memory spec §5–§7,
-//! memory-system plan Phase 3–5): the `memory_save` / `memory_recall` tools,
+//! Long-term memory in the agent runtime (see `docs/memory.md`,
+//! *Long-term memory*): the `memory_save` / `memory_recall` tools,
 //! prefetch into the system prompt, the dialogue buffer and background fact
 //! extraction.
 //!

@@ -7,25 +7,25 @@ use agcore_llm::LlmProvider;
 use agcore_memory::long_term::{ExtractConfig, InjectConfig, MemorySettings};
 
 /// Language of the memory-usage instructions appended to the system prompt
-/// (long-term memory spec §7).
+/// (see `docs/memory.md`, *Memory instructions*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum InstructionLanguage {
     /// [`MEMORY_INSTRUCTIONS_EN`](super::MEMORY_INSTRUCTIONS_EN) (default).
     #[default]
     English,
-    /// [`MEMORY_INSTRUCTIONS_ZH`](super::MEMORY_INSTRUCTIONS_ZH), the spec's original text.
+    /// [`MEMORY_INSTRUCTIONS_ZH`](super::MEMORY_INSTRUCTIONS_ZH), the original text.
     Chinese,
     /// No instructions appended.
     None,
 }
 
 /// How the sessions of a bundle use long-term memory: prefetch, the dialogue
-/// buffer and background fact extraction (memory-system plan §2 `[memory.inject]`,
-/// `[memory_agent.extract]`).
+/// buffer and background fact extraction (`[memory.inject]`,
+/// `[memory_agent.extract]`; see `docs/memory.md`, *Configuration*).
 ///
 /// Defaults: prefetch on with [`InjectConfig::default`] (first round empty,
-/// messages of ≥ 4 characters, 800-token budget) and 5 entries (spec §6.1);
+/// messages of ≥ 4 characters, 800-token budget) and 5 entries;
 /// extraction on every [`ExtractConfig::batch_size`] (5) turns with the
 /// bundle's provider and model, a 30 s timeout, facts of confidence ≥ 0.7;
 /// English instructions; a reply references a memory when ≥ 0.5 of the
@@ -37,7 +37,7 @@ pub struct LongTermOptions {
     pub prefetch: bool,
     /// Injection rules (first round, minimum length, trigger, token budget).
     pub inject: InjectConfig,
-    /// Most entries injected per turn (spec §8.1 `prefetchLimit`, default 5).
+    /// Most entries injected per turn (`[memory.long_term] max_return`, default 5).
     pub prefetch_limit: usize,
     /// Feed the dialogue buffer and run fact extraction.
     pub extraction: bool,

@@ -1,5 +1,5 @@
 //! Prefetch: the memories injected into one turn's system prompt
-//! (long-term memory spec §6; memory-system plan §3.3 injection rules).
+//! (see `docs/memory.md`, *Prefetch*: the block and the injection rules).
 
 use agcore_llm::tokens::TokenCounter;
 use agcore_memory::MemoryError;

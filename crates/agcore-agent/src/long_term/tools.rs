@@ -1,4 +1,4 @@
-//! The `memory_save` and `memory_recall` tools (long-term memory spec §5).
+//! The `memory_save` and `memory_recall` tools (see `docs/memory.md`, *Tools*).
 //!
 //! The scope — (agent, user) — comes only from the [`ToolContext`] the
 //! session fills in; the arguments cannot name another scope, and an id of
@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 /// Most entries one `memory_recall` call returns.
 pub const MAX_RECALL_LIMIT: usize = 50;
 
-/// A memory type as the tools accept it (spec §3.1 `type`).
+/// A memory type as the tools accept it (the `type` argument; see
+/// `docs/memory.md`, *Entries and types*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryKind {
@@ -54,7 +55,7 @@ pub enum SaveAction {
     Delete,
 }
 
-/// Arguments of `memory_save` (spec §5.1).
+/// Arguments of `memory_save` (see `docs/memory.md`, *Tools*).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SaveArgs {
     /// create, update or delete.
@@ -75,7 +76,7 @@ pub struct SaveArgs {
     pub id: Option<i64>,
 }
 
-/// Arguments of `memory_recall` (spec §5.2).
+/// Arguments of `memory_recall` (see `docs/memory.md`, *Tools*).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallArgs {
     /// Search keywords.

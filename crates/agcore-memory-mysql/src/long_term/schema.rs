@@ -1,5 +1,5 @@
-//! The long-term memory tables (seed 004 §3.3 with the plan's weight, usage
-//! and archive columns).
+//! The long-term memory tables (the `memory` layout of `docs/memory.md`,
+//! *Tables*, with its weight, usage and archive columns).
 //!
 //! - `agcore_lt_scopes`: one row per (agent, user) with the scope's BM25
 //!   statistics (entries and total length), so a search counts only its own

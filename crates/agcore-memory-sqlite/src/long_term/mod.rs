@@ -1,7 +1,7 @@
 //! [`SqliteLongTerm`]: long-term memory in a SQLite database file.
 //!
-//! - Layout: the long-term memory spec's `memory` table (§3.3) with the
-//!   memory-system plan's columns, `memory_history`, `memory_usage_log` and
+//! - Layout: the `memory` table (see `docs/memory.md`, *Tables*) with the
+//!   weight, tag, archive and usage columns, `memory_history`, `memory_usage_log` and
 //!   `dialogue_buffer`; the `long_term` schema component (`schema.rs`) upgrades
 //!   files of earlier releases in place.
 //! - Search: BM25 (Robertson & Zaragoza 2009; FTS5 `bm25()`'s formula) over
@@ -38,7 +38,7 @@ use crate::connection::Database;
 
 /// Long-term memory in a SQLite database. `Send + Sync`, cheap to clone.
 ///
-/// The spec's `memory` table (§3.3) with weight, tags, archive and usage
+/// The `memory` table (`docs/memory.md`, *Tables*) with weight, tags, archive and usage
 /// columns; an impact-ordered BM25 postings table keyed by scope that
 /// answers searches as an exact pruned top-k with the scope's own statistics
 /// (threshold algorithm, Fagin, Lotem & Naor 2003; impact-ordered postings,

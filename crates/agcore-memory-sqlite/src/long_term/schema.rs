@@ -3,11 +3,11 @@
 //! latest layout at once; older files are upgraded step by step. Versions 1–3
 //! were kept in `PRAGMA user_version` by earlier releases.
 //!
-//! - Version 1 is the SQLite layout of the long-term memory spec (§3.3): the
+//! - Version 1 is the original layout (`docs/memory.md`, *Tables*): the
 //!   `memory` table, a trigram FTS5 table over name, content and description,
 //!   and three sync triggers. Databases written by that layout open and are
 //!   upgraded in place.
-//! - Version 2 adds the memory-system plan's columns (weight, tags, archived,
+//! - Version 2 adds the weight and usage columns (weight, tags, archived,
 //!   use count, last use), a de-duplication key with a unique index per
 //!   scope, the `memory_history`, `memory_usage_log` and `dialogue_buffer`
 //!   tables, and replaces the trigram index (each entry's terms start with a
@@ -34,7 +34,7 @@ use crate::migrate::Component;
 use super::rows::{SCOPE_TOKENS, format_time, index_terms, parse_time, scope_id};
 use agcore_memory::long_term::content_key;
 
-/// Version 2's new columns (version 1 is the spec's layout, created by
+/// Version 2's new columns (version 1 is the original layout, created by
 /// earlier releases only).
 const V2_COLUMNS: &str = r"
 ALTER TABLE memory ADD COLUMN weight REAL NOT NULL DEFAULT 1.0;

@@ -1,7 +1,8 @@
 //! The store's schema component (`store` in `agcore_schema`, see
 //! [`crate::migrate`]): an items table, an external-content FTS5 table over
 //! it and three triggers that keep the full-text index in sync on insert,
-//! delete and update (the SQLite layout of the long-term memory spec, §3.3),
+//! delete and update (the pattern of the original long-term `memory` layout,
+//! see `docs/memory.md`, *Tables*),
 //! plus its rows in the shared impact-ordered index (scope 0).
 //!
 //! Versions: 1 — items, FTS5 index, triggers; 2 — the items in the

@@ -5,7 +5,7 @@ use agcore_llm::compact::CompactConfig;
 use crate::MemoryStrategy;
 
 /// How a [`ConversationMemory`](super::ConversationMemory) bounds its history
-/// (memory design §3.3, §5.4).
+/// (see `docs/memory.md`, *Conversation history*).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ConversationMemoryConfig {

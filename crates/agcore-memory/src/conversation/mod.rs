@@ -29,7 +29,7 @@ pub struct StoredMessage {
     pub message: ChatMessage,
 }
 
-/// The message history of one session (memory design §3.3, §3.6, §5.4).
+/// The message history of one session (see `docs/memory.md`, *Conversation history*).
 ///
 /// Each message is one [`MemoryItem`] with id `conv:{session}:{seq:020}`
 /// (sequence number zero-padded, so history order never depends on clocks),

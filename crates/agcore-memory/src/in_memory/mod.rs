@@ -21,7 +21,7 @@ use crate::{
 use doc::Analyzed;
 use index::Index;
 
-/// A thread-safe, volatile [`MemoryStore`] (memory design §3.3, §4.2, §5.5).
+/// A thread-safe, volatile [`MemoryStore`] (see `docs/memory.md`, *Stores*).
 ///
 /// Items live in a slot table guarded by one `RwLock` (never held across an
 /// `.await`), beside three indexes: ids (ordered, so a prefix is a range

@@ -1,5 +1,5 @@
 //! [`JsonFileStore`]: a [`MemoryStore`] kept in one human-readable JSON file
-//! (seed 000's file store), for small stores, fixtures and hand-edited memory.
+//! for small stores, fixtures and hand-edited memory.
 //!
 //! The items live in an [`InMemoryStore`] (its BM25 index, filters and
 //! eviction); every write then replaces the file atomically (temporary file,

@@ -21,8 +21,8 @@ use state::State;
 
 use crate::{KnowledgePage, MemoryError, MemoryFilter, MemoryStore, PageIndexEntry};
 
-/// Wiki pages with an index, backlinks and a change log (memory design §3.3
-/// and its appendix on Karpathy's LLM Wiki: pages + `index.md` + `log.md`).
+/// Wiki pages with an index, backlinks and a change log (Karpathy's LLM Wiki:
+/// pages + `index.md` + `log.md`; see `docs/memory.md`, *Knowledge wiki*).
 ///
 /// Pages are stored in the [`MemoryStore`] as items `wiki:page:{id}` (title,
 /// summary, tags and body as searchable text; the page as JSON metadata) and

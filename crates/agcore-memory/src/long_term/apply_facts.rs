@@ -117,8 +117,9 @@ impl ScopedMemory {
     }
 }
 
-/// The ids of the `memories` a `reply` referenced (memory-system plan §6.1,
-/// keyword form): a memory counts when at least `min_overlap` (0–1) of the
+/// The ids of the `memories` a `reply` referenced (by keywords; see
+/// `docs/memory.md`, *Weights, usage and archiving*): a memory counts when
+/// at least `min_overlap` (0–1) of the
 /// distinct keywords of its content (CJK as bigrams) occur in the reply.
 /// A memory without keywords is never referenced.
 ///

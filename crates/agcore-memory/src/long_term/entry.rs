@@ -11,7 +11,7 @@ pub const MAX_SCOPE_PART_BYTES: usize = 256;
 /// Longest memory content, in bytes (64 KiB: a memory is a fact, not a document).
 pub const MAX_ENTRY_CONTENT_BYTES: usize = 64 * 1024;
 
-/// The four kinds of long-term memory (long-term memory spec §3.1).
+/// The four kinds of long-term memory (see `docs/memory.md`, *Entries and types*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
@@ -41,7 +41,7 @@ impl MemoryType {
 
     /// Parses a stored name (case-insensitive, surrounding spaces ignored).
     /// The fact-extraction aliases `preference` and `fact` mean
-    /// [`MemoryType::User`] (the memory-system plan's fact types).
+    /// [`MemoryType::User`] (the fact types of the extractor prompt).
     ///
     /// # Errors
     /// [`MemoryError::InvalidInput`] for any other text.
@@ -109,8 +109,8 @@ impl MemoryScope {
     }
 }
 
-/// One long-term memory (spec §3.1 plus the weight, tags, archive flag and
-/// usage counters of the memory-system plan, Phase 1.3).
+/// One long-term memory: the entry with its weight, tags, archive flag and
+/// usage counters (see `docs/memory.md`, *Entries and types*).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemoryEntry {
     /// Row id, unique within the store, assigned on creation.

@@ -1,8 +1,8 @@
 //! Long-term memory per (agent, user): memories that survive sessions.
 //!
-//! Built from the long-term memory spec (entry model §3.1, provider API §4.1,
-//! SQLite layout §3.3) and the memory-system plan (weights, usage log,
-//! archiving, dialogue buffer, fact extraction, `[memory]` configuration).
+//! `docs/memory.md` (*Long-term memory*) describes the model: entries and
+//! types, scopes, weights, usage log, archiving, dialogue buffer, fact
+//! extraction, `[memory]` configuration and the table layout.
 //!
 //! - [`LongTermMemory`] wraps a [`LongTermBackend`] — [`InMemoryLongTerm`] or
 //!   `SqliteLongTerm` (crate `agcore-memory-sqlite`) — and hands out [`ScopedMemory`]

@@ -111,7 +111,7 @@ impl UsageRecord {
     }
 }
 
-/// One row of the usage log (memory-system plan, Phase 1.1).
+/// One row of the usage log (see `docs/memory.md`, *Weights, usage and archiving*).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UsageLogRow {
     /// The entry used.
@@ -140,7 +140,7 @@ pub struct MaintenanceReport {
     pub active: usize,
 }
 
-/// One buffered dialogue turn (memory-system plan, Phase 1.2 / 3.2).
+/// One buffered dialogue turn (see `docs/memory.md`, *Extraction*).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DialogueTurn {
     /// Turn id, increasing in append order.

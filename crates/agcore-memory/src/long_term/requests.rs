@@ -47,7 +47,7 @@ pub enum ListOrder {
 pub struct SearchRequest {
     /// Only entries of this type.
     pub memory_type: Option<MemoryType>,
-    /// At most this many hits, ≥ 1 (default 10, spec §4.1).
+    /// At most this many hits, ≥ 1 (default 10).
     pub limit: usize,
     /// Archived entries (default: excluded).
     pub archived: ArchivedFilter,

@@ -88,7 +88,8 @@ impl ScopedMemory {
         &self.rules
     }
 
-    /// Saves a memory (spec §4.1 `save`). When the scope already holds the same
+    /// Saves a memory (`docs/memory.md`, *Saving, duplicates and history*).
+    /// When the scope already holds the same
     /// text ([`content_key`](super::content_key): trimmed, whitespace
     /// collapsed, case-folded) that entry is updated instead (`created = false`).
     ///
@@ -105,7 +106,8 @@ impl ScopedMemory {
         Ok(outcome)
     }
 
-    /// Changes entry `id` (spec §4.1 `update`); a content change keeps the old
+    /// Changes entry `id` (`docs/memory.md`, *Saving, duplicates and
+    /// history*); a content change keeps the old
     /// text in the history.
     ///
     /// # Errors
@@ -169,7 +171,7 @@ impl ScopedMemory {
         Ok(deleted)
     }
 
-    /// Entry `id` of this scope (spec §4.1 `getById`).
+    /// Entry `id` of this scope.
     ///
     /// # Errors
     /// [`MemoryError::Storage`].
@@ -195,7 +197,8 @@ impl ScopedMemory {
         self.backend.history(&self.scope, id).await
     }
 
-    /// The top-`limit` active memories for `query` (spec §4.1 `search`): BM25,
+    /// The top-`limit` active memories for `query` (`docs/memory.md`,
+    /// *Retrieval*): BM25,
     /// fused with dense similarity when the memory has a dense index
     /// ([`LongTermMemory::with_dense`](super::LongTermMemory::with_dense)).
     ///
@@ -220,7 +223,7 @@ impl ScopedMemory {
         self.search_ranked(query, request).await
     }
 
-    /// The entries passing `request` (spec §4.1 `list`).
+    /// The entries passing `request`.
     ///
     /// # Errors
     /// [`MemoryError::Storage`].

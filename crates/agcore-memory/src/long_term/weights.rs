@@ -1,5 +1,5 @@
 //! Weight rules: reinforcement on use, decay when unused and with age, and
-//! the archive / core thresholds (memory-system plan, Phases 3 and 6).
+//! the archive / core thresholds (see `docs/memory.md`, *Weights, usage and archiving*).
 //!
 //! - Referenced use: `w' = min(max, w + reference_boost)`.
 //! - Unreferenced use (injected but not used in the reply):

@@ -2,7 +2,7 @@
 
 use crate::MemoryFilter;
 
-/// Settings of a [`MemoryRetriever`](super::MemoryRetriever) (memory design §3.3).
+/// Settings of a [`MemoryRetriever`](super::MemoryRetriever) (see `docs/memory.md`, *Retrieval*).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct RetrieverConfig {

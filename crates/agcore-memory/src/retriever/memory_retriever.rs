@@ -52,7 +52,7 @@ pub struct RetrievalResult {
 }
 
 /// Keyword retrieval over a [`MemoryStore`] and/or a [`KnowledgeStore`]
-/// (memory design §3.3):
+/// (see `docs/memory.md`, *Retrieval*):
 ///
 /// 1. keyword extraction ([`extract_keywords`](super::extract_keywords):
 ///    split, lowercase, stop words, CJK bigrams); no keywords → empty result;
@@ -109,7 +109,7 @@ impl MemoryRetriever {
         }
     }
 
-    /// A retriever over a knowledge store (the memory design's shape).
+    /// A retriever over a knowledge store.
     pub fn over_knowledge(knowledge: Arc<KnowledgeStore>, config: RetrieverConfig) -> Self {
         Self::new(config).with_knowledge_store(knowledge)
     }

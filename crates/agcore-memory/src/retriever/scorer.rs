@@ -17,7 +17,7 @@ pub trait Scorer: Send + Sync {
     fn name(&self) -> &'static str;
 }
 
-/// The memory design's TextOverlap: the Dice coefficient
+/// TextOverlap: the Dice coefficient
 /// `2·|Q ∩ D| / (|Q| + |D|)` between the sets of n-grams (keywords; CJK text
 /// contributes character bigrams) of the query and of the document.
 ///

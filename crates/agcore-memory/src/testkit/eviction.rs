@@ -1,4 +1,4 @@
-//! TTL and capacity eviction, and the `check_interval` cadence (memory design §5).
+//! TTL and capacity eviction, and the `check_interval` cadence (see `docs/memory.md`, *Eviction*).
 
 use std::future::Future;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! TOML configuration of the memory system: the `[memory]` and
-//! `[memory_agent]` sections of the memory-system plan (§2). Every key has a
+//! `[memory_agent]` sections (see `docs/memory.md`, *Configuration*). Every key has a
 //! default; `config.example.toml` at the repository root documents them all.
 
 use std::path::PathBuf;
@@ -149,7 +149,7 @@ pub struct LongTermConfig {
     pub backend: BackendKind,
     /// SQLite file (default `memory/long_term.db`, relative to the working directory).
     pub path: PathBuf,
-    /// Most memories returned by a prefetch or recall (default 5, spec §6.1).
+    /// Most memories returned by a prefetch or recall (default 5).
     pub max_return: usize,
     /// Maintenance archives entries whose weight is below this (default 0.3).
     pub archive_threshold: f64,
@@ -234,8 +234,8 @@ impl Default for InjectConfig {
 
 impl InjectConfig {
     /// Whether to search long-term memory for `query` when the session already
-    /// holds `prior_messages` messages (memory-system plan §3.3
-    /// `ShouldInjectMemory`): not on the first round when `first_round_empty`,
+    /// holds `prior_messages` messages (see `docs/memory.md`, *Prefetch*): not
+    /// on the first round when `first_round_empty`,
     /// not for messages shorter than `min_query_length` characters, and with
     /// the `keywords` trigger only when a keyword occurs.
     pub fn should_inject(&self, query: &str, prior_messages: usize) -> bool {
