@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+use crate::examples::examples;
 use crate::step::{Context, read_env_file};
 
 /// fmt check, clippy, tests, docs and (when installed) cargo-deny.
@@ -113,14 +114,14 @@ fn deny(ctx: &Context) -> Result<(), String> {
     )
 }
 
-/// Starts the services, runs [`check`] with `AGCORE_REQUIRE_SERVICES=1`, then stops the
-/// services again, also when `check` fails.
+/// Starts the services, runs [`check`] and, when it passes, [`examples`] with
+/// `AGCORE_REQUIRE_SERVICES=1`, then stops the services again, also on failure.
 ///
 /// When the llama server was already running before (a developer's machine), it is left
 /// running so other users of it are not disturbed.
 ///
 /// # Errors
-/// A message naming the failing step (start, a check step, or stop).
+/// A message naming the failing step (start, a check step, an example, or stop).
 pub fn ci() -> Result<(), String> {
     let ctx = Context::new();
     let script = ctx.root.join("scripts").join("services.sh");
@@ -142,7 +143,7 @@ pub fn ci() -> Result<(), String> {
         .clone()
         .with_env("AGCORE_REQUIRE_SERVICES", "1")
         .with_env("CARGO_INCREMENTAL", "0");
-    let checked = check(&ci_ctx, false);
+    let checked = check(&ci_ctx, false).and_then(|()| examples(&ci_ctx));
     report_disk(&ctx.root, "after");
     let stopped = if was_running {
         println!("\n==> [services stop] skipped: the services were running before `ci` started");

@@ -7,8 +7,14 @@
 //!   `cargo deny --offline check licenses bans sources` when cargo-deny is installed;
 //!   stops at the first failing step unless `--keep-going` is given.
 //! - `test`: only the workspace tests.
-//! - `ci`: `scripts/services.sh start`, then `check` with `AGCORE_REQUIRE_SERVICES=1`,
-//!   then `scripts/services.sh stop` (also when `check` fails).
+//! - `examples`: `cargo build --workspace --all-features --examples`, then runs every
+//!   example of `examples/` with a 120 s limit and checks that it exits with 0 and that a
+//!   line of its stdout holds the expected text of the table in `examples.rs` (which must
+//!   cover every `[[example]]` of `examples/Cargo.toml`). Offline examples run without `OPENAI_*` variables; the others
+//!   get the llama.cpp server or the MCP server from `.services/env` and are skipped when
+//!   those variables are missing, or fail when `CI=true` or `AGCORE_REQUIRE_SERVICES=1`.
+//! - `ci`: `scripts/services.sh start`, then `check` and, when it passes, `examples`, both
+//!   with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
 //! - `bench [--quick] [FILTER]`: the criterion benches, then a summary table;
 //!   `bench --report` only prints the summary of the results already on disk.
 //!
@@ -19,8 +25,10 @@
 
 mod bench;
 mod check;
+mod examples;
 mod report;
 mod step;
+mod timed;
 
 use std::process::ExitCode;
 
@@ -31,7 +39,11 @@ commands:
   check [--keep-going]  fmt --check, clippy -D warnings, tests, doc -D warnings, cargo-deny
                         (stops at the first failing step unless --keep-going)
   test                  workspace tests (env from .services/env when present)
-  ci                    services start, check with AGCORE_REQUIRE_SERVICES=1, services stop
+  examples              build every example, run each (120 s limit), check its exit code
+                        and expected line; servers from .services/env, else skipped
+                        (failed with CI=true or AGCORE_REQUIRE_SERVICES=1)
+  ci                    services start, check and examples with AGCORE_REQUIRE_SERVICES=1,
+                        services stop
   bench [--quick] [F]   criterion benches (optionally filtered by F), then a summary table
   bench --report        summary table of the criterion results already on disk
   help                  this text";
@@ -51,6 +63,9 @@ fn main() -> ExitCode {
             )),
         },
         "test" => no_args(command, rest).and_then(|()| check::test(&step::Context::new())),
+        "examples" => {
+            no_args(command, rest).and_then(|()| examples::examples(&step::Context::new()))
+        }
         "ci" => no_args(command, rest).and_then(|()| check::ci()),
         "bench" => bench::BenchArgs::parse(rest).and_then(|args| bench::bench(&args)),
         "help" | "-h" | "--help" => {

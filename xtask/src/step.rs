@@ -49,16 +49,21 @@ impl Context {
         command
     }
 
+    /// Sets the workspace root as working directory and adds the extra environment.
+    pub fn prepare(&self, command: &mut Command) {
+        command.current_dir(&self.root);
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+    }
+
     /// Runs `command` in the workspace root as the step `name`, printing what runs and how
     /// long it took.
     ///
     /// # Errors
     /// A message naming the step when the process cannot start or exits unsuccessfully.
     pub fn run(&self, name: &str, mut command: Command) -> Result<(), String> {
-        command.current_dir(&self.root);
-        for (key, value) in &self.env {
-            command.env(key, value);
-        }
+        self.prepare(&mut command);
         println!("\n==> [{name}] {}", describe(&command));
         let started = Instant::now();
         let status = command
