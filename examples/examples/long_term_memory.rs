@@ -7,15 +7,11 @@
 //! Offline and deterministic: `cargo run -p agcore-examples --example long_term_memory`
 #![allow(clippy::print_stdout)]
 
-use agcore_memory_sqlite::SqliteLongTerm;
 use std::error::Error;
 use std::sync::Arc;
 
-use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
-use agcore_llm::{HookExecutor, MockProvider};
-use agcore_memory::long_term::{InjectConfig, ListRequest, LongTermMemory};
-use agcore_tools::ToolRegistry;
-use agcore_types::Role;
+use agcore::memory::long_term::{InjectConfig, ListRequest};
+use agcore::prelude::*;
 
 const FACTS: &str = r#"{"facts": [{"content": "The user lives in Lyon", "type": "user", "tags": ["location"], "confidence": 0.9}]}"#;
 
@@ -23,7 +19,6 @@ const FACTS: &str = r#"{"facts": [{"content": "The user lives in Lyon", "type": 
 async fn main() -> Result<(), Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("memory.db");
-    let memory = LongTermMemory::new(SqliteLongTerm::open(&path).await?);
     println!("database: {}", path.display());
 
     // The chat model: session 1 saves a preference, then answers; session 2 answers.
@@ -37,27 +32,26 @@ async fn main() -> Result<(), Box<dyn Error>> {
             .push_text("Lyon has lovely food markets.")
             .push_text("- Parc de la Tête d'Or\n- Vieux Lyon"),
     );
-    // The extraction model, asked in the background every 2 turns.
+    // The extraction model, asked in the background every 2 turns; inject on
+    // the first turn of a session too (the default waits one turn).
     let extractor = Arc::new(MockProvider::new().push_text(FACTS));
     let mut inject = InjectConfig::default();
-    // Inject on the first turn of a session too (the default waits one turn).
     inject.first_round_empty = false;
     let options = LongTermOptions::new()
         .inject(inject)
         .extract_every(2)
-        .extraction_provider(extractor.clone());
-    let bundle = AgentBuilder::new()
-        .provider(chat.clone())
-        .tool_registry(Arc::new(ToolRegistry::new()))
-        .hook_executor(Arc::new(HookExecutor::new()))
-        .base_prompt("You are a travel assistant.")
-        .config(AgentConfig::new("mock-model"))
-        .long_term_memory(memory.clone(), options)
-        .build()?;
-    let agent = Arc::new(SimpleAgent::new("travel"));
+        .extraction_provider(extractor);
+    let agent = ChatAgent::builder()
+        .shared_provider(chat.clone())
+        .name("travel")
+        .instructions("You are a travel assistant.")
+        .memory(path.to_string_lossy())
+        .long_term(options)
+        .build()
+        .await?;
 
     println!("\n== session 1 (user alice)");
-    let mut first = AgentSession::new(agent.clone(), bundle.clone()).with_user_id("alice");
+    let mut first = agent.session("alice");
     for input in [
         "Please keep your answers short, bullet points.",
         "I live in Lyon by the way.",
@@ -70,6 +64,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
     let report = first.flush_memory().await?;
     println!("background extraction: {report:?}");
+    let memory = agent
+        .long_term_memory()
+        .ok_or("long-term memory is configured")?;
     let alice = memory.scope("travel", "alice")?;
     for e in alice.list(&ListRequest::all()).await? {
         println!(
@@ -79,7 +76,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
 
     println!("\n== session 2 (user alice, new session)");
-    let mut second = AgentSession::new(agent.clone(), bundle.clone()).with_user_id("alice");
+    let mut second = agent.session("alice");
     let input = "Which parks in Lyon should I visit? Short answers please.";
     let reply = second.submit_turn(input).await?;
     println!("user: {input}\nassistant: {}", reply.text());

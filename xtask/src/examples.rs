@@ -76,6 +76,7 @@ const fn expect(example: &'static str, needs: Needs, line: &'static str) -> Expe
 /// Every `[[example]]` of `examples/Cargo.toml` has at least one row; each line proves the
 /// example did its job (a result, not a banner).
 const EXPECTATIONS: &[Expectation] = &[
+    expect("quick_start", Needs::Endpoint, "history: "),
     expect("simple_visit", Needs::Endpoint, "usage: "),
     expect(
         "prompt_composer",
