@@ -52,15 +52,22 @@ pub struct StreamOptions {
     pub extra: JsonObject,
 }
 
-/// `response_format`: `{"type": "text"}`, `{"type": "json_object"}` or
-/// `{"type": "json_schema", "json_schema": {…}}`.
+/// `response_format`: `{"type": "text"}`, `{"type": "json_object"}` (with an
+/// optional `"schema"`, which llama-cpp-python's server turns into a grammar)
+/// or `{"type": "json_schema", "json_schema": {…}}` (OpenAI's structured
+/// outputs; also llama.cpp's `llama-server` and vLLM).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResponseFormat {
     /// Free text.
     Text,
-    /// Any valid JSON object.
-    JsonObject,
+    /// Any valid JSON object (JSON mode).
+    JsonObject {
+        /// A JSON Schema the object must follow, for servers that read it
+        /// here (llama-cpp-python); omitted when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        schema: Option<serde_json::Value>,
+    },
     /// JSON matching a schema (`{"name", "schema", "strict"}`).
     JsonSchema {
         /// The `json_schema` object as sent.

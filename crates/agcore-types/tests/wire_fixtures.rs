@@ -110,7 +110,10 @@ fn simple_request_keeps_unknown_fields_in_extra() {
     let request: ChatRequest = byte_exact(&fixture("openai_request_simple.json"));
     assert_eq!(request.tool_choice, Some(ToolChoice::auto()));
     assert_eq!(request.stop, Some(StopSequences::One("END".to_owned())));
-    assert_eq!(request.response_format, Some(ResponseFormat::JsonObject));
+    assert_eq!(
+        request.response_format,
+        Some(ResponseFormat::JsonObject { schema: None })
+    );
     assert_eq!(
         request.extra.get("top_logprobs"),
         Some(&serde_json::json!(2))

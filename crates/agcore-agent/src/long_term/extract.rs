@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use agcore_llm::LlmProvider;
 use agcore_memory::long_term::{
-    FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt, parse_facts,
+    FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt,
 };
-use agcore_types::{ChatMessage, ChatRequest};
 
 use super::LongTermOptions;
+use super::structured::{FactRequest, request_facts};
 use crate::AgentError;
 
 /// Most buffered turns one extraction reads.
@@ -30,12 +30,22 @@ pub struct ExtractionReport {
     pub truncated: bool,
     /// Turns marked applied.
     pub marked_applied: usize,
+    /// The reply was constrained to the fact schema by a `response_format`
+    /// the server accepted.
+    pub structured: bool,
+    /// The first reply did not parse and one repair request was made.
+    pub repaired: bool,
 }
 
 /// One extraction run for `session_id`: reads the unapplied buffer, asks
 /// `provider` (model `model`, within `options.extraction_timeout`) for facts,
 /// applies those of confidence ≥ `options.extract.min_confidence` and marks
 /// the turns applied. On any failure the buffer is kept for a later run.
+///
+/// The request asks for the fact JSON Schema as `response_format` as
+/// `options.extract.structured_output` says, moving to a less constrained
+/// format when the server refuses one (remembered by the clones of
+/// `options`); a reply that does not parse gets one repair request.
 ///
 /// # Errors
 /// [`AgentError::Memory`] for storage failures and replies that are not fact
@@ -61,23 +71,17 @@ pub async fn run_extraction(
                 .limit(KNOWN_MEMORIES),
         )
         .await?;
-    let prompt = extractor_prompt(&turns, &known, options.extract.max_facts.max(1));
-    let request = ChatRequest::new(
-        model,
-        vec![
-            ChatMessage::system(prompt),
-            ChatMessage::user("Extract the facts as JSON."),
-        ],
-    );
-    let response = tokio::time::timeout(options.extraction_timeout, provider.chat(request))
-        .await
-        .map_err(|_| {
-            AgentError::LimitExceeded(format!(
-                "fact extraction got no reply within {:?}",
-                options.extraction_timeout
-            ))
-        })??;
-    let parsed = parse_facts(&response.text())?;
+    let max_facts = options.extract.max_facts.max(1);
+    let (parsed, outcome) = request_facts(FactRequest {
+        provider: &provider,
+        model: &model,
+        prompt: extractor_prompt(&turns, &known, max_facts),
+        max_facts,
+        mode: options.extract.structured_output,
+        state: &options.format_state,
+        timeout: options.extraction_timeout,
+    })
+    .await?;
     let truncated = parsed.truncated;
     let mut facts = scoped
         .apply_facts(parsed.facts, options.extract.min_confidence)
@@ -93,5 +97,7 @@ pub async fn run_extraction(
         facts,
         truncated,
         marked_applied,
+        structured: outcome.structured,
+        repaired: outcome.repaired,
     })
 }

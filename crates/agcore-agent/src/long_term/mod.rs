@@ -46,6 +46,7 @@ mod extract;
 mod options;
 mod prefetch;
 mod prompt;
+mod structured;
 mod tools;
 
 pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};

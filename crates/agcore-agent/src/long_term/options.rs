@@ -54,6 +54,8 @@ pub struct LongTermOptions {
     /// Share of a memory's keywords a reply must contain to count as
     /// referencing it ([`detect_references`](agcore_memory::long_term::detect_references)).
     pub reference_min_overlap: f64,
+    /// The extraction response format the server accepted last.
+    pub(crate) format_state: super::structured::FormatState,
 }
 
 impl std::fmt::Debug for LongTermOptions {
@@ -92,6 +94,7 @@ impl Default for LongTermOptions {
             extraction_timeout: Duration::from_secs(30),
             language: InstructionLanguage::English,
             reference_min_overlap: 0.5,
+            format_state: super::structured::FormatState::default(),
         }
     }
 }

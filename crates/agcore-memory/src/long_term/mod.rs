@@ -46,6 +46,7 @@ mod config;
 mod dense;
 mod entry;
 mod facts;
+mod facts_schema;
 mod in_memory;
 mod memory;
 mod normalize;
@@ -62,7 +63,8 @@ pub use backend::{
 };
 pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
-    MemoryConfig, MemorySettings, ShortTermConfig, SummarizeConfig, parse_duration,
+    MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
+    parse_duration,
 };
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{
@@ -70,6 +72,7 @@ pub use entry::{
     MemoryUpdate, NewMemory,
 };
 pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
+pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
 pub use in_memory::InMemoryLongTerm;
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};

@@ -94,6 +94,33 @@ pub struct ExtractConfig {
     pub min_confidence: f64,
     /// Ask the extractor for tags (default `true`).
     pub auto_tag: bool,
+    /// How the reply is constrained to the fact JSON (default
+    /// [`StructuredOutput::JsonSchema`], falling back by itself when the
+    /// server refuses it).
+    pub structured_output: StructuredOutput,
+}
+
+/// `[memory_agent.extract] structured_output`: how the extraction request
+/// asks for JSON that follows the fact schema
+/// ([`facts_json_schema`](crate::long_term::facts_json_schema)). A server
+/// that constrains decoding (OpenAI structured outputs, llama.cpp and
+/// llama-cpp-python grammars, vLLM guided decoding) then cannot return
+/// malformed JSON, which matters for small local models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StructuredOutput {
+    /// `response_format: {"type": "json_schema", …}` (OpenAI, llama.cpp's
+    /// `llama-server`, vLLM); when the server rejects it, `json_object`
+    /// with the schema, then no constraint.
+    #[default]
+    JsonSchema,
+    /// `response_format: {"type": "json_object", "schema": …}`
+    /// (llama-cpp-python's server; JSON mode elsewhere); when rejected, no
+    /// constraint.
+    JsonObject,
+    /// No `response_format`: the prompt alone asks for JSON.
+    Off,
 }
 
 impl Default for ExtractConfig {
@@ -103,6 +130,7 @@ impl Default for ExtractConfig {
             max_facts: 10,
             min_confidence: 0.7,
             auto_tag: true,
+            structured_output: StructuredOutput::JsonSchema,
         }
     }
 }

@@ -12,7 +12,9 @@ use super::weights::WeightRules;
 mod agent;
 
 use crate::MemoryError;
-pub use agent::{ExtractConfig, MemoryAgentConfig, SummarizeConfig, parse_duration};
+pub use agent::{
+    ExtractConfig, MemoryAgentConfig, StructuredOutput, SummarizeConfig, parse_duration,
+};
 
 /// The memory sections of a configuration file. Other top-level sections are
 /// ignored (they belong to other components); unknown keys inside the memory
