@@ -42,6 +42,7 @@
 pub mod apply;
 mod apply_facts;
 mod backend;
+mod changes;
 mod config;
 mod dense;
 mod entry;
@@ -60,6 +61,7 @@ pub use backend::{
     LongTermBackend, MaintenanceReport, SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow,
     UsageRecord,
 };
+pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
     MemoryConfig, MemorySettings, ShortTermConfig, SummarizeConfig, parse_duration,
@@ -67,7 +69,6 @@ pub use config::{
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{
     MAX_ENTRY_CONTENT_BYTES, MAX_SCOPE_PART_BYTES, MemoryEntry, MemoryScope, MemoryType,
-    MemoryUpdate, NewMemory,
 };
 pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
 pub use in_memory::InMemoryLongTerm;
