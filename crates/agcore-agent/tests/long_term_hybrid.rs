@@ -2,7 +2,6 @@
 //! `<memory-context>` and the `memory_recall` tool find a memory that shares
 //! no word with the question, through `LongTermMemory::with_dense`.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::sync::Arc;
 

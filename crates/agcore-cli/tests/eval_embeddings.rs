@@ -2,12 +2,6 @@
 //! Chinese / cross-language fixture against the real multilingual-e5 server,
 //! hashing on LoCoMo-shaped fixtures offline, and the recall plot.
 #![cfg(test)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 use std::path::{Path, PathBuf};
 

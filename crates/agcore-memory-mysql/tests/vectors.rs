@@ -3,7 +3,6 @@
 //! database (persistence and embedding-space mismatch) and resetting it to
 //! another embedding space.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

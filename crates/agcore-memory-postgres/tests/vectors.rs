@@ -2,7 +2,6 @@
 //! pgvector (each store in a fresh schema), including reopening the schema
 //! (persistence and embedding-space mismatch).
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

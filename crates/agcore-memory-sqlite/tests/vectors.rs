@@ -1,7 +1,6 @@
 //! The public vector suite against `SqliteVectors`, including reopening
 //! the file (persistence and embedding-space mismatch).
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -50,6 +50,7 @@ mod in_memory;
 mod json_file;
 pub mod knowledge;
 pub mod long_term;
+mod page;
 pub mod retriever;
 pub mod storage;
 mod store;
@@ -70,12 +71,12 @@ pub use in_memory::InMemoryStore;
 #[cfg_attr(docsrs, doc(cfg(feature = "json-file")))]
 pub use json_file::JsonFileStore;
 pub use knowledge::{KnowledgeStore, LogAction, LogEntry, ScoredPage};
+pub use page::{KnowledgePage, PageIndexEntry};
 pub use retriever::{
     ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrievalResult, RetrieverConfig,
 };
 pub use storage::{BackendInfo, Storage};
 pub use store::{MemoryStore, ScoredItem, SearchOptions};
 pub use types::{
-    KnowledgePage, MAX_CONTENT_BYTES, MAX_ID_BYTES, MemoryFilter, MemoryItem, MemoryStrategy,
-    PageIndexEntry, validate_id,
+    MAX_CONTENT_BYTES, MAX_ID_BYTES, MemoryFilter, MemoryItem, MemoryStrategy, validate_id,
 };

@@ -1,12 +1,6 @@
 //! `HybridStore`: embedding off the save path, the content-hash cache, an
 //! embedding server that is down, model mismatch, fusion and its explanation.
 #![cfg(test)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

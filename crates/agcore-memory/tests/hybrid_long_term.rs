@@ -1,7 +1,6 @@
 //! Hybrid retrieval outside `HybridStore`: long-term scopes, conversation
 //! history and the knowledge wiki over one shared dense index.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,6 @@
 //! The public vector suite run against [`InMemoryVectors`] (exact and with
 //! the graph forced on) and [`CachedVectors`] over in-process rows.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

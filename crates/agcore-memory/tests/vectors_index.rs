@@ -1,7 +1,6 @@
 //! FlatIndex against brute force (property test), and recall of the HNSW
 //! path of InMemoryVectors against exact search at a small size.
 #![cfg(test)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use agcore_llm::embedding::EmbeddingSpace;
 use agcore_memory::testkit::vectors::{brute_force, clustered_unit_vectors, random_unit_vectors};

@@ -128,7 +128,6 @@ async fn load_local(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, Cl
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,6 @@
 //! [`LlmCycle`]: one conversation with a model, with the tool-call loop.
 
+mod compaction;
 mod config;
 mod event;
 mod request;
@@ -8,19 +9,16 @@ mod tools;
 
 use std::sync::Arc;
 
-use agcore_types::{
-    ChatMessage, ChatRequest, ChatResponse, MessageContent, StreamOptions, ToolChoice,
-    ToolExecutor, Usage,
-};
+use agcore_types::{ChatMessage, ChatResponse, MessageContent, ToolExecutor, Usage};
 use tokio_util::sync::CancellationToken;
 
 pub use config::CycleConfig;
 pub use event::CycleEvent;
 pub use stream::CycleStream;
 
-use self::request::{Caller, cancellable};
+use self::request::cancellable;
 use self::tools::run_tool_calls;
-use crate::compact::{self, CompactConfig};
+use crate::compact::CompactConfig;
 use crate::cost::CostTracker;
 use crate::hooks::HookExecutor;
 use crate::{LlmError, LlmProvider};
@@ -287,14 +285,6 @@ impl LlmCycle {
         Ok(Some(calls))
     }
 
-    fn caller(&self) -> Caller<'_> {
-        Caller {
-            hooks: self.hooks.as_deref(),
-            policy: &self.config.retry,
-            cancel: &self.cancel,
-        }
-    }
-
     fn record(&mut self, response: &ChatResponse) {
         if let Some(usage) = &response.usage {
             let model = if response.model.is_empty() {
@@ -304,95 +294,5 @@ impl LlmCycle {
             };
             self.cost.record(model, usage);
         }
-    }
-
-    /// The request for the current conversation.
-    fn build_request(
-        &self,
-        tools: Option<&dyn ToolExecutor>,
-        stream: bool,
-        after_tools: bool,
-    ) -> ChatRequest {
-        let mut messages = Vec::with_capacity(self.messages.len() + 1);
-        if let Some(prompt) = &self.system_prompt {
-            messages.push(ChatMessage::system(prompt.clone()));
-        }
-        messages.extend(self.messages.iter().cloned());
-        let mut request = ChatRequest::new(self.config.model.clone(), messages);
-        request.temperature = self.config.temperature;
-        request.max_tokens = self.config.max_tokens;
-        if let Some(tools) = tools {
-            let definitions = tools.definitions();
-            if !definitions.is_empty() {
-                request.tools = definitions;
-                request.tool_choice = match &self.config.tool_choice {
-                    Some(ToolChoice::Mode(mode))
-                        if after_tools && self.config.reset_tool_choice && mode == "required" =>
-                    {
-                        Some(ToolChoice::auto())
-                    }
-                    Some(ToolChoice::Named(_)) if after_tools && self.config.reset_tool_choice => {
-                        Some(ToolChoice::auto())
-                    }
-                    other => other.clone(),
-                };
-            }
-        }
-        if stream {
-            request.stream = Some(true);
-            if self.config.stream_include_usage {
-                request.stream_options = Some(StreamOptions {
-                    include_usage: Some(true),
-                    ..StreamOptions::default()
-                });
-            }
-        }
-        request
-    }
-
-    /// When a compact config is set and the prompt is over its threshold:
-    /// microcompact, then summarise when still over.
-    async fn maybe_compact(&mut self) -> Result<(), LlmError> {
-        let Some(config) = &self.compact else {
-            return Ok(());
-        };
-        let mut config = config.clone();
-        if config.model.is_none() {
-            config.model = Some(self.config.model.clone());
-        }
-        if !self.over_threshold(&config) {
-            return Ok(());
-        }
-        let shrunk = compact::microcompact(&mut self.messages, &config);
-        tracing::debug!(shrunk, "microcompact");
-        if !self.over_threshold(&config) {
-            return Ok(());
-        }
-        let provider = Arc::clone(&self.provider);
-        let outcome = cancellable(
-            &self.cancel,
-            compact::summarize(
-                provider.as_ref(),
-                &self.config.model,
-                &mut self.messages,
-                &config,
-            ),
-        )
-        .await??;
-        tracing::debug!(summarized = outcome.summarized, "summary compaction");
-        if let Some(usage) = &outcome.usage {
-            let model = outcome.model.as_deref().filter(|m| !m.is_empty());
-            self.cost
-                .record(model.unwrap_or(self.config.model.as_str()), usage);
-        }
-        Ok(())
-    }
-
-    fn over_threshold(&self, config: &CompactConfig) -> bool {
-        let counter = config.token_counter();
-        let system = self.system_prompt.as_ref().map_or(0, |p| {
-            counter.count_message(&ChatMessage::system(p.clone()))
-        });
-        counter.count_messages(&self.messages) + system > config.threshold()
     }
 }

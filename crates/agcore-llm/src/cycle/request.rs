@@ -1,9 +1,12 @@
 use std::future::Future;
 use std::sync::Mutex;
 
-use agcore_types::{ChatRequest, ChatResponse};
+use agcore_types::{
+    ChatMessage, ChatRequest, ChatResponse, StreamOptions, ToolChoice, ToolExecutor,
+};
 use tokio_util::sync::CancellationToken;
 
+use super::LlmCycle;
 use crate::hooks::{HookContext, HookEvent, HookExecutor};
 use crate::{LlmError, RetryPolicy, retry};
 
@@ -150,5 +153,60 @@ fn clone_error(error: &LlmError) -> LlmError {
         LlmError::LimitExceeded(m) => LlmError::LimitExceeded(m.clone()),
         LlmError::Config(m) => LlmError::Config(m.clone()),
         LlmError::Cancelled => LlmError::Cancelled,
+    }
+}
+
+impl LlmCycle {
+    /// The [`Caller`] of this cycle's hooks, retry policy and cancellation.
+    pub(super) fn caller(&self) -> Caller<'_> {
+        Caller {
+            hooks: self.hooks.as_deref(),
+            policy: &self.config.retry,
+            cancel: &self.cancel,
+        }
+    }
+
+    /// The request for the current conversation.
+    pub(super) fn build_request(
+        &self,
+        tools: Option<&dyn ToolExecutor>,
+        stream: bool,
+        after_tools: bool,
+    ) -> ChatRequest {
+        let mut messages = Vec::with_capacity(self.messages.len() + 1);
+        if let Some(prompt) = &self.system_prompt {
+            messages.push(ChatMessage::system(prompt.clone()));
+        }
+        messages.extend(self.messages.iter().cloned());
+        let mut request = ChatRequest::new(self.config.model.clone(), messages);
+        request.temperature = self.config.temperature;
+        request.max_tokens = self.config.max_tokens;
+        if let Some(tools) = tools {
+            let definitions = tools.definitions();
+            if !definitions.is_empty() {
+                request.tools = definitions;
+                request.tool_choice = match &self.config.tool_choice {
+                    Some(ToolChoice::Mode(mode))
+                        if after_tools && self.config.reset_tool_choice && mode == "required" =>
+                    {
+                        Some(ToolChoice::auto())
+                    }
+                    Some(ToolChoice::Named(_)) if after_tools && self.config.reset_tool_choice => {
+                        Some(ToolChoice::auto())
+                    }
+                    other => other.clone(),
+                };
+            }
+        }
+        if stream {
+            request.stream = Some(true);
+            if self.config.stream_include_usage {
+                request.stream_options = Some(StreamOptions {
+                    include_usage: Some(true),
+                    ..StreamOptions::default()
+                });
+            }
+        }
+        request
     }
 }

@@ -9,9 +9,11 @@ use super::{BLOCK_DOCS, Posting, decode_postings, encode_postings};
 use crate::multirow::{self, MultiRow};
 
 mod group;
+mod parallel;
 
 pub(super) use group::group;
-use group::{GroupKey, Grouped, group_docs, group_docs_parallel};
+use group::{GroupKey, Grouped, group_docs};
+use parallel::group_docs_parallel;
 
 /// A block to write: its group key fields and postings.
 type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);

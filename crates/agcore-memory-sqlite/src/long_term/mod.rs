@@ -99,6 +99,8 @@ impl SqliteLongTerm {
     ///
     /// # Errors
     /// [`MemoryError::Storage`].
+    #[cfg(feature = "testkit")]
+    #[doc(hidden)]
     pub async fn exhaustive_search(
         &self,
         scope: &MemoryScope,

@@ -9,12 +9,14 @@
 //! influence a ranking.
 
 use crate::error::Result;
+#[cfg(feature = "testkit")]
 use std::collections::HashMap;
 
 use rusqlite::{Connection, params};
 
 use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
+#[cfg(feature = "testkit")]
 use crate::impact::{idf, term_frequencies, tf_part};
 use crate::topk::{Fetched, Hit, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
@@ -80,6 +82,7 @@ pub(crate) fn search(
 /// # Errors
 /// [`MemoryError::Storage`].
 #[allow(clippy::cast_precision_loss)]
+#[cfg(feature = "testkit")]
 pub(crate) fn exhaustive(
     conn: &Connection,
     scope: &MemoryScope,

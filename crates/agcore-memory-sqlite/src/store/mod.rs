@@ -10,8 +10,8 @@
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
 //!   2006) kept in the same transactions as the items, so a search reads the
 //!   best postings of its terms instead of scoring every match. The FTS5
-//!   index stays for the exhaustive reference
-//!   ([`SqliteStore::exhaustive_search`]) and integrity checks. The query is
+//!   index stays for the exhaustive reference search
+//!   kept for tests (`testkit` feature) and integrity checks. The query is
 //!   literal text: FTS5 syntax and SQL in it are searched as words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
@@ -21,6 +21,8 @@
 //!   call runs on the async runtime.
 
 mod builder;
+#[cfg(feature = "testkit")]
+mod exhaustive;
 pub(crate) mod query;
 pub(crate) mod schema;
 pub(crate) mod search;
@@ -32,7 +34,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, match_expression};
+use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql};
 use self::writer::WriteOp;
 use crate::connection::Database;
 pub use crate::connection::Durability;
@@ -129,36 +131,6 @@ impl SqliteStore {
                 Ok(removed)
             })
             .await
-    }
-
-    /// FTS5 `MATCH` of the query's keywords ranked by `bm25()` over every
-    /// match: the exhaustive reference the pruned [`MemoryStore::search`]
-    /// equals (same hits and order, scores up to float rounding) and is
-    /// measured against.
-    ///
-    /// # Errors
-    /// As [`MemoryStore::search`].
-    pub async fn exhaustive_search(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> std::result::Result<Vec<ScoredItem>, MemoryError> {
-        validate_search_options(options)?;
-        let Some(expression) = match_expression(query) else {
-            return Ok(Vec::new());
-        };
-        let filter = &options.filter;
-        let plan = search::SearchPlan {
-            expression,
-            filter: filter_sql(filter),
-            filtered: filter.prefix.is_some()
-                || filter.since.is_some()
-                || filter.until.is_some()
-                || !filter.metadata.is_empty(),
-            limit: options.limit,
-            min_score: options.min_score,
-        };
-        self.db.read(move |conn| search::search(conn, plan)).await
     }
 
     /// Runs SQLite's `PRAGMA integrity_check`, the FTS5 index check and a

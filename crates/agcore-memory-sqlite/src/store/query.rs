@@ -1,15 +1,12 @@
 //! SQL text and parameters built from filters and queries, and row decoding.
 //!
-//! Everything the caller supplies reaches SQLite as a bound parameter; the
-//! full-text query is built from extracted keywords, each an FTS5 string with
-//! `"` doubled, so query syntax in the input is always literal text.
+//! Everything the caller supplies reaches SQLite as a bound parameter.
 
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::Row;
 use rusqlite::types::Value;
 
-use agcore_memory::retriever::unique_index_terms;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
 /// Most distinct query keywords sent to FTS5 (the first ones in query order);
@@ -133,27 +130,6 @@ pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
     None
 }
 
-/// The FTS5 `MATCH` expression for literal `query` text: its distinct terms
-/// ([`unique_index_terms`])
-/// (at most [`MAX_QUERY_TERMS`]), each an FTS5 string with `"` doubled, joined
-/// by `OR`. `None` when the query has no keywords.
-///
-/// ```text
-/// Rust "NEAR(x)" 记忆系统  →  "rust" OR "near" OR "记忆" OR "忆系" OR "系统"
-/// ```
-pub(crate) fn match_expression(query: &str) -> Option<String> {
-    let terms = unique_index_terms(query);
-    if terms.is_empty() {
-        return None;
-    }
-    let quoted: Vec<String> = terms
-        .iter()
-        .take(MAX_QUERY_TERMS)
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
-    Some(quoted.join(" OR "))
-}
-
 /// The text indexed for `content`: its analyzer terms
 /// ([`agcore_memory::retriever::index_terms`]) joined by single spaces.
 pub(crate) fn index_terms(content: &str) -> String {
@@ -197,22 +173,6 @@ mod tests {
         assert_eq!(prefix_upper_bound("a\u{10FFFF}").as_deref(), Some("b"));
         assert_eq!(prefix_upper_bound("\u{10FFFF}"), None);
         assert_eq!(prefix_upper_bound(""), None);
-    }
-
-    #[test]
-    fn match_expression_quotes_every_term() {
-        assert_eq!(match_expression("\"a\" AND * -:^").as_deref(), None);
-        assert_eq!(
-            match_expression("Rust NEAR(x) 记忆系统 rust").as_deref(),
-            Some("\"rust\" OR \"near\" OR \"记忆\" OR \"忆系\" OR \"系统\"")
-        );
-    }
-
-    #[test]
-    fn match_expression_is_capped() {
-        let query: String = (0..1000).map(|i| format!("w{i} ")).collect();
-        let expr = match_expression(&query).unwrap();
-        assert_eq!(expr.matches(" OR ").count(), MAX_QUERY_TERMS - 1);
     }
 
     #[test]

@@ -162,7 +162,6 @@ pub(crate) fn regularise(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use chrono::{TimeZone, Utc};

@@ -1,7 +1,7 @@
 //! The state behind [`InMemoryStore`](super::InMemoryStore): items, an id
 //! index, a time index and an inverted index for BM25.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
@@ -10,7 +10,7 @@ use super::lexicon::Lexicon;
 use super::postings::Cursor;
 use super::segments::Segments;
 use super::topk;
-use crate::retriever::{Bm25, compare_hits};
+use crate::retriever::Bm25;
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
 
 /// Dead slots tolerated before a compaction (and at least as many as live
@@ -70,7 +70,7 @@ impl Index {
         self.by_id.len()
     }
 
-    fn doc(&self, slot: u32) -> Option<&Doc> {
+    pub(super) fn doc(&self, slot: u32) -> Option<&Doc> {
         self.docs.get(slot as usize).and_then(Slot::doc)
     }
 
@@ -221,7 +221,7 @@ impl Index {
     /// BM25's collection statistics: (number of items, mean length); `None`
     /// when the store is empty.
     #[allow(clippy::cast_precision_loss)]
-    fn collection_stats(&self) -> Option<(f64, f64)> {
+    pub(super) fn collection_stats(&self) -> Option<(f64, f64)> {
         let n = self.len() as f64;
         (n > 0.0).then(|| (n, self.total_len as f64 / n))
     }
@@ -258,46 +258,6 @@ impl Index {
             avg_len,
             options,
         )
-    }
-
-    /// BM25 scoring every document that holds a query term (term-at-a-time
-    /// accumulation, no pruning): the reference [`Index::search`] must equal.
-    pub(super) fn search_exhaustive(
-        &self,
-        scorer: &Bm25,
-        query: &[String],
-        options: &SearchOptions,
-    ) -> Vec<ScoredItem> {
-        let Some((n, avg_len)) = self.collection_stats() else {
-            return Vec::new();
-        };
-        let mut acc: HashMap<u32, f64> = HashMap::new();
-        for list in query.iter().filter_map(|t| self.lexicon.get(t)) {
-            let idf = Bm25::idf(n, f64::from(list.df()));
-            for p in list.entries() {
-                if self.alive.get(p.slot as usize).copied().unwrap_or(false) {
-                    let part = scorer.tf_part(f64::from(p.tf), f64::from(p.len), avg_len);
-                    *acc.entry(p.slot).or_insert(0.0) += idf * part;
-                }
-            }
-        }
-        let mut hits: Vec<ScoredItem> = acc
-            .into_iter()
-            .filter_map(|(slot, score)| {
-                let item = &self.doc(slot)?.item;
-                let keep = score > 0.0
-                    && score.is_finite()
-                    && options.min_score.is_none_or(|min| score >= min)
-                    && options.filter.matches(item);
-                keep.then(|| ScoredItem {
-                    item: item.clone(),
-                    score,
-                })
-            })
-            .collect();
-        hits.sort_by(compare_hits);
-        hits.truncate(options.limit);
-        hits
     }
 }
 

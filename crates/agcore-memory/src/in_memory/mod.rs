@@ -1,6 +1,8 @@
 //! [`InMemoryStore`]: the default [`MemoryStore`], in process memory.
 
 mod doc;
+#[cfg(feature = "testkit")]
+mod exhaustive;
 mod index;
 mod lexicon;
 mod postings;
@@ -13,7 +15,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use async_trait::async_trait;
 use chrono::Utc;
 
-use crate::retriever::{Bm25, rank_items, unique_index_terms, validate_search_options};
+use crate::retriever::{Bm25, unique_index_terms, validate_search_options};
 use crate::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
@@ -36,7 +38,8 @@ use index::Index;
 /// and merged in tiers (as in log-structured merge trees); since results
 /// break score ties by id, a search whose k-th score is shared by many items
 /// skips the rest of each segment once a tie is lost there.
-/// [`InMemoryStore::exhaustive_search`] scores every match (same results).
+/// The exhaustive reference search kept for tests (`testkit` feature) scores
+/// every match and returns the same results.
 ///
 /// [`EvictionConfig`] is applied after every `check_interval` writes: TTL drops
 /// items with `created_at` at or before `now − ttl`; capacity drops the oldest
@@ -116,42 +119,6 @@ impl InMemoryStore {
     /// The eviction configuration.
     pub fn eviction(&self) -> &EvictionConfig {
         &self.eviction
-    }
-
-    /// Searches by listing every candidate and ranking it with
-    /// [`rank_items`]: the linear-scan baseline the indexed
-    /// [`MemoryStore::search`] is measured against. Same results, slower.
-    ///
-    /// # Errors
-    /// As [`MemoryStore::search`].
-    pub async fn linear_scan_search(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> Result<Vec<ScoredItem>, MemoryError> {
-        let mut filter = options.filter.clone();
-        filter.limit = None;
-        let candidates = self.list(&filter).await?;
-        rank_items(query, candidates, options)
-    }
-
-    /// BM25 over every item holding a query term, without pruning: the
-    /// exhaustive reference the pruned [`MemoryStore::search`] equals (same
-    /// hits, same scores, same order) and is measured against.
-    ///
-    /// # Errors
-    /// As [`MemoryStore::search`].
-    pub async fn exhaustive_search(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> Result<Vec<ScoredItem>, MemoryError> {
-        validate_search_options(options)?;
-        let terms = unique_index_terms(query);
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(self.read()?.search_exhaustive(&self.bm25, &terms, options))
     }
 
     /// Applies the eviction policy now, whatever the write count; returns how

@@ -5,7 +5,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+use super::changes::{MemoryUpdate, NewMemory};
+use super::entry::{MemoryEntry, MemoryScope};
 use super::normalize::{normalize_tags, validate_content, validate_weight};
 use super::weights::WeightRules;
 use crate::MemoryError;

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::entry::{MemoryEntry, MemoryUpdate, NewMemory};
+use super::changes::{MemoryUpdate, NewMemory};
+use super::entry::MemoryEntry;
 use super::facts::Fact;
 use super::normalize::derive_name;
 use super::scoped::ScopedMemory;

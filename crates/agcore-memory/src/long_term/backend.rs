@@ -3,7 +3,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+use super::changes::{MemoryUpdate, NewMemory};
+use super::entry::{MemoryEntry, MemoryScope};
 pub use super::records::{
     DialogueTurn, HistoryEntry, HistoryReason, MaintenanceReport, SaveOutcome, ScoredEntry,
     UsageLogRow, UsageRecord,

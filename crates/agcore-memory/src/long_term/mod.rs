@@ -42,6 +42,7 @@
 pub mod apply;
 mod apply_facts;
 mod backend;
+mod changes;
 mod config;
 mod dense;
 mod entry;
@@ -61,6 +62,7 @@ pub use backend::{
     LongTermBackend, MaintenanceReport, SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow,
     UsageRecord,
 };
+pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
     MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
@@ -69,7 +71,6 @@ pub use config::{
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{
     MAX_ENTRY_CONTENT_BYTES, MAX_SCOPE_PART_BYTES, MemoryEntry, MemoryScope, MemoryType,
-    MemoryUpdate, NewMemory,
 };
 pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
 pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};

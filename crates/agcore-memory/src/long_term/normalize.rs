@@ -1,6 +1,7 @@
 //! Input checks and the canonical forms used for de-duplication.
 
-use super::entry::{MAX_ENTRY_CONTENT_BYTES, NewMemory};
+use super::changes::NewMemory;
+use super::entry::MAX_ENTRY_CONTENT_BYTES;
 use crate::MemoryError;
 
 /// The current time at microsecond precision (what every backend stores).

@@ -125,7 +125,6 @@ fn bounds(list: &[(String, f64)]) -> (f64, f64) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -1,5 +1,5 @@
 //! A scripted embedding model for the hybrid tests.
-#![allow(dead_code, clippy::indexing_slicing)]
+#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

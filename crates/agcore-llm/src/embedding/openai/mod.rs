@@ -2,6 +2,7 @@
 
 mod batching;
 mod config;
+mod format;
 mod wire;
 
 use std::fmt;
@@ -12,7 +13,8 @@ use async_trait::async_trait;
 use reqwest::header::HeaderMap;
 use tracing::{Instrument, field::Empty};
 
-pub use config::{DEFAULT_EMBEDDING_MODEL, EncodingFormat, OpenAiEmbeddingConfig, QueryMode};
+pub use config::{DEFAULT_EMBEDDING_MODEL, OpenAiEmbeddingConfig};
+pub use format::{EncodingFormat, QueryMode};
 
 use super::{EmbeddingBatch, EmbeddingModel, InputKind, check_batch};
 use crate::LlmError;

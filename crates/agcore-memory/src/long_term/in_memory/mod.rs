@@ -2,8 +2,11 @@
 //! short-lived agents). Search ranks with the crate's
 //! [`Bm25`](crate::retriever::Bm25).
 
+mod buffer;
 mod data;
 mod import;
+mod usage;
+mod write;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -11,14 +14,13 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use self::data::{BufferedTurn, ScopeData, Stored};
-use super::apply::{apply_update, apply_use, merge_duplicate, new_entry};
+use self::data::ScopeData;
 use super::backend::{
     DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
 };
-use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
-use super::normalize::content_key;
+use super::changes::{MemoryUpdate, NewMemory};
+use super::entry::{MemoryEntry, MemoryScope};
 use super::weights::WeightRules;
 use crate::MemoryError;
 
@@ -68,28 +70,7 @@ impl LongTermBackend for InMemoryLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<SaveOutcome, MemoryError> {
-        let mut state = self.lock()?;
-        let key = content_key(&new.content);
-        let next = state.next_id.saturating_add(1);
-        let data = state.scopes.entry(scope.clone()).or_default();
-        if let Some(stored) = data.keys.get(&key).and_then(|id| data.entries.get(id)) {
-            let mut entry = stored.entry.clone();
-            merge_duplicate(&mut entry, new, rules, now);
-            data.entries.insert(entry.id, Stored::new(entry.clone()));
-            return Ok(SaveOutcome {
-                entry,
-                created: false,
-            });
-        }
-        let mut entry = new_entry(scope, new, rules, now);
-        entry.id = next;
-        data.keys.insert(key, next);
-        data.entries.insert(next, Stored::new(entry.clone()));
-        state.next_id = next;
-        Ok(SaveOutcome {
-            entry,
-            created: true,
-        })
+        self.save_entry(scope, new, rules, now)
     }
 
     async fn update(
@@ -101,35 +82,7 @@ impl LongTermBackend for InMemoryLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<MemoryEntry, MemoryError> {
-        let mut state = self.lock()?;
-        let not_found = || MemoryError::NotFound(format!("memory {id}"));
-        let data = state.scopes.get_mut(scope).ok_or_else(not_found)?;
-        let mut entry = data
-            .entries
-            .get(&id)
-            .map(|s| s.entry.clone())
-            .ok_or_else(not_found)?;
-        let old_key = content_key(&entry.content);
-        let old = apply_update(&mut entry, update, rules, now)?;
-        let new_key = content_key(&entry.content);
-        if new_key != old_key && data.keys.contains_key(&new_key) {
-            return Err(MemoryError::AlreadyExists(format!(
-                "another memory of this scope already has this content (memory {id} unchanged)"
-            )));
-        }
-        if let Some((name, content)) = old {
-            data.history.push(HistoryEntry {
-                memory_id: id,
-                name,
-                content,
-                reason,
-                recorded_at: now,
-            });
-        }
-        data.keys.remove(&old_key);
-        data.keys.insert(new_key, id);
-        data.entries.insert(id, Stored::new(entry.clone()));
-        Ok(entry)
+        self.update_entry(scope, id, update, reason, rules, now)
     }
 
     async fn delete(
@@ -138,23 +91,7 @@ impl LongTermBackend for InMemoryLongTerm {
         id: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, MemoryError> {
-        let mut state = self.lock()?;
-        let Some(data) = state.scopes.get_mut(scope) else {
-            return Ok(false);
-        };
-        let Some(stored) = data.entries.remove(&id) else {
-            return Ok(false);
-        };
-        data.keys.remove(&content_key(&stored.entry.content));
-        data.usage.retain(|u| u.memory_id != id);
-        data.history.push(HistoryEntry {
-            memory_id: id,
-            name: stored.entry.name,
-            content: stored.entry.content,
-            reason: HistoryReason::Delete,
-            recorded_at: now,
-        });
-        Ok(true)
+        self.delete_entry(scope, id, now)
     }
 
     async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
@@ -232,28 +169,7 @@ impl LongTermBackend for InMemoryLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
-        let mut state = self.lock()?;
-        let Some(data) = state.scopes.get_mut(scope) else {
-            return Ok(0);
-        };
-        let mut ids = record.ids.clone();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut updated = 0;
-        for id in &ids {
-            if let Some(stored) = data.entries.get_mut(id) {
-                apply_use(&mut stored.entry, record.referenced, rules, now);
-                data.usage.push(UsageLogRow {
-                    memory_id: *id,
-                    session_id: record.session_id.clone(),
-                    query: record.query.clone(),
-                    was_referenced: record.referenced,
-                    used_at: now,
-                });
-                updated += 1;
-            }
-        }
-        Ok(updated)
+        self.apply_usage(scope, record, rules, now)
     }
 
     async fn usage_log(
@@ -261,18 +177,7 @@ impl LongTermBackend for InMemoryLongTerm {
         scope: &MemoryScope,
         id: i64,
     ) -> Result<Vec<UsageLogRow>, MemoryError> {
-        let state = self.lock()?;
-        Ok(state
-            .scopes
-            .get(scope)
-            .map(|d| {
-                d.usage
-                    .iter()
-                    .filter(|u| u.memory_id == id)
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default())
+        self.usage_rows(scope, id)
     }
 
     async fn archive_below(
@@ -281,19 +186,7 @@ impl LongTermBackend for InMemoryLongTerm {
         threshold: f64,
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
-        let mut state = self.lock()?;
-        let Some(data) = state.scopes.get_mut(scope) else {
-            return Ok(0);
-        };
-        let mut n = 0;
-        for stored in data.entries.values_mut() {
-            if !stored.entry.archived && stored.entry.weight < threshold {
-                stored.entry.archived = true;
-                stored.entry.updated_at = now;
-                n += 1;
-            }
-        }
-        Ok(n)
+        self.archive_weight_below(scope, threshold, now)
     }
 
     async fn maintenance(
@@ -319,26 +212,7 @@ impl LongTermBackend for InMemoryLongTerm {
         assistant_response: &str,
         now: DateTime<Utc>,
     ) -> Result<DialogueTurn, MemoryError> {
-        let mut state = self.lock()?;
-        let id = state.next_turn.saturating_add(1);
-        state.next_turn = id;
-        let turn = DialogueTurn {
-            id,
-            session_id: session_id.to_owned(),
-            user_query: user_query.to_owned(),
-            assistant_response: assistant_response.to_owned(),
-            created_at: now,
-        };
-        state
-            .scopes
-            .entry(scope.clone())
-            .or_default()
-            .buffer
-            .push(BufferedTurn {
-                turn: turn.clone(),
-                applied_at: None,
-            });
-        Ok(turn)
+        self.append_turn(scope, session_id, user_query, assistant_response, now)
     }
 
     async fn buffer_pending(
@@ -347,19 +221,7 @@ impl LongTermBackend for InMemoryLongTerm {
         session_id: &str,
         limit: usize,
     ) -> Result<Vec<DialogueTurn>, MemoryError> {
-        let state = self.lock()?;
-        Ok(state
-            .scopes
-            .get(scope)
-            .map(|d| {
-                d.buffer
-                    .iter()
-                    .filter(|t| t.applied_at.is_none() && t.turn.session_id == session_id)
-                    .take(limit)
-                    .map(|t| t.turn.clone())
-                    .collect()
-            })
-            .unwrap_or_default())
+        self.pending_turns(scope, session_id, limit)
     }
 
     async fn buffer_mark_applied(
@@ -369,18 +231,7 @@ impl LongTermBackend for InMemoryLongTerm {
         up_to: i64,
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
-        let mut state = self.lock()?;
-        let Some(data) = state.scopes.get_mut(scope) else {
-            return Ok(0);
-        };
-        let mut n = 0;
-        for t in data.buffer.iter_mut().filter(|t| {
-            t.applied_at.is_none() && t.turn.session_id == session_id && t.turn.id <= up_to
-        }) {
-            t.applied_at = Some(now);
-            n += 1;
-        }
-        Ok(n)
+        self.mark_turns_applied(scope, session_id, up_to, now)
     }
 
     async fn import_entries(

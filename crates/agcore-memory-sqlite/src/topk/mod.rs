@@ -21,19 +21,26 @@
 //!   stops being read as soon as every essential run's next posting comes
 //!   after the k-th result's key (equal postings run by document number).
 
+mod exact;
+mod hit;
+mod run;
+
 use crate::error::Result;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashSet};
 
-use rusqlite::{CachedStatement, Connection, Rows, params};
+use rusqlite::{CachedStatement, Connection, params};
 
-use super::impact::{
-    self, Posting, TF_BUCKETS, decode_postings, idf, scope_stats, term_frequencies, tf_part,
-};
+use super::impact::{self, TF_BUCKETS, idf, scope_stats, tf_part};
+use exact::{HeldPostings, exact_score, held};
+pub(crate) use hit::{Fetched, Hit};
+use run::Run;
 
 /// Relative slack on bounds: float rounding never prunes a document whose
 /// exact score reaches the threshold, and scores this close count as ties.
 const SLACK: f64 = 1e-9;
+
+/// Hashing of document numbers (not attacker-chosen keys: internal row ids).
+type FastHash = foldhash::fast::RandomState;
 
 /// One top-k search of one scope.
 pub(crate) struct TopKQuery<'a> {
@@ -47,126 +54,6 @@ pub(crate) struct TopKQuery<'a> {
     /// Whether the tie-break key orders like the document number (enables
     /// the early stop inside a band of equal scores).
     pub(crate) key_is_doc: bool,
-}
-
-/// A document found by random access: its tie-break key (ascending wins)
-/// and its `terms` column.
-pub(crate) struct Fetched<K> {
-    pub(crate) key: K,
-    pub(crate) terms: String,
-}
-
-/// A result: tie-break key, document number, BM25 score.
-#[derive(Debug)]
-pub(crate) struct Hit<K> {
-    pub(crate) key: K,
-    pub(crate) doc: i64,
-    pub(crate) score: f64,
-}
-
-impl<K: Ord> PartialEq for Hit<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl<K: Ord> Eq for Hit<K> {}
-impl<K: Ord> PartialOrd for Hit<K> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<K: Ord> Ord for Hit<K> {
-    /// Worse is greater: lower score, then larger key.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then_with(|| self.key.cmp(&other.key))
-    }
-}
-
-/// A length range and its postings, as read from one block.
-type RangeBlock = (u32, Vec<Posting>);
-/// A term's postings held in memory: document → (tf bucket, length).
-type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
-/// Hashing of document numbers (not attacker-chosen keys: internal row ids).
-type FastHash = foldhash::fast::RandomState;
-
-/// Sorted access to one (term, tf bucket) run: its blocks by length range,
-/// the blocks of one range merged and sorted by (length, document).
-struct Run<'s> {
-    /// Index of the term among the query's terms with postings.
-    term: usize,
-    idf: f64,
-    /// The tf of every posting of the run, `None` for the last bucket (`tf ≥ TF_BUCKETS`).
-    tf: Option<u32>,
-    /// The term's largest tf (bounds the last bucket).
-    max_tf: u32,
-    rows: Rows<'s>,
-    /// A block read ahead (the first of the next length range).
-    pending: Option<(u32, Vec<(u32, i64)>)>,
-    /// The current range's postings `(len, doc)`, ascending; `pos` is past `next`.
-    class: Vec<(u32, i64)>,
-    pos: usize,
-    /// Next unread posting `(len, doc)`.
-    next: Option<(u32, i64)>,
-    /// Bound of the term's part in any document after the cursor (0 when done).
-    bound: f64,
-}
-
-impl Run<'_> {
-    fn read_block(&mut self) -> Result<Option<RangeBlock>> {
-        Ok(match self.rows.next()? {
-            Some(row) => {
-                let blob: Vec<u8> = row.get(1)?;
-                Some((row.get(0)?, decode_postings(&blob)))
-            }
-            None => None,
-        })
-    }
-
-    /// Loads the next length range's postings.
-    fn fill(&mut self) -> Result<()> {
-        self.class.clear();
-        self.pos = 0;
-        let first = match self.pending.take() {
-            Some(block) => Some(block),
-            None => self.read_block()?,
-        };
-        let Some((range, postings)) = first else {
-            return Ok(());
-        };
-        self.class = postings;
-        loop {
-            match self.read_block()? {
-                Some((r, postings)) if r == range => self.class.extend(postings),
-                other => {
-                    self.pending = other;
-                    break;
-                }
-            }
-        }
-        self.class.sort_unstable();
-        self.class.dedup();
-        Ok(())
-    }
-
-    /// The term frequency bounding this run's postings.
-    fn tf_bound(&self) -> u32 {
-        self.tf.unwrap_or(self.max_tf.max(TF_BUCKETS))
-    }
-
-    fn advance(&mut self, avg_len: f64) -> Result<()> {
-        if self.pos >= self.class.len() {
-            self.fill()?;
-        }
-        self.next = self.class.get(self.pos).copied();
-        self.pos = self.pos.saturating_add(1);
-        self.bound = self.next.map_or(0.0, |(len, _)| {
-            self.idf * tf_part(f64::from(self.tf_bound()), f64::from(len), avg_len)
-        });
-        Ok(())
-    }
 }
 
 /// The exact top-`limit` of `query`, best first (score desc, key asc).
@@ -379,70 +266,6 @@ pub(crate) fn top_k<K: Ord>(
     Ok(heap.into_sorted_vec())
 }
 
-/// Most postings of one term loaded into memory to score documents without
-/// random access (about 1.6 MB of postings).
-const MATERIALIZE_MAX: i64 = 100_000;
-/// Postings loaded per random access they replace: a term is loaded once the
-/// random accesses so far times this reach its document frequency (reading
-/// a packed posting costs far less than one row lookup).
-const POSTINGS_PER_ACCESS: i64 = 64;
-
-/// The postings of present term `p` as `doc → (tf bucket, len)`, loaded once
-/// worthwhile (see [`POSTINGS_PER_ACCESS`]); `None` while it is not, or when
-/// the term has too many postings to hold.
-fn held<'m>(
-    conn: &Connection,
-    scope: i64,
-    present: &[(&str, f64, u32, i64)],
-    materialized: &'m mut [Option<HeldPostings>],
-    p: usize,
-    fetches: usize,
-) -> Result<Option<&'m HeldPostings>> {
-    let Some(&(term, _, _, df)) = present.get(p) else {
-        return Ok(None);
-    };
-    let Some(slot) = materialized.get_mut(p) else {
-        return Ok(None);
-    };
-    let worthwhile = df
-        <= POSTINGS_PER_ACCESS
-            .saturating_mul(i64::try_from(fetches).unwrap_or(i64::MAX).saturating_add(1));
-    if slot.is_none() && df <= MATERIALIZE_MAX && worthwhile {
-        let mut map = HashMap::with_capacity_and_hasher(
-            usize::try_from(df).unwrap_or(0),
-            FastHash::default(),
-        );
-        let mut stmt = conn.prepare_cached(
-            "SELECT tfb, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2",
-        )?;
-        let mut rows = stmt.query(params![scope, term])?;
-        while let Some(row) = rows.next()? {
-            let tfb: u32 = row.get(0)?;
-            let blob: Vec<u8> = row.get(1)?;
-            for (len, doc) in decode_postings(&blob) {
-                map.insert(doc, (tfb, len));
-            }
-        }
-        *slot = Some(map);
-    }
-    Ok(slot.as_ref())
-}
-
 fn bound_at(bounds: &[f64], i: usize) -> f64 {
     bounds.get(i).copied().unwrap_or(0.0)
-}
-
-/// BM25 of a document from its `terms` column, adding the query terms'
-/// parts in query order as FTS5's `bm25()` does.
-fn exact_score(terms: &str, skip: usize, idfs: &[(&str, f64)], avg_len: f64) -> f64 {
-    let (len, tfs) = term_frequencies(terms, skip);
-    let mut score = 0.0;
-    for &(term, idf) in idfs {
-        let tf = tfs
-            .iter()
-            .find(|(t, _)| *t == term)
-            .map_or(0, |(_, tf)| *tf);
-        score += idf * tf_part(f64::from(tf), f64::from(len), avg_len);
-    }
-    score
 }

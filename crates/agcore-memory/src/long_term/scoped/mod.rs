@@ -2,14 +2,18 @@
 
 use std::sync::Arc;
 
+mod buffer;
+mod usage;
+
 use super::normalize::now;
 
 use super::backend::{
-    DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
-    SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
+    HistoryEntry, HistoryReason, ListRequest, LongTermBackend, SaveOutcome, ScoredEntry,
+    SearchRequest,
 };
+use super::changes::{MemoryUpdate, NewMemory};
 use super::dense::LongTermDense;
-use super::entry::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
+use super::entry::{MemoryEntry, MemoryScope};
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -246,123 +250,6 @@ impl ScopedMemory {
     /// [`MemoryError::Storage`].
     pub async fn archived(&self) -> Result<Vec<MemoryEntry>, MemoryError> {
         self.list(&ListRequest::archived_only()).await
-    }
-
-    /// Records that `ids` were used in `session_id` for `query`: one usage-log
-    /// row each, use count +1, weight raised when `referenced`, decayed
-    /// otherwise ([`WeightRules::after_use`]). Ids of other scopes are
-    /// ignored; returns how many entries were updated.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for a bad session id; [`MemoryError::Storage`].
-    pub async fn record_use(
-        &self,
-        session_id: &str,
-        query: &str,
-        ids: &[i64],
-        referenced: bool,
-    ) -> Result<usize, MemoryError> {
-        validate_session(session_id)?;
-        let record = UsageRecord::new(session_id, query, ids.to_vec(), referenced);
-        self.backend
-            .record_use(&self.scope, record, &self.rules, now())
-            .await
-    }
-
-    /// Usage-log rows of entry `id`, oldest first.
-    ///
-    /// # Errors
-    /// [`MemoryError::Storage`].
-    pub async fn usage_log(&self, id: i64) -> Result<Vec<UsageLogRow>, MemoryError> {
-        self.backend.usage_log(&self.scope, id).await
-    }
-
-    /// Archives active entries with weight below `threshold`; returns how many.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for a non-finite threshold; [`MemoryError::Storage`].
-    pub async fn archive_below(&self, threshold: f64) -> Result<usize, MemoryError> {
-        if !threshold.is_finite() {
-            return Err(MemoryError::InvalidInput(format!(
-                "archive threshold must be finite, got {threshold}"
-            )));
-        }
-        self.backend
-            .archive_below(&self.scope, threshold, now())
-            .await
-    }
-
-    /// Restores an archived entry; `NotFound` as [`ScopedMemory::update`].
-    ///
-    /// # Errors
-    /// As [`ScopedMemory::update`].
-    pub async fn restore(&self, id: i64) -> Result<MemoryEntry, MemoryError> {
-        self.update(id, MemoryUpdate::new().archived(false)).await
-    }
-
-    /// Maintenance: age decay, archiving below `rules.archive_threshold`,
-    /// purge of applied buffer turns older than the retention.
-    ///
-    /// # Errors
-    /// [`MemoryError::Storage`].
-    pub async fn maintenance(&self) -> Result<MaintenanceReport, MemoryError> {
-        let now = now();
-        self.backend
-            .maintenance(&self.scope, &self.rules, now, now - self.buffer_retention)
-            .await
-    }
-
-    /// Appends a turn to the dialogue buffer of `session_id`.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for a bad session id; [`MemoryError::Storage`].
-    pub async fn buffer_append(
-        &self,
-        session_id: &str,
-        user_query: &str,
-        assistant_response: &str,
-    ) -> Result<DialogueTurn, MemoryError> {
-        validate_session(session_id)?;
-        self.backend
-            .buffer_append(
-                &self.scope,
-                session_id,
-                user_query,
-                assistant_response,
-                now(),
-            )
-            .await
-    }
-
-    /// Unapplied turns of `session_id`, oldest first, at most `limit`.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for a bad session id; [`MemoryError::Storage`].
-    pub async fn buffer_pending(
-        &self,
-        session_id: &str,
-        limit: usize,
-    ) -> Result<Vec<DialogueTurn>, MemoryError> {
-        validate_session(session_id)?;
-        self.backend
-            .buffer_pending(&self.scope, session_id, limit)
-            .await
-    }
-
-    /// Marks the turns of `session_id` up to id `up_to` as applied (kept
-    /// until then, so a failed extraction is retried).
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for a bad session id; [`MemoryError::Storage`].
-    pub async fn buffer_mark_applied(
-        &self,
-        session_id: &str,
-        up_to: i64,
-    ) -> Result<usize, MemoryError> {
-        validate_session(session_id)?;
-        self.backend
-            .buffer_mark_applied(&self.scope, session_id, up_to, now())
-            .await
     }
 
     /// Restores whole entries into this scope (backup import): each entry's

@@ -1,0 +1,40 @@
+//! The documents of a top-k search: found by random access ([`Fetched`])
+//! and ranked ([`Hit`]).
+
+use std::cmp::Ordering;
+
+/// A document found by random access: its tie-break key (ascending wins)
+/// and its `terms` column.
+pub(crate) struct Fetched<K> {
+    pub(crate) key: K,
+    pub(crate) terms: String,
+}
+
+/// A result: tie-break key, document number, BM25 score.
+#[derive(Debug)]
+pub(crate) struct Hit<K> {
+    pub(crate) key: K,
+    pub(crate) doc: i64,
+    pub(crate) score: f64,
+}
+
+impl<K: Ord> PartialEq for Hit<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<K: Ord> Eq for Hit<K> {}
+impl<K: Ord> PartialOrd for Hit<K> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<K: Ord> Ord for Hit<K> {
+    /// Worse is greater: lower score, then larger key.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.key.cmp(&other.key))
+    }
+}
