@@ -1,4 +1,4 @@
-//! Facts extracted from dialogue by an LLM (memory-system plan, Phase 4):
+//! Facts extracted from dialogue by an LLM (see `docs/memory.md`, *Extraction*):
 //! the [`Fact`] type, the extractor prompt and a tolerant JSON parser.
 
 mod parse;

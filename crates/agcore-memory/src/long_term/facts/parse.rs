@@ -20,9 +20,38 @@ fn strip_fence(text: &str) -> &str {
         .map_or(body, |end| body.get(..end).unwrap_or_default())
 }
 
+/// `json` with raw control characters inside string literals escaped
+/// (`\n`, `\r`, `\t`, `\u00XX`): JSON forbids them there, but grammars of
+/// some servers let a model emit a raw line break inside a string.
+fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 8);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string && !escaped && u32::from(c) < 0x20 {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                other => out.push_str(&format!("\\u{:04x}", u32::from(other))),
+            }
+            continue;
+        }
+        if c == '"' && !escaped {
+            in_string = !in_string;
+        }
+        escaped = in_string && c == '\\' && !escaped;
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Parses a model reply into facts. Accepts `{"facts": [...]}`, a bare array
 /// or a single fact object, inside a code fence or surrounded by prose;
-/// recovers the complete elements of an array cut off mid-way. Element
+/// recovers the complete elements of an array cut off mid-way; reads raw
+/// line breaks and other control characters inside strings as if escaped. Element
 /// fields: `content` (required), `type` (default `user`; also `preference`
 /// and `fact`), `tags`, `confidence` (required, 0–1; 1–100 read as percent),
 /// `replace`. Never panics.
@@ -44,7 +73,8 @@ pub fn parse_facts(reply: &str) -> Result<ParsedFacts, MemoryError> {
     let start = text.find(['{', '[']).ok_or_else(|| {
         MemoryError::Serialization("fact extraction: the reply holds no JSON".into())
     })?;
-    let json = text.get(start..).unwrap_or_default();
+    let escaped = escape_raw_controls(text.get(start..).unwrap_or_default());
+    let json = escaped.as_ref();
     let mut stream = serde_json::Deserializer::from_str(json).into_iter::<Value>();
     let (elements, truncated) = match stream.next() {
         Some(Ok(value)) => (elements_of(value)?, false),
@@ -187,6 +217,17 @@ fn fact_from(value: Value) -> Result<Fact, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_control_characters_inside_strings_are_read() {
+        let reply = "{\"facts\" : [{\"content\": \"Lives in\nLyon\t(FR) \\\"old\\\"\", \"type\": \"user\", \"confidence\": 0.9}]}";
+        let parsed = parse_facts(reply).unwrap();
+        assert_eq!(parsed.facts[0].content, "Lives in\nLyon\t(FR) \"old\"");
+        // Control characters between tokens are whitespace and stay as they are.
+        let spaced = "{\n\"facts\":\t[]\r\n}";
+        assert_eq!(escape_raw_controls(spaced), spaced);
+        assert!(parse_facts(spaced).unwrap().facts.is_empty());
+    }
 
     #[test]
     fn object_array_and_single_forms() {
