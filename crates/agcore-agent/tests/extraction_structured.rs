@@ -9,6 +9,7 @@ use std::time::Duration;
 use agcore_agent::LongTermOptions;
 use agcore_agent::long_term::{ExtractionReport, run_extraction};
 use agcore_llm::{LlmProvider, OpenAiConfig, OpenAiProvider};
+use agcore_memory::MemoryError;
 use agcore_memory::long_term::{ExtractConfig, InMemoryLongTerm, LongTermMemory, StructuredOutput};
 
 /// One user message and the reply, in English and Chinese.
@@ -44,12 +45,11 @@ const DIALOGUES: [(&str, &str); 20] = [
     ("My birthday is on the 3rd of May.", "I'll remember."),
 ];
 
-fn server() -> Option<Arc<dyn LlmProvider>> {
+/// The server's settings, or `None` (skipped) on a machine without it.
+fn server() -> Option<OpenAiConfig> {
     let base = agcore_memory::testkit::service_url("AGCORE_TEST_OPENAI_BASE_URL")?;
     let model = std::env::var("AGCORE_TEST_OPENAI_MODEL").unwrap_or_else(|_| "smollm2".into());
-    Some(Arc::new(
-        OpenAiProvider::new(OpenAiConfig::new(base).with_default_model(model)).unwrap(),
-    ))
+    Some(OpenAiConfig::new(base).with_default_model(model))
 }
 
 fn options(mode: StructuredOutput) -> LongTermOptions {
@@ -67,12 +67,12 @@ fn options(mode: StructuredOutput) -> LongTermOptions {
 async fn extract_all(
     provider: &Arc<dyn LlmProvider>,
     options: &LongTermOptions,
-) -> (Vec<ExtractionReport>, Vec<String>) {
+) -> Result<(Vec<ExtractionReport>, Vec<String>), MemoryError> {
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
     for (n, (user, assistant)) in DIALOGUES.iter().enumerate() {
         let memory = LongTermMemory::new(InMemoryLongTerm::new());
-        let scoped = memory.scope("assistant", &format!("user{n}")).unwrap();
-        scoped.buffer_append("s1", user, assistant).await.unwrap();
+        let scoped = memory.scope("assistant", format!("user{n}"))?;
+        scoped.buffer_append("s1", user, assistant).await?;
         let run = run_extraction(
             scoped,
             "s1".into(),
@@ -86,20 +86,21 @@ async fn extract_all(
             Err(err) => errors.push(format!("dialogue {n}: {err}")),
         }
     }
-    (reports, errors)
+    Ok((reports, errors))
 }
 
 #[tokio::test]
 async fn every_structured_extraction_parses() {
-    let Some(provider) = server() else {
+    let Some(config) = server() else {
         return;
     };
+    let provider: Arc<dyn LlmProvider> = Arc::new(OpenAiProvider::new(config).unwrap());
     let options = options(StructuredOutput::JsonSchema);
-    let (reports, errors) = extract_all(&provider, &options).await;
+    let (reports, errors) = extract_all(&provider, &options).await.unwrap();
     let repaired = reports.iter().filter(|r| r.repaired).count();
     let truncated = reports.iter().filter(|r| r.truncated).count();
     let facts: usize = reports.iter().map(|r| r.facts.created.len()).sum();
-    println!(
+    eprintln!(
         "structured: {} of {} parsed ({repaired} after a repair, {truncated} cut off), {facts} facts",
         reports.len(),
         DIALOGUES.len()
@@ -116,12 +117,15 @@ async fn every_structured_extraction_parses() {
 #[tokio::test]
 #[ignore = "measurement of the unconstrained baseline for docs: cargo test -p agcore-agent --test extraction_structured -- --ignored --nocapture"]
 async fn unconstrained_baseline() {
-    let Some(provider) = server() else {
+    let Some(config) = server() else {
         return;
     };
-    let (reports, errors) = extract_all(&provider, &options(StructuredOutput::Off)).await;
+    let provider: Arc<dyn LlmProvider> = Arc::new(OpenAiProvider::new(config).unwrap());
+    let (reports, errors) = extract_all(&provider, &options(StructuredOutput::Off))
+        .await
+        .unwrap();
     let repaired = reports.iter().filter(|r| r.repaired).count();
-    println!(
+    eprintln!(
         "unconstrained: {} of {} parsed ({repaired} after a repair); failures: {errors:#?}",
         reports.len(),
         DIALOGUES.len()
