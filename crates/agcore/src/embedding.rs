@@ -141,7 +141,6 @@ async fn open_local(_: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>, LlmE
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -2,7 +2,6 @@
 //! the database, unchanged texts are not embedded again after a restart,
 //! another model is refused until `reset_vectors`.
 #![cfg(all(feature = "sqlite", feature = "llm"))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 
