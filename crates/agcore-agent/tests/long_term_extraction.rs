@@ -79,10 +79,12 @@ async fn malformed_reply_keeps_the_buffer_and_a_later_run_applies_it() {
     let mut f = fixture(
         MockProvider::new()
             .push_text("Sorry, I cannot do that.")
+            .push_text("Still no JSON, sorry.")
             .push_text(GOOD),
         4,
     );
     turns(&mut f, &["I work as a nurse", "nights mostly"]).await;
+    // The first reply is not JSON and neither is the reply to the repair request.
     let err = f.session.flush_memory().await.unwrap_err();
     assert!(matches!(err, AgentError::Memory(_)), "{err}");
     assert_eq!(f.scope.buffer_pending("s1", 100).await.unwrap().len(), 2);
@@ -98,9 +100,12 @@ async fn malformed_reply_keeps_the_buffer_and_a_later_run_applies_it() {
     assert!(f.scope.buffer_pending("s1", 100).await.unwrap().is_empty());
     assert_eq!(contents(&f.scope).await, ["Alice is a nurse"]);
     let requests = f.extractor.requests();
-    assert_eq!(requests.len(), 2);
-    assert_eq!(requests[1].model, "extractor-model");
-    let prompt = requests[1].messages[0].text();
+    assert_eq!(requests.len(), 3);
+    let repair = requests[1].messages.last().unwrap().text();
+    assert!(repair.contains("could not be read"), "{repair}");
+    assert_eq!(requests[1].messages[2].text(), "Sorry, I cannot do that.");
+    assert_eq!(requests[2].model, "extractor-model");
+    let prompt = requests[2].messages[0].text();
     assert!(
         prompt.contains("User: I work as a nurse\nAssistant: reply 0"),
         "{prompt}"

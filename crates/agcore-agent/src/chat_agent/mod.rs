@@ -159,9 +159,9 @@ impl ChatAgent {
     /// As [`ChatAgent::finish`]; the new conversation starts either way.
     pub async fn reset(&self) -> Result<Option<ExtractionReport>, AgentError> {
         let mut session = self.conversation.lock().await;
-        let flushed = session.flush_memory().await;
+        let finished = session.finish().await;
         *session = self.session(self.user_id.clone());
-        flushed
+        finished
     }
 
     /// Waits for the background work of the agent's own conversation (fact

@@ -1,6 +1,7 @@
 //! The long-term memory steps of a turn: prefetch before, usage, buffer and
 //! background extraction after.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use agcore_memory::long_term::{MemoryEntry, ScopedMemory, detect_references};
@@ -21,6 +22,8 @@ pub(super) struct LongTermState {
     turns_since_extraction: usize,
     /// The extraction running in the background, if any.
     extraction: Option<JoinHandle<Result<ExtractionReport, AgentError>>>,
+    /// [`AgentSession::finish`] ran: nothing is left for the drop to do.
+    finished: bool,
 }
 
 impl AgentSession {
@@ -94,6 +97,7 @@ impl AgentSession {
             return;
         }
         self.long_term.turns_since_extraction += 1;
+        self.long_term.finished = false;
         if self.long_term.turns_since_extraction < options.extract.batch_size.max(1) {
             return;
         }
@@ -109,6 +113,20 @@ impl AgentSession {
             log_extraction(done.await);
         }
         self.long_term.turns_since_extraction = 0;
+        self.long_term.extraction = self.extraction_job().map(tokio::spawn);
+    }
+
+    /// One extraction run over this session's unapplied dialogue buffer,
+    /// ready to spawn or await; `None` without long-term memory, a user id
+    /// or extraction. Its result is logged.
+    fn extraction_job(
+        &self,
+    ) -> Option<impl Future<Output = Result<ExtractionReport, AgentError>> + Send + 'static> {
+        let (runtime, scoped) = self.long_term_scope()?;
+        let options = runtime.options.clone();
+        if !options.extraction {
+            return None;
+        }
         let provider = options
             .extraction_provider
             .clone()
@@ -118,7 +136,7 @@ impl AgentSession {
             .clone()
             .unwrap_or_else(|| self.bundle.config.llm.model.clone());
         let session_id = self.session_id.clone();
-        self.long_term.extraction = Some(tokio::spawn(async move {
+        Some(async move {
             let result = run_extraction(scoped, session_id, provider, model, options).await;
             match &result {
                 Ok(report) => tracing::debug!(?report, "long-term memory: extraction done"),
@@ -128,7 +146,62 @@ impl AgentSession {
                 ),
             }
             result
-        }));
+        })
+    }
+
+    /// Ends the session's memory work: waits for a running extraction, then
+    /// extracts the turns buffered since (fewer than `batch_size`, which the
+    /// turns alone would not have sent), and waits for the embedding queue
+    /// of dense retrieval. Returns the last extraction's report. A session
+    /// dropped without `finish` starts that last extraction in the
+    /// background when a Tokio runtime is running, with a warning.
+    ///
+    /// # Errors
+    /// The extraction's error (the buffer is kept for a later run).
+    pub async fn finish(&mut self) -> Result<Option<ExtractionReport>, AgentError> {
+        self.long_term.finished = true;
+        let mut report = self.flush_memory().await?;
+        if self.long_term.turns_since_extraction > 0 {
+            if let Some(job) = self.extraction_job() {
+                report = Some(job.await?);
+            }
+            self.long_term.turns_since_extraction = 0;
+        }
+        if let Some(index) = self
+            .bundle
+            .long_term
+            .as_ref()
+            .and_then(|rt| rt.memory.dense_index())
+        {
+            index.flush().await;
+        }
+        Ok(report)
+    }
+
+    /// The drop's share of [`AgentSession::finish`]: buffered turns that were
+    /// never extracted get a background run when a Tokio runtime is there.
+    pub(super) fn finish_on_drop(&mut self) {
+        if self.long_term.finished || self.long_term.turns_since_extraction == 0 {
+            return;
+        }
+        let turns = self.long_term.turns_since_extraction;
+        match (tokio::runtime::Handle::try_current(), self.extraction_job()) {
+            (Ok(handle), Some(job)) => {
+                tracing::warn!(
+                    session = %self.session_id,
+                    turns,
+                    "session dropped without finish(): extracting its last turns in the background"
+                );
+                drop(handle.spawn(job));
+            }
+            (Err(_), Some(_)) => tracing::warn!(
+                session = %self.session_id,
+                turns,
+                "session dropped without finish() outside a Tokio runtime: its last turns stay \
+                 in the dialogue buffer for a later extraction"
+            ),
+            (_, None) => {}
+        }
     }
 
     /// Waits for the background fact extraction started by an earlier turn,

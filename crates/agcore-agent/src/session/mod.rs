@@ -49,6 +49,12 @@ impl std::fmt::Debug for AgentSession {
     }
 }
 
+impl Drop for AgentSession {
+    fn drop(&mut self) {
+        self.finish_on_drop();
+    }
+}
+
 impl AgentSession {
     /// A new session with a random id (UUID v4).
     pub fn new(agent: Arc<dyn Agent>, bundle: Arc<RuntimeBundle>) -> Self {
