@@ -10,7 +10,7 @@
 use std::error::Error;
 use std::sync::Arc;
 
-use agcore::memory::long_term::{InjectConfig, ListRequest};
+use agcore::memory::long_term::ListRequest;
 use agcore::prelude::*;
 
 const FACTS: &str = r#"{"facts": [{"content": "The user lives in Lyon", "type": "user", "tags": ["location"], "confidence": 0.9}]}"#;
@@ -32,13 +32,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
             .push_text("Lyon has lovely food markets.")
             .push_text("- Parc de la Tête d'Or\n- Vieux Lyon"),
     );
-    // The extraction model, asked in the background every 2 turns; inject on
-    // the first turn of a session too (the default waits one turn).
+    // The extraction model, asked in the background every 2 turns.
     let extractor = Arc::new(MockProvider::new().push_text(FACTS));
-    let mut inject = InjectConfig::default();
-    inject.first_round_empty = false;
     let options = LongTermOptions::new()
-        .inject(inject)
         .extract_every(2)
         .extraction_provider(extractor);
     let agent = ChatAgent::builder()

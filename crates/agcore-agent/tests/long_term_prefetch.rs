@@ -67,7 +67,11 @@ async fn injection_rules_format_and_history() {
             .push_text("You like green tea, so try a sencha.")
             .push_text("no idea"),
     );
-    let mut s = session(&provider, &memory, LongTermOptions::new());
+    // The default prefetches every turn; this test turns the first-round rule on.
+    assert!(!InjectConfig::default().first_round_empty);
+    let mut inject = InjectConfig::default();
+    inject.first_round_empty = true;
+    let mut s = session(&provider, &memory, LongTermOptions::new().inject(inject));
     s.submit_turn("Which green tea should I buy?")
         .await
         .unwrap(); // first round: empty

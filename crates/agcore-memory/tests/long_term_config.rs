@@ -82,6 +82,11 @@ fn mistakes_are_clear_errors() {
 fn injection_rules() {
     let mut inject = MemorySettings::default().memory.inject;
     assert!(
+        inject.should_inject("What did I say about tea?", 0),
+        "every turn by default, the first included"
+    );
+    inject.first_round_empty = true;
+    assert!(
         !inject.should_inject("What did I say about tea?", 0),
         "first round is empty"
     );

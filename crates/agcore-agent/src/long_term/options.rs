@@ -24,7 +24,7 @@ pub enum InstructionLanguage {
 /// buffer and background fact extraction (`[memory.inject]`,
 /// `[memory_agent.extract]`; see `docs/memory.md`, *Configuration*).
 ///
-/// Defaults: prefetch on with [`InjectConfig::default`] (first round empty,
+/// Defaults: prefetch on with [`InjectConfig::default`] (every turn,
 /// messages of ≥ 4 characters, 800-token budget) and 5 entries;
 /// extraction on every [`ExtractConfig::batch_size`] (5) turns with the
 /// bundle's provider and model, a 30 s timeout, facts of confidence ≥ 0.7;

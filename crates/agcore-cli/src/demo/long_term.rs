@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use agcore::agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore::llm::{HookExecutor, MockProvider};
-use agcore::memory::long_term::{InjectConfig, ListRequest, LongTermMemory};
+use agcore::memory::long_term::{ListRequest, LongTermMemory};
 use agcore::tools::ToolRegistry;
 
 use crate::error::CliError;
@@ -30,9 +30,7 @@ pub(super) async fn run(dir: &Path) -> Result<(), CliError> {
             .push_text("Noted: short bullet points from now on.")
             .push_text("- Parc de la Tête d'Or\n- Vieux Lyon"),
     );
-    let mut inject = InjectConfig::default();
-    inject.first_round_empty = false;
-    let options = LongTermOptions::new().inject(inject).extraction(false);
+    let options = LongTermOptions::new().extraction(false);
     let bundle = AgentBuilder::new()
         .provider(chat.clone())
         .tool_registry(Arc::new(ToolRegistry::new()))

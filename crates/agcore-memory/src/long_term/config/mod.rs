@@ -207,7 +207,10 @@ pub enum LongTermTrigger {
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InjectConfig {
-    /// Inject nothing on the first turn of a session (default `true`).
+    /// Inject nothing on the first turn of a session (default `false`: every
+    /// turn is prefetched, as long-term memory per agent + user expects —
+    /// the first turn of a new session is where memories of earlier
+    /// sessions matter most).
     pub first_round_empty: bool,
     /// Recent short-term items injected (default 3).
     pub short_term_count: usize,
@@ -224,7 +227,7 @@ pub struct InjectConfig {
 impl Default for InjectConfig {
     fn default() -> Self {
         Self {
-            first_round_empty: true,
+            first_round_empty: false,
             short_term_count: 3,
             long_term_trigger: LongTermTrigger::Always,
             trigger_keywords: Vec::new(),
