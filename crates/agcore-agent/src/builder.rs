@@ -220,8 +220,11 @@ impl AgentBuilder {
         if let Some(retriever) = &self.retriever {
             tool_registry.register(RetrieveTool::new(Arc::clone(retriever)).into_tool())?;
         }
-        if let Some(long_term) = &self.long_term {
-            tool_registry.register(MemorySaveTool::new(long_term.memory.clone()).into_tool())?;
+        let long_term = self.long_term.filter(|lt| lt.options.enabled);
+        if let Some(long_term) = long_term.as_ref().filter(|lt| lt.options.tools) {
+            let save = MemorySaveTool::new(long_term.memory.clone())
+                .with_writable_types(long_term.options.writable_types.clone());
+            tool_registry.register(save.into_tool())?;
             tool_registry.register(MemoryRecallTool::new(long_term.memory.clone()).into_tool())?;
         }
         let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
@@ -232,7 +235,7 @@ impl AgentBuilder {
         bundle.base_prompt = self.base_prompt;
         bundle.environment = self.environment;
         bundle.config = self.config;
-        bundle.long_term = self.long_term;
+        bundle.long_term = long_term;
         Ok(Arc::new(bundle))
     }
 }

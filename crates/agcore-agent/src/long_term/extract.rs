@@ -82,6 +82,17 @@ pub async fn run_extraction(
         timeout: options.extraction_timeout,
     })
     .await?;
+    let mut parsed = parsed;
+    let writable = &options.writable_types;
+    let (facts, refused): (Vec<_>, Vec<_>) = std::mem::take(&mut parsed.facts)
+        .into_iter()
+        .partition(|fact| writable.allows(fact.memory_type));
+    parsed.facts = facts;
+    parsed.rejected.extend(
+        refused
+            .iter()
+            .filter_map(|fact| writable.refusal(fact.memory_type)),
+    );
     let truncated = parsed.truncated;
     let mut facts = scoped
         .apply_facts(parsed.facts, options.extract.min_confidence)

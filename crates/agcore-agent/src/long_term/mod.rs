@@ -48,6 +48,7 @@ mod prefetch;
 mod prompt;
 mod structured;
 mod tools;
+mod writable;
 
 pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
 pub use options::{InstructionLanguage, LongTermOptions};
@@ -61,6 +62,7 @@ pub use tools::{
     MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,
     SaveArgs,
 };
+pub use writable::WritableTypes;
 
 use agcore_memory::long_term::LongTermMemory;
 

@@ -6,6 +6,8 @@ use std::time::Duration;
 use agcore_llm::LlmProvider;
 use agcore_memory::long_term::{ExtractConfig, InjectConfig, MemorySettings};
 
+use super::WritableTypes;
+
 /// Language of the memory-usage instructions appended to the system prompt
 /// (see `docs/memory.md`, *Memory instructions*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,6 +35,16 @@ pub enum InstructionLanguage {
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct LongTermOptions {
+    /// Long-term memory on for this agent (default `true`). `false`: the
+    /// builder registers no memory tools and sessions inject, buffer and
+    /// extract nothing, as if no memory were configured.
+    pub enabled: bool,
+    /// Register the `memory_save` / `memory_recall` tools and append the
+    /// memory instructions that describe them (default `true`).
+    pub tools: bool,
+    /// The memory types this agent may write through `memory_save` and
+    /// extraction (default: all four).
+    pub writable_types: WritableTypes,
     /// Search memory before each turn and inject the `<memory-context>` block.
     pub prefetch: bool,
     /// Injection rules (first round, minimum length, trigger, token budget).
@@ -61,6 +73,9 @@ pub struct LongTermOptions {
 impl std::fmt::Debug for LongTermOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LongTermOptions")
+            .field("enabled", &self.enabled)
+            .field("tools", &self.tools)
+            .field("writable_types", &self.writable_types)
             .field("prefetch", &self.prefetch)
             .field("inject", &self.inject)
             .field("prefetch_limit", &self.prefetch_limit)
@@ -84,6 +99,9 @@ impl std::fmt::Debug for LongTermOptions {
 impl Default for LongTermOptions {
     fn default() -> Self {
         Self {
+            enabled: true,
+            tools: true,
+            writable_types: WritableTypes::all(),
             prefetch: true,
             inject: InjectConfig::default(),
             prefetch_limit: 5,
@@ -115,8 +133,10 @@ impl LongTermOptions {
     /// [`agcore_memory::MemoryError::InvalidInput`] for an unreadable `timeout`.
     pub fn from_settings(settings: &MemorySettings) -> Result<Self, agcore_memory::MemoryError> {
         let agent = &settings.memory_agent;
+        let enabled = settings.memory.enabled && settings.memory.long_term.enabled;
         Ok(Self {
-            prefetch: settings.memory.enabled && settings.memory.long_term.enabled,
+            enabled,
+            prefetch: enabled,
             inject: settings.memory.inject.clone(),
             prefetch_limit: settings.memory.long_term.max_return,
             extraction: agent.enabled,
@@ -125,6 +145,28 @@ impl LongTermOptions {
             extraction_timeout: agent.timeout()?,
             ..Self::default()
         })
+    }
+
+    /// Turns long-term memory on or off for this agent (off: no tools, no
+    /// prefetch, no buffer, no extraction).
+    #[must_use]
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Registers the memory tools (and their instructions) or not.
+    #[must_use]
+    pub fn tools(mut self, enabled: bool) -> Self {
+        self.tools = enabled;
+        self
+    }
+
+    /// Restricts the memory types this agent may write.
+    #[must_use]
+    pub fn writable_types(mut self, types: WritableTypes) -> Self {
+        self.writable_types = types;
+        self
     }
 
     /// Turns prefetch on or off.

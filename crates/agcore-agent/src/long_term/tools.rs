@@ -4,6 +4,7 @@
 //! session fills in; the arguments cannot name another scope, and an id of
 //! another scope behaves as a missing one.
 
+use super::WritableTypes;
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
     LongTermMemory, MemoryEntry, MemoryType, MemoryUpdate, NewMemory, ScopedMemory, SearchRequest,
@@ -152,12 +153,31 @@ fn memory_failed(tool: &str, id: Option<i64>, err: MemoryError) -> ToolError {
 #[derive(Debug, Clone)]
 pub struct MemorySaveTool {
     memory: LongTermMemory,
+    writable: WritableTypes,
 }
 
 impl MemorySaveTool {
-    /// The tool over `memory`.
+    /// The tool over `memory`, allowed to write every type.
     pub fn new(memory: LongTermMemory) -> Self {
-        Self { memory }
+        Self {
+            memory,
+            writable: WritableTypes::all(),
+        }
+    }
+
+    /// Refuses (with a tool error naming the allowed types) to create,
+    /// change or delete memories of other types than `writable`.
+    #[must_use]
+    pub fn with_writable_types(mut self, writable: WritableTypes) -> Self {
+        self.writable = writable;
+        self
+    }
+
+    fn check_type(&self, memory_type: MemoryType) -> Result<(), ToolError> {
+        match self.writable.refusal(memory_type) {
+            Some(why) => Err(failed(self.name(), why)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -177,6 +197,9 @@ impl TypedTool for MemorySaveTool {
     async fn call(&self, args: SaveArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
         let tool = self.name();
         let scoped = scope_of(&self.memory, tool, ctx)?;
+        if args.action != SaveAction::Delete {
+            self.check_type(args.memory_type.into())?;
+        }
         match args.action {
             SaveAction::Create => {
                 let content = args
@@ -224,6 +247,13 @@ impl TypedTool for MemorySaveTool {
                 let id = args
                     .id
                     .ok_or_else(|| failed(tool, "`id` is required to delete a memory"))?;
+                if let Some(entry) = scoped
+                    .get(id)
+                    .await
+                    .map_err(|e| memory_failed(tool, Some(id), e))?
+                {
+                    self.check_type(entry.memory_type)?;
+                }
                 let deleted = scoped
                     .delete(id)
                     .await

@@ -121,7 +121,7 @@ impl AgentSession {
             .bundle
             .long_term
             .as_ref()
-            .filter(|_| self.user_id.is_some())
+            .filter(|lt| self.user_id.is_some() && lt.options.tools)
             .and_then(|lt| crate::long_term::memory_instructions(lt.options.language));
         Ok(match (composer.system_prompt(), instructions) {
             (Some(prompt), Some(extra)) => Some(format!("{prompt}\n\n{extra}")),
