@@ -3,6 +3,7 @@
 //! system prompt, background fact extraction) in the SQLite memory database.
 
 mod endpoint;
+mod memory_model;
 mod session;
 mod slash;
 

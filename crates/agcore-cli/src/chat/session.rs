@@ -4,16 +4,14 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use agcore::agent::long_term::run_extraction;
 use agcore::agent::{
     AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentSession, LongTermOptions, SimpleAgent,
 };
-use agcore::llm::{CycleConfig, CycleEvent, HookExecutor, LlmProvider};
-use agcore::memory::long_term::ScopedMemory;
-use agcore::tools::ToolRegistry;
+use agcore::llm::{CycleConfig, CycleEvent};
 use futures::StreamExt;
 
 use super::endpoint::Endpoint;
+use super::memory_model::memory_provider;
 use crate::config::AppConfig;
 use crate::error::CliError;
 use crate::scope::OpenedMemory;
@@ -27,16 +25,12 @@ earlier knowledge could help, use `memory_recall`.";
 /// Most turns of one session.
 const MAX_TURNS: u32 = 100_000;
 
-/// A running chat: the session, and what a final extraction needs.
+/// A running chat: the session and what a new session needs.
 pub(crate) struct Chat {
     session: AgentSession,
     agent: Arc<SimpleAgent>,
     bundle: Arc<agcore::agent::RuntimeBundle>,
     user: String,
-    scoped: ScopedMemory,
-    provider: Arc<dyn LlmProvider>,
-    model: String,
-    options: LongTermOptions,
 }
 
 impl Chat {
@@ -56,6 +50,9 @@ impl Chat {
         if !config.extraction_configured {
             options = options.extraction(true);
         }
+        if let Some(memory_model) = memory_provider(&config.settings.memory_agent)? {
+            options = options.extraction_provider(memory_model);
+        }
         let mut agent_config = AgentConfig::new(endpoint.model.clone()).with_max_turns(MAX_TURNS);
         if let Some(max_tokens) = config.llm.max_tokens {
             agent_config = agent_config
@@ -63,11 +60,9 @@ impl Chat {
         }
         let bundle = AgentBuilder::new()
             .provider(Arc::clone(&provider))
-            .tool_registry(Arc::new(ToolRegistry::new()))
-            .hook_executor(Arc::new(HookExecutor::new()))
             .base_prompt(BASE_PROMPT)
             .config(agent_config)
-            .long_term_memory(opened.memory.clone(), options.clone())
+            .long_term_memory(opened.memory.clone(), options)
             .build()?;
         let scope = opened.scoped.scope();
         let agent = Arc::new(SimpleAgent::new(scope.agent.clone()));
@@ -78,13 +73,6 @@ impl Chat {
             agent,
             bundle,
             user,
-            scoped: opened.scoped.clone(),
-            model: options
-                .extraction_model
-                .clone()
-                .unwrap_or_else(|| endpoint.model.clone()),
-            provider,
-            options,
         })
     }
 
@@ -157,34 +145,11 @@ impl Chat {
         }
     }
 
-    /// Waits for a running extraction, then extracts facts from the turns
-    /// still buffered. Failures are reported on stderr; the buffer is kept
-    /// for the next session's extraction.
+    /// Ends the session's memory work ([`AgentSession::finish`]: the running
+    /// extraction, then the turns buffered since). Failures are reported on
+    /// stderr; the buffer is kept for the next session's extraction.
     async fn flush(&mut self) {
-        if let Err(err) = self.session.flush_memory().await {
-            eprintln!("warning: memory extraction failed: {err}");
-        }
-        if !self.options.extraction {
-            return;
-        }
-        let session_id = self.session.session_id().to_owned();
-        match self.scoped.buffer_pending(&session_id, 1).await {
-            Ok(pending) if pending.is_empty() => return,
-            Ok(_) => {}
-            Err(err) => {
-                eprintln!("warning: reading the dialogue buffer failed: {err}");
-                return;
-            }
-        }
-        let result = run_extraction(
-            self.scoped.clone(),
-            session_id,
-            Arc::clone(&self.provider),
-            self.model.clone(),
-            self.options.clone(),
-        )
-        .await;
-        match result {
+        match self.session.finish().await {
             Ok(report) => tracing::info!(?report, "memory extraction at exit"),
             Err(err) => eprintln!(
                 "warning: memory extraction failed ({}); the turns stay in the dialogue buffer",
