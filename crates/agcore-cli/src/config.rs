@@ -22,8 +22,9 @@ use crate::error::CliError;
 pub const CONFIG_FILE: &str = "agcore.toml";
 
 /// `[llm]`: the chat endpoint. Environment variables override these keys,
-/// command-line flags override both.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// command-line flags override both. `Debug` shows whether an `api_key` is
+/// set, never the key.
+#[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmSection {
     /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8080/v1` (`OPENAI_BASE_URL`).
@@ -36,6 +37,18 @@ pub struct LlmSection {
     pub connect_timeout_secs: Option<u64>,
     /// Most tokens of one reply (default: the server's).
     pub max_tokens: Option<u32>,
+}
+
+impl std::fmt::Debug for LlmSection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmSection")
+            .field("base_url", &self.base_url)
+            .field("has_api_key", &self.api_key.is_some())
+            .field("model", &self.model)
+            .field("connect_timeout_secs", &self.connect_timeout_secs)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
 }
 
 /// The parsed configuration and where it came from.
@@ -242,6 +255,19 @@ mod tests {
         let err = AppConfig::parse("[storage]\npath = 1\n", Path::new("x.toml")).unwrap_err();
         assert!(err.to_string().contains("x.toml"), "{err}");
         assert!(!bare.extraction_configured);
+    }
+
+    #[test]
+    fn debug_never_shows_an_api_key() {
+        let canary = "sk-canary-3f9a7c1e";
+        let text = format!(
+            "[llm]\napi_key = \"{canary}\"\n\n[memory_agent]\napi_key = \"{canary}\"\n"
+        );
+        let config = AppConfig::parse(&text, Path::new("a.toml")).unwrap();
+        assert_eq!(config.llm.api_key.as_deref(), Some(canary));
+        let shown = format!("{config:?} {config:#?}");
+        assert!(!shown.contains(canary), "{shown}");
+        assert!(shown.contains("has_api_key: true"), "{shown}");
     }
 
     #[test]

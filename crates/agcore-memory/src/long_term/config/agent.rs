@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::MemoryError;
 
 /// `[memory_agent]`: the LLM that extracts facts from buffered dialogue.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `Debug` shows whether an `api_key` is set, never the key.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct MemoryAgentConfig {
@@ -29,6 +30,22 @@ pub struct MemoryAgentConfig {
     pub extract: ExtractConfig,
     /// `[memory_agent.summarize]`.
     pub summarize: SummarizeConfig,
+}
+
+impl std::fmt::Debug for MemoryAgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryAgentConfig")
+            .field("enabled", &self.enabled)
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("has_api_key", &!self.api_key.is_empty())
+            .field("api_key_env", &self.api_key_env)
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("extract", &self.extract)
+            .field("summarize", &self.summarize)
+            .finish()
+    }
 }
 
 impl Default for MemoryAgentConfig {
