@@ -165,7 +165,7 @@ fn an_unknown_type_lists_the_registered_ones() {
     let text = "memory:\n  stores:\n    - {name: notes, type: vectordb}\n";
     assert_eq!(
         yaml_err(text),
-        "agents.yaml: `memory.stores[0].type`: unknown memory store type `vectordb`; registered types: `blackboard` or `simple`"
+        "agents.yaml: `memory.stores[0].type`: unknown memory store type `vectordb`; registered types: `blackboard`, `file` or `simple`"
     );
 }
 

@@ -276,7 +276,10 @@ async fn a_user_registered_type_opens_from_configuration() {
         },
         "Notes fixed in the configuration",
     );
-    assert_eq!(registry.types(), vec!["blackboard", "pinned", "simple"]);
+    assert_eq!(
+        registry.types(),
+        vec!["blackboard", "file", "pinned", "simple"]
+    );
     assert_eq!(
         registry.summary("pinned"),
         Some("Notes fixed in the configuration")

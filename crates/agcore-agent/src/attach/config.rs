@@ -152,7 +152,7 @@ pub struct MemorySection {
     #[serde(default)]
     pub stores: Vec<StoreDeclaration>,
     /// The header line of the memory block (default
-    /// `MemoryManager`: `DEFAULT_HEADER`).
+    /// [`DEFAULT_HEADER`](super::DEFAULT_HEADER)).
     #[serde(default)]
     pub attachment_header: Option<String>,
 }

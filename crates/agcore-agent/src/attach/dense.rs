@@ -101,6 +101,18 @@ impl DenseSide {
             .map_err(|e| self.memory(e))
     }
 
+    /// Removes vectors.
+    ///
+    /// # Errors
+    /// [`AttachError::Memory`].
+    pub async fn remove(&self, ids: &[String]) -> Result<(), AttachError> {
+        self.vectors
+            .delete(NAMESPACE, ids)
+            .await
+            .map(|_| ())
+            .map_err(|e| self.memory(e))
+    }
+
     /// The `k` nearest ids to `query` with their cosine similarity.
     ///
     /// # Errors

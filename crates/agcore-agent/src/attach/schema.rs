@@ -68,8 +68,8 @@ mod tests {
             .iter()
             .map(|v| v["properties"]["type"]["const"].as_str().unwrap())
             .collect();
-        assert_eq!(types, vec!["blackboard", "simple"]);
+        assert_eq!(types, vec!["blackboard", "file", "simple"]);
         assert!(schema["$defs"]["AttachmentConfig"]["properties"]["top_k"].is_object());
-        assert!(variants[1]["properties"]["config"]["properties"]["memory_path"].is_object());
+        assert!(variants[2]["properties"]["config"]["properties"]["memory_path"].is_object());
     }
 }

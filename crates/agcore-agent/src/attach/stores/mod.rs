@@ -1,6 +1,8 @@
 //! The built-in store types: `simple`, `file`, `blackboard`.
 
 pub mod blackboard;
+pub mod file;
+mod file_config;
 pub mod simple;
 
 use std::sync::Arc;
@@ -18,6 +20,15 @@ pub fn register_builtins(registry: &mut MemoryStoreRegistry) {
             Ok(Arc::new(store) as Arc<dyn AttachedStore>)
         },
         "Turns written by the agent, deduplicated; dense search re-scored by keyword overlap when an embedding is configured, else BM25",
+    );
+    registry.register(
+        "file",
+        file::parse_file_config,
+        |spec, config, ctx| async move {
+            let store = file::FileStore::open(spec, config, ctx).await?;
+            Ok(Arc::new(store) as Arc<dyn AttachedStore>)
+        },
+        "Files and folders cut into chunks and indexed (BM25, vectors with an embedding); re-indexes only changed files; read-only",
     );
     registry.register(
         "blackboard",
