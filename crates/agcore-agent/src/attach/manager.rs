@@ -174,12 +174,26 @@ impl MemoryManager {
         stage: Stage,
         query: &str,
     ) -> Result<Option<MemoryBlock>, AttachError> {
+        self.retrieve_at(&[stage], query).await
+    }
+
+    /// As [`MemoryManager::retrieve`] for stages that happen at one point
+    /// (a plain turn is both `pre` and `gen`): each attachment that
+    /// retrieves at any of `stages` is asked once, so the block holds it once.
+    ///
+    /// # Errors
+    /// The first store's error.
+    pub async fn retrieve_at(
+        &self,
+        stages: &[Stage],
+        query: &str,
+    ) -> Result<Option<MemoryBlock>, AttachError> {
         self.load().await?;
         let mut hits = Vec::new();
         for attached in self
             .attachments
             .iter()
-            .filter(|a| a.config.retrieves_at(stage))
+            .filter(|a| stages.iter().any(|s| a.config.retrieves_at(*s)))
         {
             let threshold = attached.config.similarity_threshold;
             let found = attached
