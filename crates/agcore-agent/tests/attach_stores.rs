@@ -307,3 +307,44 @@ async fn a_user_registered_type_opens_from_configuration() {
             .contains("Notes fixed in the configuration")
     );
 }
+
+/// Opens `sqlite://` URLs with the SQLite driver crate, as the facade's
+/// `agcore::memory::open` does.
+struct Sqlite;
+
+#[async_trait]
+impl agcore_agent::attach::BackendOpener for Sqlite {
+    async fn open(
+        &self,
+        url: &str,
+    ) -> Result<Arc<dyn agcore_memory::MemoryStore>, agcore_memory::MemoryError> {
+        Ok(agcore_memory_sqlite::open(url).await?.store())
+    }
+}
+
+#[tokio::test]
+async fn simple_lives_in_a_backend_named_by_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "memory:\n  stores:\n    - {{name: notes, type: simple, config: {{memory_path: 'sqlite://{}'}}}}\n",
+        dir.path().join("memory.db").display()
+    );
+    let without = open(&yaml, &StoreContext::default()).await.unwrap_err();
+    assert!(
+        without
+            .to_string()
+            .contains("a backend URL needs a backend opener"),
+        "{without}"
+    );
+    let ctx = StoreContext {
+        backends: Some(Arc::new(Sqlite)),
+        ..StoreContext::default()
+    };
+    let store = open(&yaml, &ctx).await.unwrap();
+    let (q, a) = turn("我的猫叫什么?", "你的猫叫小米。");
+    store.update(&q, &a).await.unwrap();
+    drop(store);
+    let reopened = open(&yaml, &ctx).await.unwrap();
+    let hits = reopened.retrieve("猫叫小米", 1).await.unwrap();
+    assert_eq!(hits[0].item.output_snapshot, a);
+}
