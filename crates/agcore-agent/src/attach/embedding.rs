@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::chunking::ChunkStrategy;
 use super::interpolate::Secret;
 
 /// Which kind of embedding model.
@@ -31,14 +32,14 @@ pub enum EmbeddingProviderKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmbeddingParams {
-    /// Split long texts before embedding (`file` stores always chunk; for
-    /// `simple` a text longer than `max_length` is cut instead).
+    /// With `max_length`: embed a longer text as windows of `max_length`
+    /// characters (the mean of their vectors) instead of its beginning.
     #[serde(default)]
     pub use_chunking: Option<bool>,
-    /// `chars` or `markdown` (see the `file` store's `chunking`).
+    /// How `use_chunking` cuts: `markdown` (headings first, the default) or `chars`.
     #[serde(default)]
-    pub chunk_strategy: Option<String>,
-    /// Most characters of one embedded text.
+    pub chunk_strategy: Option<ChunkStrategy>,
+    /// Most characters embedded in one piece; absent: the whole text.
     #[serde(default)]
     pub max_length: Option<usize>,
     /// Model folder for `provider: local`.

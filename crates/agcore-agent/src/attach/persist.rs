@@ -72,8 +72,8 @@ pub fn resolve_path(
     Ok(ctx.resolve(Path::new(raw)))
 }
 
-/// `name` with every character outside `[A-Za-z0-9_-]` (and non-ASCII
-/// letters) kept as `_`-free file-name text.
+/// `name` as a file name: letters and digits of any script, `-` and `_`
+/// kept, every other character replaced by `_`.
 fn file_safe(name: &str) -> String {
     name.chars()
         .map(|c| {

@@ -79,6 +79,7 @@ impl FileStore {
                         store: spec.name.clone(),
                         source,
                     })?,
+                settings.params.clone(),
             )),
             None => None,
         };

@@ -90,7 +90,7 @@ impl SimpleStore {
                         source,
                     }
                 })?;
-                Some(DenseSide::new(&spec.name, model))
+                Some(DenseSide::new(&spec.name, model, settings.params.clone()))
             }
             None => None,
         };
