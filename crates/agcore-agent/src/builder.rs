@@ -59,6 +59,7 @@ pub struct AgentBuilder {
     config: AgentConfig,
     session_memory_tools: bool,
     long_term: Option<LongTermRuntime>,
+    attachments: Option<Arc<crate::attach::MemoryManager>>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -183,6 +184,15 @@ impl AgentBuilder {
         self
     }
 
+    /// Attaches configured memory stores to every session of the bundle
+    /// (see `docs/memory-attachments.md`): before each turn the attachments
+    /// that retrieve at `pre` or `gen` add one block to the memory layer of
+    /// the system prompt; after it, those with `write: true` record it.
+    pub fn memory_attachments(mut self, manager: Arc<crate::attach::MemoryManager>) -> Self {
+        self.attachments = Some(manager);
+        self
+    }
+
     /// Builds the bundle.
     ///
     /// # Errors
@@ -236,6 +246,7 @@ impl AgentBuilder {
         bundle.environment = self.environment;
         bundle.config = self.config;
         bundle.long_term = long_term;
+        bundle.attachments = self.attachments;
         Ok(Arc::new(bundle))
     }
 }

@@ -38,6 +38,9 @@ pub struct RuntimeBundle {
     /// Long-term memory per (agent, user), when turned on
     /// ([`crate::AgentBuilder::long_term_memory`]).
     pub long_term: Option<LongTermRuntime>,
+    /// Configured memory attachments, when given
+    /// ([`crate::AgentBuilder::memory_attachments`]).
+    pub attachments: Option<Arc<crate::attach::MemoryManager>>,
 }
 
 impl std::fmt::Debug for RuntimeBundle {
@@ -53,6 +56,7 @@ impl std::fmt::Debug for RuntimeBundle {
             )
             .field("config", &self.config)
             .field("has_long_term", &self.long_term.is_some())
+            .field("attachments", &self.attachments)
             .finish_non_exhaustive()
     }
 }
@@ -77,6 +81,7 @@ impl RuntimeBundle {
             environment: None,
             config: AgentConfig::default(),
             long_term: None,
+            attachments: None,
         }
     }
 }

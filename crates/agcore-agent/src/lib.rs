@@ -18,6 +18,7 @@
 //! - [`AgentError`]: every failure, with [`AgentError::is_recoverable`].
 
 mod agent;
+pub mod attach;
 mod builder;
 mod bundle;
 mod chat_agent;

@@ -1,5 +1,6 @@
 //! [`AgentSession`]: one conversation of one agent, turn by turn.
 
+mod attach;
 mod long_term;
 mod stream;
 mod turn;

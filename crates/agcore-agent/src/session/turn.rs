@@ -80,6 +80,11 @@ impl AgentSession {
             .await;
         verdict.into_result().map_err(AgentError::from_llm)?;
         let recalled = self.long_term_before_turn(&input.text()).await;
+        let attached = self.attachments_before_turn(&input.text()).await;
+        let recalled = match (recalled, attached) {
+            (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+            (a, b) => a.or(b),
+        };
         let system_prompt = self.compose_system_prompt(recalled).await?;
         Ok(self.build_cycle(system_prompt))
     }
@@ -193,10 +198,12 @@ impl AgentSession {
             .execute(HookEvent::OnTurnEnd, &end)
             .await;
         verdict.into_result().map_err(AgentError::from_llm)?;
+        let before = self.history.len();
         self.history = cycle.take_messages();
         self.pending_reminder = None;
         self.turn_index += 1;
         self.long_term_after_turn(&response.text()).await;
+        self.attachments_after_turn(before).await;
         Ok(())
     }
 }

@@ -1,0 +1,147 @@
+//! Bringing a `file` store's index up to date: scan the sources, keep the
+//! chunks of files whose size and modification time (or, when those moved,
+//! content hash) are unchanged, re-chunk new and changed files, drop the
+//! chunks of deleted ones.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+use super::chunking::{ChunkingConfig, chunk_file};
+use super::error::AttachError;
+use super::file_index::{FileIndex, Found, IndexedChunk, IndexedFile, content_hash, scan};
+
+/// One source folder or file, resolved.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Folder or file.
+    pub path: PathBuf,
+    /// Extensions kept (all when empty).
+    pub file_types: Vec<String>,
+    /// Whether sub-folders are read.
+    pub recursive: bool,
+    /// The files' text encoding.
+    pub encoding: &'static encoding_rs::Encoding,
+}
+
+/// What one synchronisation did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Files found by the scan.
+    pub files_scanned: usize,
+    /// Files kept as they were (size and time, or hash, unchanged).
+    pub files_unchanged: usize,
+    /// New or changed files chunked again.
+    pub files_indexed: usize,
+    /// Files gone since the last index.
+    pub files_removed: usize,
+    /// Chunks made from new or changed files.
+    pub chunks_indexed: usize,
+    /// Chunks of changed and deleted files dropped (a changed file's
+    /// chunks are replaced by its new ones).
+    pub chunks_removed: usize,
+    /// Chunks in the index afterwards.
+    pub chunks_total: usize,
+}
+
+/// The result of [`sync`]: the new index, the ids to add and remove, stats.
+#[derive(Debug)]
+pub struct SyncResult {
+    /// The updated index (new chunks without vectors yet).
+    pub index: FileIndex,
+    /// Chunk ids made by this sync.
+    pub added: Vec<String>,
+    /// Chunk ids to delete (dropped and not made again).
+    pub removed: Vec<String>,
+    /// Counters.
+    pub stats: IndexStats,
+}
+
+/// Synchronises `old` with the files of `sources` (blocking file I/O).
+///
+/// # Errors
+/// [`AttachError::Io`] when a source or file cannot be read.
+pub fn sync(
+    sources: &[Source],
+    old: FileIndex,
+    chunking: &ChunkingConfig,
+) -> Result<SyncResult, AttachError> {
+    let mut found: Vec<(Found, &Source)> = Vec::new();
+    for source in sources {
+        let mut files = Vec::new();
+        scan(
+            &source.path,
+            &source.file_types,
+            source.recursive,
+            &mut files,
+        )?;
+        found.extend(files.into_iter().map(|f| (f, source)));
+    }
+    let mut stats = IndexStats {
+        files_scanned: found.len(),
+        ..IndexStats::default()
+    };
+    let mut previous = old.files;
+    let mut files = BTreeMap::new();
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    for (file, source) in found {
+        let before = match previous.remove(&file.path) {
+            Some(entry) if entry.size == file.size && entry.mtime_ns == file.mtime_ns => {
+                stats.files_unchanged += 1;
+                files.insert(file.path, entry);
+                continue;
+            }
+            before => before,
+        };
+        let bytes = std::fs::read(&file.path).map_err(|e| AttachError::io(&file.path, &e))?;
+        let hash = content_hash(&bytes);
+        if let Some(mut entry) = before {
+            if entry.hash == hash {
+                stats.files_unchanged += 1;
+                entry.size = file.size;
+                entry.mtime_ns = file.mtime_ns;
+                files.insert(file.path, entry);
+                continue;
+            }
+            removed.extend(entry.chunks.into_iter().map(|c| c.id));
+        }
+        let (text, _, _) = source.encoding.decode(&bytes);
+        let chunks: Vec<IndexedChunk> = chunk_file(&file.rel, &text, chunking)
+            .into_iter()
+            .enumerate()
+            .map(|(n, chunk)| IndexedChunk {
+                id: format!("{}#{n}", file.path.display()),
+                title: chunk.title,
+                text: chunk.text,
+                vector: None,
+            })
+            .collect();
+        stats.files_indexed += 1;
+        stats.chunks_indexed += chunks.len();
+        added.extend(chunks.iter().map(|c| c.id.clone()));
+        files.insert(
+            file.path,
+            IndexedFile {
+                size: file.size,
+                mtime_ns: file.mtime_ns,
+                hash,
+                chunks,
+            },
+        );
+    }
+    for (_, gone) in previous {
+        stats.files_removed += 1;
+        removed.extend(gone.chunks.into_iter().map(|c| c.id));
+    }
+    stats.chunks_removed = removed.len();
+    // An id both removed and re-added (a changed file) is replaced, not deleted.
+    let fresh: HashSet<&String> = added.iter().collect();
+    removed.retain(|id| !fresh.contains(id));
+    let index = FileIndex { files, ..old };
+    stats.chunks_total = index.chunk_count();
+    Ok(SyncResult {
+        index,
+        added,
+        removed,
+        stats,
+    })
+}
