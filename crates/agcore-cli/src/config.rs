@@ -260,9 +260,8 @@ mod tests {
     #[test]
     fn debug_never_shows_an_api_key() {
         let canary = "sk-canary-3f9a7c1e";
-        let text = format!(
-            "[llm]\napi_key = \"{canary}\"\n\n[memory_agent]\napi_key = \"{canary}\"\n"
-        );
+        let text =
+            format!("[llm]\napi_key = \"{canary}\"\n\n[memory_agent]\napi_key = \"{canary}\"\n");
         let config = AppConfig::parse(&text, Path::new("a.toml")).unwrap();
         assert_eq!(config.llm.api_key.as_deref(), Some(canary));
         let shown = format!("{config:?} {config:#?}");
