@@ -69,7 +69,20 @@ impl AgentSession {
         };
         let options = runtime.options.clone();
         let query = std::mem::take(&mut self.long_term.query);
-        let injected = std::mem::take(&mut self.long_term.injected);
+        let mut injected = std::mem::take(&mut self.long_term.injected);
+        // Entries the model recalled with the tool count as shown too.
+        for id in super::recall_feedback::recalled_ids(&self.history) {
+            if injected.iter().any(|e| e.id == id) {
+                continue;
+            }
+            match scoped.get(id).await {
+                Ok(Some(entry)) => injected.push(entry),
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "long-term memory: reading a recalled entry failed")
+                }
+            }
+        }
         if !injected.is_empty() {
             let referenced = detect_references(reply, &injected, options.reference_min_overlap);
             let unreferenced: Vec<i64> = injected

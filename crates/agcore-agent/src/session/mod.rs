@@ -2,6 +2,7 @@
 
 mod attach;
 mod long_term;
+mod recall_feedback;
 mod stream;
 mod turn;
 

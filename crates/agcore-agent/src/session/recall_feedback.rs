@@ -1,0 +1,81 @@
+//! Recall feedback: the entries a turn's `memory_recall` calls returned, so
+//! that the turn's end records them as shown (and as used when the reply
+//! refers to them), like the entries prefetch injected.
+
+use agcore_types::{ChatMessage, Role};
+use serde_json::Value;
+
+/// The name the `memory_recall` tool is registered under.
+const RECALL_TOOL: &str = "memory_recall";
+
+/// Ids of the memories returned by the `memory_recall` calls of the turn
+/// that starts after the last user message of `history`, in order, without
+/// repeats. Results that are not the tool's JSON (an error message) give no ids.
+pub(super) fn recalled_ids(history: &[ChatMessage]) -> Vec<i64> {
+    let start = history
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |i| i + 1);
+    let turn = history.get(start..).unwrap_or_default();
+    let calls: Vec<&str> = turn
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .filter(|c| c.function.name == RECALL_TOOL)
+        .map(|c| c.id.as_str())
+        .collect();
+    let mut ids = Vec::new();
+    for message in turn.iter().filter(|m| m.role == Role::Tool) {
+        let Some(call) = message.tool_call_id.as_deref() else {
+            continue;
+        };
+        if !calls.contains(&call) {
+            continue;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(&message.text()) else {
+            continue;
+        };
+        let found = value
+            .get("memories")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("id").and_then(Value::as_i64));
+        for id in found {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use agcore_types::ToolCall;
+
+    use super::*;
+
+    fn result(call: &str, text: &str) -> ChatMessage {
+        ChatMessage::tool(call, text)
+    }
+
+    #[test]
+    fn only_this_turns_recall_results_count() {
+        let history = vec![
+            ChatMessage::user("earlier"),
+            ChatMessage::assistant_tool_calls(vec![ToolCall::new("old", RECALL_TOOL, "{}")]),
+            result("old", r#"{"memories":[{"id":99}]}"#),
+            ChatMessage::user("what do I drink?"),
+            ChatMessage::assistant_tool_calls(vec![
+                ToolCall::new("a", RECALL_TOOL, "{}"),
+                ToolCall::new("b", "other_tool", "{}"),
+                ToolCall::new("c", RECALL_TOOL, "{}"),
+            ]),
+            result("a", r#"{"memories":[{"id":3},{"id":5}]}"#),
+            result("b", r#"{"memories":[{"id":7}]}"#),
+            result("c", "Error: tool `memory_recall` failed"),
+            ChatMessage::assistant("Green tea."),
+        ];
+        assert_eq!(recalled_ids(&history), [3, 5]);
+    }
+}
