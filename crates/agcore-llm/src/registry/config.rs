@@ -72,7 +72,7 @@ impl ProviderEntry {
     }
 }
 
-/// Configuration of a [`ProviderRegistry`]:
+/// Configuration of a [`ProviderRegistry`](super::ProviderRegistry):
 /// `{"default": "local", "providers": [ProviderEntry, …]}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -35,7 +35,7 @@ const PROBE_TEXT: &str = "dimension probe";
 /// requests of at most `max_batch_items` texts and about `max_batch_tokens`
 /// tokens, sent one after another; each request is retried on recoverable
 /// failures by the configured [`crate::RetryPolicy`]. Answers are put in
-/// input order by each item's `index`, checked with [`check_batch`] (count,
+/// input order by each item's `index`, checked with [`check_batch`](super::check_batch) (count,
 /// length, finite components) and their `usage.prompt_tokens` summed.
 ///
 /// HTTP failures map as for [`crate::OpenAiProvider`]: 401/403 →
