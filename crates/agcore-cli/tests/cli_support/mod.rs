@@ -70,3 +70,35 @@ impl Home {
         serde_json::from_str(&text).unwrap()
     }
 }
+
+/// A home whose memory database holds three entries of alice: a `user`
+/// entry tagged `Drinks,prefs`, a Chinese `feedback` entry named `语言` and a
+/// `project` entry of weight 0.2.
+pub fn seeded() -> Home {
+    let home = Home::new();
+    home.memory_ok(&[
+        "add",
+        "Alice prefers green tea in the afternoon",
+        "--type",
+        "user",
+        "--tags",
+        "Drinks,prefs",
+    ]);
+    home.memory_ok(&[
+        "add",
+        "用户喜欢用中文交流",
+        "--type",
+        "feedback",
+        "--name",
+        "语言",
+    ]);
+    home.memory_ok(&[
+        "add",
+        "The payment refactor is due in April",
+        "--type",
+        "project",
+        "--weight",
+        "0.2",
+    ]);
+    home
+}

@@ -8,6 +8,7 @@ mod ops;
 mod rows;
 pub(crate) mod schema;
 mod search;
+mod upkeep;
 
 use std::future::Future;
 
@@ -176,7 +177,9 @@ impl LongTermBackend for MysqlLongTerm {
     ) -> Result<usize, MemoryError> {
         retry(|| {
             let record = &record;
-            async move { ops::record_use(&mut self.conns.get().await?, scope, record, rules, now).await }
+            async move {
+                upkeep::record_use(&mut self.conns.get().await?, scope, record, rules, now).await
+            }
         })
         .await
     }
@@ -197,7 +200,7 @@ impl LongTermBackend for MysqlLongTerm {
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
         retry(|| async move {
-            ops::archive_below(&mut self.conns.get().await?, scope, threshold, now).await
+            upkeep::archive_below(&mut self.conns.get().await?, scope, threshold, now).await
         })
         .await
     }
@@ -210,7 +213,7 @@ impl LongTermBackend for MysqlLongTerm {
         purge_before: DateTime<Utc>,
     ) -> Result<MaintenanceReport, MemoryError> {
         retry(|| async move {
-            ops::maintenance(
+            upkeep::maintenance(
                 &mut self.conns.get().await?,
                 scope,
                 rules,

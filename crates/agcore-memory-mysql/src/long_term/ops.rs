@@ -1,13 +1,12 @@
-//! The backend's operations on one connection; each write is one
-//! transaction and every statement names the scope.
+//! The backend's entry operations on one connection (save, update, delete,
+//! history, list); each write is one transaction and every statement names
+//! the scope. Usage feedback and upkeep live in `upkeep`.
 
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::apply::{
-    apply_age, apply_update, apply_use, merge_duplicate, new_entry,
-};
+use agcore_memory::long_term::apply::{apply_update, merge_duplicate, new_entry};
 use agcore_memory::long_term::{
-    ArchivedFilter, HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport,
-    MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, UsageRecord, WeightRules,
+    ArchivedFilter, HistoryEntry, HistoryReason, ListOrder, ListRequest, MemoryEntry, MemoryScope,
+    MemoryUpdate, NewMemory, SaveOutcome, WeightRules,
 };
 use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
@@ -228,98 +227,4 @@ pub(crate) async fn list(
         .into_iter()
         .map(|mut row| entry_from_row(&mut row))
         .collect()
-}
-
-pub(crate) async fn record_use(
-    conn: &mut Conn,
-    scope: &MemoryScope,
-    record: &UsageRecord,
-    rules: &WeightRules,
-    now: DateTime<Utc>,
-) -> Result<usize> {
-    let mut tx = conn.start_transaction(TxOpts::default()).await?;
-    let mut ids = record.ids.clone();
-    ids.sort_unstable();
-    ids.dedup();
-    let mut updated = 0;
-    for id in ids {
-        let Some(mut entry) = rows::load(&mut tx, scope, id, true).await? else {
-            continue;
-        };
-        apply_use(&mut entry, record.referenced, rules, now);
-        rows::store(&mut tx, &entry).await?;
-        tx.exec_drop(
-            "INSERT INTO agcore_lt_usage_log (memory_id, session_id, query, was_referenced, used_at)
-             VALUES (?, ?, ?, ?, ?)",
-            Params::Positional(vec![
-                Value::Int(id),
-                Value::from(record.session_id.as_bytes()),
-                Value::from(record.query.as_bytes()),
-                Value::Int(i64::from(record.referenced)),
-                Value::Int(micros(now)),
-            ]),
-        )
-        .await?;
-        updated += 1;
-    }
-    tx.commit().await?;
-    Ok(updated)
-}
-
-pub(crate) async fn archive_below(
-    conn: &mut Conn,
-    scope: &MemoryScope,
-    threshold: f64,
-    now: DateTime<Utc>,
-) -> Result<usize> {
-    let [agent, user] = scope_params(scope);
-    conn.exec_drop(
-        "UPDATE agcore_lt_entries SET archived = TRUE, updated_at = ?
-         WHERE agent_name = ? AND user_id = ? AND NOT archived AND weight < ?",
-        Params::Positional(vec![
-            Value::Int(micros(now)),
-            agent,
-            user,
-            Value::Double(threshold),
-        ]),
-    )
-    .await?;
-    Ok(usize::try_from(conn.affected_rows()).unwrap_or(usize::MAX))
-}
-
-pub(crate) async fn maintenance(
-    conn: &mut Conn,
-    scope: &MemoryScope,
-    rules: &WeightRules,
-    now: DateTime<Utc>,
-    purge_before: DateTime<Utc>,
-) -> Result<MaintenanceReport> {
-    let mut tx = conn.start_transaction(TxOpts::default()).await?;
-    let active = list(
-        &mut tx,
-        scope,
-        &ListRequest::all().order(ListOrder::Created),
-        true,
-    )
-    .await?;
-    let mut report = MaintenanceReport::default();
-    for mut entry in active {
-        let (decayed, archived) = apply_age(&mut entry, rules, now);
-        if decayed || archived {
-            rows::store(&mut tx, &entry).await?;
-        }
-        report.decayed += usize::from(decayed);
-        report.archived += usize::from(archived);
-        report.active += usize::from(!archived);
-    }
-    let [agent, user] = scope_params(scope);
-    tx.exec_drop(
-        "DELETE FROM agcore_lt_buffer WHERE agent_name = ? AND user_id = ?
-         AND applied_at IS NOT NULL AND applied_at < ?",
-        Params::Positional(vec![agent, user, Value::Int(micros(purge_before))]),
-    )
-    .await?;
-    report.buffer_purged = usize::try_from(tx.affected_rows()).unwrap_or(usize::MAX);
-    tx.commit().await?;
-    Ok(report)
 }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod stdio;
+
 use std::{sync::Arc, time::Duration};
 
 use agcore_tools::{

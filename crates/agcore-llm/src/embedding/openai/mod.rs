@@ -3,27 +3,23 @@
 mod batching;
 mod config;
 mod format;
+mod request;
 mod wire;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
 
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
-use tracing::{Instrument, field::Empty};
 
 pub use config::{DEFAULT_EMBEDDING_MODEL, OpenAiEmbeddingConfig};
 pub use format::{EncodingFormat, QueryMode};
 
-use super::{EmbeddingBatch, EmbeddingModel, InputKind, check_batch};
+use super::{EmbeddingBatch, EmbeddingModel, InputKind};
 use crate::LlmError;
-use crate::openai::http::{
-    JsonPost, build_client, check_base_url, endpoint, read_body, request_headers,
-};
+use crate::openai::http::{build_client, check_base_url, endpoint, request_headers};
 use crate::tokens::TokenCounter;
 use batching::split_batches;
-use wire::{Decoded, EmbeddingRequest, decode_response};
 
 /// The text [`OpenAiEmbedder::probe`] embeds to learn the vector length.
 const PROBE_TEXT: &str = "dimension probe";
@@ -39,7 +35,7 @@ const PROBE_TEXT: &str = "dimension probe";
 /// requests of at most `max_batch_items` texts and about `max_batch_tokens`
 /// tokens, sent one after another; each request is retried on recoverable
 /// failures by the configured [`crate::RetryPolicy`]. Answers are put in
-/// input order by each item's `index`, checked with [`check_batch`] (count,
+/// input order by each item's `index`, checked with [`check_batch`](super::check_batch) (count,
 /// length, finite components) and their `usage.prompt_tokens` summed.
 ///
 /// HTTP failures map as for [`crate::OpenAiProvider`]: 401/403 →
@@ -164,89 +160,6 @@ impl OpenAiEmbedder {
     fn prepare(&self, texts: &[String], kind: InputKind) -> Vec<String> {
         let prefix = self.config.query_mode.prefix(kind);
         texts.iter().map(|t| format!("{prefix}{t}")).collect()
-    }
-
-    /// Sends one request (with retries) and returns its checked vectors.
-    async fn embed_request(&self, inputs: &[String], kind: InputKind) -> Result<Decoded, LlmError> {
-        let request = EmbeddingRequest {
-            model: &self.config.model,
-            input: inputs,
-            encoding_format: match self.config.encoding_format {
-                EncodingFormat::Float => None,
-                EncodingFormat::Base64 => Some("base64"),
-            },
-            dimensions: self.config.request_dimensions,
-            input_type: self.config.query_mode.input_type(kind),
-        };
-        let body = serde_json::to_vec(&request).map_err(|e| LlmError::InvalidRequest {
-            message: format!("request cannot be serialized: {e}"),
-        })?;
-        let decoded = crate::retry(
-            &self.config.retry,
-            |_| self.send_once(body.clone(), inputs.len()),
-            |retry, error, delay| {
-                tracing::warn!(retry, delay_ms = delay.as_millis() as u64, %error, "embedding request failed; retrying");
-            },
-        )
-        .await?;
-        self.check(&decoded, inputs.len())?;
-        Ok(decoded)
-    }
-
-    async fn send_once(&self, body: Vec<u8>, inputs: usize) -> Result<Decoded, LlmError> {
-        let span = tracing::info_span!(
-            "llm.embed",
-            model = %self.config.model,
-            inputs,
-            status = Empty,
-            latency_ms = Empty,
-            prompt_tokens = Empty,
-        );
-        let limit = self.config.request_timeout;
-        async {
-            let started = Instant::now();
-            let response = JsonPost {
-                client: &self.client,
-                url: &self.url,
-                headers: &self.headers,
-                api_key: self.config.api_key(),
-                send_timeout: limit,
-                total_timeout: Some(limit),
-            }
-            .send(body)
-            .await?;
-            let decoded = decode_response(&read_body(response, limit).await?)?;
-            let span = tracing::Span::current();
-            span.record("latency_ms", started.elapsed().as_millis() as u64);
-            span.record("prompt_tokens", decoded.prompt_tokens);
-            Ok(decoded)
-        }
-        .instrument(span)
-        .await
-    }
-
-    /// Checks count, length and finiteness; learns the length from the first
-    /// good answer when it was not known.
-    fn check(&self, decoded: &Decoded, expected: usize) -> Result<(), LlmError> {
-        let dimensions = match self.dimensions.get() {
-            Some(known) => *known,
-            None => decoded.vectors.first().map_or(0, Vec::len),
-        };
-        check_batch(&decoded.vectors, expected, dimensions)?;
-        if dimensions == 0 {
-            return Err(LlmError::Decode {
-                message: "the embedding model returned empty vectors".into(),
-            });
-        }
-        let learned = *self.dimensions.get_or_init(|| dimensions);
-        if learned != dimensions {
-            return Err(LlmError::Decode {
-                message: format!(
-                    "the embedding model returned {dimensions} components, earlier answers had {learned}"
-                ),
-            });
-        }
-        Ok(())
     }
 }
 

@@ -26,30 +26,14 @@
 //!   (`retriever::index_terms`), rebuilds the postings and records the
 //!   analyzer ([`crate::analysis`]).
 
+mod backfill;
+
 use crate::error::{Result, storage};
-use rusqlite::{Transaction, params};
+use rusqlite::Transaction;
 
 use crate::migrate::Component;
 
-use super::rows::{SCOPE_TOKENS, format_time, index_terms, parse_time, scope_id};
-use agcore_memory::long_term::content_key;
-
-/// Version 2's new columns (version 1 is the original layout, created by
-/// earlier releases only).
-const V2_COLUMNS: &str = r"
-ALTER TABLE memory ADD COLUMN weight REAL NOT NULL DEFAULT 1.0;
-ALTER TABLE memory ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
-ALTER TABLE memory ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE memory ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE memory ADD COLUMN last_used_at TEXT;
-ALTER TABLE memory ADD COLUMN weight_updated_at TEXT;
-ALTER TABLE memory ADD COLUMN content_key TEXT NOT NULL DEFAULT '';
-ALTER TABLE memory ADD COLUMN terms TEXT NOT NULL DEFAULT '';
-DROP TRIGGER IF EXISTS memory_ai;
-DROP TRIGGER IF EXISTS memory_ad;
-DROP TRIGGER IF EXISTS memory_au;
-DROP TABLE IF EXISTS memory_fts;
-";
+use backfill::{v2, v3};
 
 const V2_TABLES: &str = r#"
 CREATE UNIQUE INDEX memory_scope_key ON memory(agent_name, user_id, content_key);
@@ -105,135 +89,6 @@ CREATE TABLE dialogue_buffer (
 );
 CREATE INDEX idx_buffer_session ON dialogue_buffer(agent_name, user_id, session_id, id);
 "#;
-
-/// Version 3: the impact-ordered index of every existing row (in batches,
-/// grouped by scope; the tables come with the `bm25` component).
-fn v3(tx: &Transaction<'_>) -> Result<()> {
-    const BATCH: i64 = 10_000;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String, String, String)> = tx
-            .prepare_cached(
-                "SELECT id, agent_name, user_id, terms FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let mut by_scope: std::collections::BTreeMap<i64, Vec<(i64, &str)>> =
-            std::collections::BTreeMap::new();
-        for (id, agent, user, terms) in &rows {
-            by_scope
-                .entry(scope_id(agent, user))
-                .or_default()
-                .push((*id, terms.as_str()));
-        }
-        for (scope, docs) in by_scope {
-            crate::impact::add_docs(tx, scope, &docs, SCOPE_TOKENS)?;
-        }
-        after = last;
-    }
-}
-
-/// A row as version 1 stored it.
-struct V1Row {
-    id: i64,
-    agent: String,
-    user: String,
-    name: String,
-    content: String,
-    description: String,
-    metadata: Option<String>,
-    created: Option<String>,
-    updated: Option<String>,
-}
-
-/// Version 2: new columns, backfilled row by row, then the new index and tables.
-fn v2(tx: &Transaction<'_>) -> Result<()> {
-    tx.execute_batch(V2_COLUMNS)?;
-    let now = format_time(chrono::Utc::now());
-    let rows: Vec<V1Row> = {
-        let mut stmt = tx.prepare(
-            "SELECT id, agent_name, user_id, name, content, description, metadata, created_at, updated_at \
-             FROM memory ORDER BY id",
-        )?;
-        stmt.query_map([], |r| {
-            Ok(V1Row {
-                id: r.get(0)?,
-                agent: r.get(1)?,
-                user: r.get(2)?,
-                name: r.get(3)?,
-                content: r.get(4)?,
-                description: r.get(5)?,
-                metadata: r.get(6)?,
-                created: r.get(7)?,
-                updated: r.get(8)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut stmt = tx.prepare(
-        "UPDATE memory SET content_key = ?2, terms = ?3, metadata = ?4, created_at = ?5, \
-         updated_at = ?6, weight_updated_at = ?6 WHERE id = ?1",
-    )?;
-    for V1Row {
-        id,
-        agent,
-        user,
-        name,
-        content,
-        description,
-        metadata,
-        created,
-        updated,
-    } in rows
-    {
-        let mut key = content_key(&content);
-        // Old databases may hold duplicates: every row is kept, later copies
-        // get a distinct key (they stop de-duplicating, nothing is lost).
-        if !seen.insert((agent.clone(), user.clone(), key.clone())) {
-            key = format!("{key}\u{0}dup:{id}");
-        }
-        let terms = index_terms(&agent, &user, &format!("{name} {content} {description}"));
-        let created = normalise_time(created.as_deref(), &now);
-        let updated = normalise_time(updated.as_deref(), &created);
-        stmt.execute(params![
-            id,
-            key,
-            terms,
-            upgrade_metadata(metadata.as_deref()),
-            created,
-            updated
-        ])?;
-    }
-    drop(stmt);
-    tx.execute_batch(V2_TABLES)?;
-    Ok(())
-}
-
-fn normalise_time(text: Option<&str>, fallback: &str) -> String {
-    text.and_then(|t| parse_time(t).ok())
-        .map_or_else(|| fallback.to_owned(), format_time)
-}
-
-/// Version-1 metadata (nullable, any JSON) as a JSON object: `NULL` → `{}`,
-/// a non-object value → `{"value": …}`, invalid JSON → `{"raw": "<text>"}`.
-fn upgrade_metadata(text: Option<&str>) -> String {
-    let value = match text {
-        None => serde_json::Value::Object(serde_json::Map::new()),
-        Some(t) => match serde_json::from_str::<serde_json::Value>(t) {
-            Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
-            Ok(serde_json::Value::Null) => serde_json::Value::Object(serde_json::Map::new()),
-            Ok(other) => serde_json::json!({ "value": other }),
-            Err(_) => serde_json::json!({ "raw": t }),
-        },
-    };
-    value.to_string()
-}
 
 /// Version 4: the FTS5 table of versions 1–3, maintained and never read
 /// (searches use the impact-ordered index), is dropped with its triggers.

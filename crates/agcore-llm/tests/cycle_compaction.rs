@@ -1,0 +1,76 @@
+//! `LlmCycle` compaction before the request: micro-compaction, then a
+//! summary when that is not enough.
+#![cfg(test)]
+
+use std::sync::Arc;
+
+use agcore_llm::compact::CompactConfig;
+use agcore_llm::types::{ChatMessage, ToolCall, Usage};
+use agcore_llm::{CycleConfig, LlmCycle, MockProvider};
+
+#[tokio::test]
+async fn compaction_runs_before_the_request() {
+    // History: an old big tool result, then enough recent messages.
+    let history = vec![
+        ChatMessage::user("read it"),
+        ChatMessage::assistant_tool_calls(vec![ToolCall::new("c1", "read_file", "{}")]),
+        ChatMessage::tool("c1", "x".repeat(8_000)),
+        ChatMessage::assistant("It is long."),
+        ChatMessage::user("and then?"),
+        ChatMessage::assistant("Nothing more."),
+    ];
+    let mock = Arc::new(MockProvider::new().push_text("ok"));
+    let mut cycle = LlmCycle::new_with_arc(mock.clone(), CycleConfig::new("some-local-model"))
+        .with_messages(history)
+        .with_compact_config(CompactConfig::new(1_000, 200, 3));
+    cycle.submit("summarise").await.unwrap();
+    let sent = &mock.requests()[0];
+    assert_eq!(sent.messages.len(), 7);
+    assert_eq!(
+        sent.messages[2].text(),
+        "[tool result of `read_file` removed by microcompact: 8000 chars]"
+    );
+    // Microcompact was enough: no summary request was made.
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[tokio::test]
+async fn summary_compaction_when_microcompact_is_not_enough() {
+    let mut history = Vec::new();
+    for i in 0..10 {
+        history.push(ChatMessage::user(format!(
+            "question {i} {}",
+            "q".repeat(400)
+        )));
+        history.push(ChatMessage::assistant(format!(
+            "answer {i} {}",
+            "a".repeat(400)
+        )));
+    }
+    let mock = Arc::new(
+        MockProvider::new()
+            .push_text_with_usage("They asked ten questions.", Usage::new(2_000, 10))
+            .push_text_with_usage("ok", Usage::new(100, 1)),
+    );
+    let mut cycle = LlmCycle::new_with_arc(mock.clone(), CycleConfig::new("local"))
+        .with_system_prompt("sys")
+        .with_messages(history)
+        .with_compact_config(CompactConfig::new(1_000, 100, 2));
+    cycle.submit("next").await.unwrap();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests[0].messages[1].text().contains("question 0"));
+    let sent = &requests[1].messages;
+    // system prompt, summary, the last two messages (last answer, new question).
+    assert_eq!(sent[0].text(), "sys");
+    assert!(
+        sent[1]
+            .text()
+            .starts_with("[Summary of the earlier conversation]\nThey asked ten questions.")
+    );
+    assert_eq!(sent.len(), 1 + 1 + 2);
+    assert!(sent[2].text().starts_with("answer 9"));
+    assert_eq!(sent[3].text(), "next");
+    assert_eq!(cycle.messages().len(), 4, "summary, answer 9, next, ok");
+    assert_eq!(cycle.usage().prompt_tokens, 2_100);
+}
