@@ -143,11 +143,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let registry = registry();
     println!("registered types: {}", registry.types().join(", "));
     let schema = registry.schema();
-    let pinned_in_schema = schema["$defs"]["StoreDeclaration"]["oneOf"]
-        .as_array()
+    let pinned_in_schema = schema
+        .pointer("/$defs/StoreDeclaration/oneOf")
+        .and_then(|v| v.as_array())
         .is_some_and(|v| {
             v.iter()
-                .any(|t| t["properties"]["type"]["const"] == "pinned")
+                .any(|t| t.pointer("/properties/type/const") == Some(&"pinned".into()))
         });
     println!("`pinned` in the configuration schema: {pinned_in_schema}");
 
