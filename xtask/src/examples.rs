@@ -126,6 +126,16 @@ const EXPECTATIONS: &[Expectation] = &[
         Needs::Offline,
         "[user] The user lives in Lyon (source: extraction)",
     ),
+    expect(
+        "memory_attachments",
+        Needs::Offline,
+        "written to board: User: How hot should the water be for green tea?",
+    ),
+    expect(
+        "custom_memory_store",
+        Needs::Offline,
+        "team_rules recalled for \"When do deploys happen?\": Deploys happen on Tuesdays",
+    ),
 ];
 
 /// How one run ended.

@@ -1,6 +1,9 @@
 //! `agcore.toml`: where it is found, what it holds, and the standard paths.
 //!
-//! The file holds the memory sections (`[memory]`, `[memory.long_term]`,
+//! The file is TOML, or YAML when its name ends in `.yaml` / `.yml` (the
+//! same keys either way). It holds memory attachments (`memory.stores` and
+//! `agents`, see `docs/memory-attachments.md`, read into
+//! [`AppConfig::attach`]), the memory sections (`[memory]`, `[memory.long_term]`,
 //! `[memory.inject]`, `[memory_agent]`, …, parsed by [`MemorySettings`]; every
 //! key in `config.example.toml`, see `docs/memory.md`, *Configuration*), the
 //! program's `[llm]` endpoint section,
@@ -11,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agcore::attach::{AttachConfig, ConfigFormat};
 use agcore::embedding::EmbeddingConfig;
 use agcore::memory::hybrid::HybridConfig;
 use agcore::memory::long_term::MemorySettings;
@@ -72,6 +76,9 @@ pub struct AppConfig {
     pub embedding: Option<EmbeddingConfig>,
     /// `[retrieval]`: how lexical and dense results are fused.
     pub retrieval: HybridConfig,
+    /// `memory.stores`, `memory.attachment_header` and `agents`: the memory
+    /// attachments (empty when the file declares none).
+    pub attach: AttachConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -134,9 +141,17 @@ impl AppConfig {
                 one_line(&message)
             ))
         };
-        let settings = MemorySettings::from_toml_str(text).map_err(|e| bad(e.to_string()))?;
-        let program: ProgramSections = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
-        let table: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let format = format_of(path);
+        let attach = AttachConfig::parse(text, format, Some(path))?;
+        let mut table = crate::config_doc::table(text, format).map_err(bad)?;
+        crate::config_doc::remove_attachment_keys(&mut table);
+        let settings: MemorySettings = toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        settings.validate().map_err(|e| bad(e.to_string()))?;
+        let program: ProgramSections = toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| bad(e.to_string()))?;
         let memory = table.get("memory").and_then(toml::Value::as_table);
         let memory_db = memory
             .and_then(|m| m.get("long_term"))
@@ -164,6 +179,7 @@ impl AppConfig {
             extraction_configured,
             embedding: program.embedding,
             retrieval: program.retrieval,
+            attach,
         })
     }
 
@@ -177,6 +193,7 @@ impl AppConfig {
             extraction_configured: false,
             embedding: None,
             retrieval: HybridConfig::default(),
+            attach: AttachConfig::default(),
         }
     }
 
@@ -187,6 +204,11 @@ impl AppConfig {
             .or_else(default_config_path)
             .map_or_else(|| CONFIG_FILE.to_owned(), |p| p.display().to_string())
     }
+}
+
+/// The syntax of the file at `path`: YAML for `.yaml` / `.yml`, else TOML.
+pub fn format_of(path: &Path) -> ConfigFormat {
+    ConfigFormat::from_path(path).unwrap_or(ConfigFormat::Toml)
 }
 
 /// Collapses a multi-line parser message into one line.

@@ -27,6 +27,11 @@ pub enum CliError {
     /// The agent runtime failed. Exit code 1.
     #[error("agent: {0}")]
     Agent(#[from] agcore::agent::AgentError),
+    /// Memory attachments failed: a bad `memory.stores` / `agents` section
+    /// (exit code 2, the message names the file and the path in it), or a
+    /// store that cannot be read or written (exit code 1).
+    #[error("{}", one_line(&.0.to_string()))]
+    Attach(#[from] agcore::attach::AttachError),
     /// Reading or writing a file or the terminal failed. Exit code 1.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
@@ -45,6 +50,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Config(_) | Self::Endpoint(_) => 2,
+            Self::Attach(err) => attach_exit_code(err),
             Self::Input { .. } | Self::Invalid(_) => 3,
             Self::NotFound(_) => 4,
             Self::Memory(_) | Self::Agent(_) | Self::Io(_) => 1,
@@ -58,4 +64,22 @@ impl CliError {
             message: message.into(),
         }
     }
+}
+
+/// 2 for a configuration mistake, 1 for a failure while running.
+fn attach_exit_code(err: &agcore::attach::AttachError) -> u8 {
+    use agcore::attach::AttachError;
+    match err {
+        AttachError::Syntax { .. }
+        | AttachError::Invalid { .. }
+        | AttachError::DuplicateStore { .. }
+        | AttachError::MissingVariable { .. }
+        | AttachError::Unwritable { .. } => 2,
+        _ => 1,
+    }
+}
+
+/// Collapses a multi-line message (a parser's, with a source excerpt) into one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

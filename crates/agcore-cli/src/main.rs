@@ -4,8 +4,11 @@
 //! Run `agcore --help` or `agcore <command> --help` for every option with an example.
 //! Exit codes are documented on [`error::CliError::exit_code`].
 
+mod attach;
 mod chat;
 mod config;
+mod config_cmd;
+mod config_doc;
 mod demo;
 mod error;
 mod eval;
@@ -28,14 +31,15 @@ use crate::error::CliError;
 #[derive(Debug, Parser)]
 #[command(name = "agcore", version, about, long_about = None, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agcore chat --user alice\n  agcore memory search \"coffee\" --user alice\n  agcore wiki ingest docs/\n  agcore eval --locomo locomo10.json\n  agcore demo"
+    after_help = "Examples:\n  agcore chat --user alice\n  agcore memory search \"coffee\" --user alice\n  agcore wiki ingest docs/\n  agcore chat --config agents.yaml --agent helper\n  agcore eval --locomo locomo10.json\n  agcore demo"
 )]
 struct Cli {
     /// More log output on stderr (-v info, -vv debug, -vvv trace); `RUST_LOG` overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 
-    /// Configuration file (default: agcore.toml in the user's config dir, e.g.
+    /// Configuration file, TOML or YAML (by a `.yaml` / `.yml` extension)
+    /// (default: agcore.toml in the user's config dir, e.g.
     /// ~/.config/agcore/agcore.toml).
     #[arg(long, global = true, env = "AGCORE_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
@@ -56,6 +60,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// A tour on real text with nothing configured: ingest docs, recall, long-term memory.
     Demo(demo::DemoArgs),
+    /// The configuration file: print the JSON Schema of its memory attachments.
+    Config(config_cmd::ConfigArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
             Command::Wiki(args) => wiki::run(args, config).await,
             Command::Eval(args) => eval::run(args).await,
             Command::Demo(args) => demo::run(args).await,
+            Command::Config(args) => config_cmd::run(&args),
         }
     });
     // A blocking stdin read (chat at its prompt) must not hold the exit up.

@@ -11,6 +11,7 @@
 //! | `tools` | `agcore-tools` | `tools` (`mcp` adds the MCP client) |
 //! | `memory` | `agcore-memory` | `memory` (`sqlite` adds the SQLite backend) |
 //! | `agent` | `agcore-agent` | `agent` |
+//! | `attach` | `agcore-agent`'s memory attachments, with every backend and embedder | `agent` |
 //! | `embed_local` | `agcore-embed-local` | `local-embeddings` |
 //!
 //! Default features: `agent`, `openai`, `sqlite`. [`prelude`] holds the items
@@ -94,6 +95,10 @@ pub use agcore_agent as agent;
 #[cfg(feature = "local-embeddings")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-embeddings")))]
 pub use agcore_embed_local as embed_local;
+
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub mod attach;
 
 #[cfg(feature = "agent")]
 mod memory_url;

@@ -32,6 +32,8 @@ pub struct IndexStats {
     pub files_unchanged: usize,
     /// New or changed files chunked again.
     pub files_indexed: usize,
+    /// Of `files_indexed`, those the previous index did not hold (new files).
+    pub files_new: usize,
     /// Files gone since the last index.
     pub files_removed: usize,
     /// Chunks made from new or changed files.
@@ -94,6 +96,9 @@ pub fn sync(
         };
         let bytes = std::fs::read(&file.path).map_err(|e| AttachError::io(&file.path, &e))?;
         let hash = content_hash(&bytes);
+        if before.is_none() {
+            stats.files_new += 1;
+        }
         if let Some(mut entry) = before {
             if entry.hash == hash {
                 stats.files_unchanged += 1;

@@ -30,10 +30,14 @@ Session commands: /memory, /forget <id>, /reset, /exit (or Ctrl-D), /help.
 Ctrl-C cancels a running reply; at the prompt it leaves like /exit.
 The endpoint comes from --base-url/--model, else OPENAI_BASE_URL, OPENAI_API_KEY and
 AGCORE_MODEL, else [llm] in agcore.toml. Lines can also be piped in.
+With --config FILE (TOML, or YAML by a .yaml/.yml extension) holding `memory.stores`
+and `agents`, the agent gets the memory attachments of the `agents` entry named by
+--agent (default `assistant`); see docs/memory-attachments.md.
 
 Examples:
   OPENAI_BASE_URL=http://127.0.0.1:8080/v1 AGCORE_MODEL=smollm2 agcore chat --user alice
-  echo \"I prefer green tea\" | agcore chat --user alice --model gpt-4o-mini"
+  echo \"I prefer green tea\" | agcore chat --user alice --model gpt-4o-mini
+  agcore chat --config agents.yaml --agent helper"
 )]
 pub struct ChatArgs {
     #[command(flatten)]
@@ -55,10 +59,19 @@ pub struct ChatArgs {
 pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError> {
     let config = AppConfig::load(config.as_deref())?;
     let endpoint = Endpoint::resolve(args.base_url.as_ref(), args.model.as_ref(), &config)?;
+    let attachments = crate::attach::open_manager(&config, &args.scope.agent).await?;
     let opened = scope::open_memory(&args.scope, &config).await?;
-    let mut chat = Chat::start(&endpoint, &config, &opened)?;
+    let mut chat = Chat::start(&endpoint, &config, &opened, attachments.clone())?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
+        if let Some(manager) = &attachments {
+            let names: Vec<&str> = manager.attachments().map(|a| a.name.as_str()).collect();
+            eprintln!(
+                "memory attachments of {}: {}",
+                args.scope.agent,
+                names.join(", ")
+            );
+        }
         eprintln!(
             "agcore chat: model {} at {}, memory of {}/{} in {}\n{}",
             endpoint.model,

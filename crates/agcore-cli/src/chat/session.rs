@@ -7,6 +7,7 @@ use std::sync::Arc;
 use agcore::agent::{
     AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentSession, LongTermOptions, SimpleAgent,
 };
+use agcore::attach::MemoryManager;
 use agcore::llm::{CycleConfig, CycleEvent};
 use futures::StreamExt;
 
@@ -34,7 +35,8 @@ pub(crate) struct Chat {
 }
 
 impl Chat {
-    /// Builds the agent with long-term memory on `opened`.
+    /// Builds the agent with long-term memory on `opened` and, when given,
+    /// the memory attachments `attachments`.
     ///
     /// # Errors
     /// [`CliError::Config`] for a bad endpoint or `[memory_agent]` timeout;
@@ -43,6 +45,7 @@ impl Chat {
         endpoint: &Endpoint,
         config: &AppConfig,
         opened: &OpenedMemory,
+        attachments: Option<Arc<MemoryManager>>,
     ) -> Result<Self, CliError> {
         let provider = endpoint.provider()?;
         let mut options = LongTermOptions::from_settings(&config.settings)
@@ -58,12 +61,15 @@ impl Chat {
             agent_config = agent_config
                 .with_llm(CycleConfig::new(endpoint.model.clone()).with_max_tokens(max_tokens));
         }
-        let bundle = AgentBuilder::new()
+        let mut builder = AgentBuilder::new()
             .provider(Arc::clone(&provider))
             .base_prompt(BASE_PROMPT)
             .config(agent_config)
-            .long_term_memory(opened.memory.clone(), options)
-            .build()?;
+            .long_term_memory(opened.memory.clone(), options);
+        if let Some(manager) = attachments {
+            builder = builder.memory_attachments(manager);
+        }
+        let bundle = builder.build()?;
         let scope = opened.scoped.scope();
         let agent = Arc::new(SimpleAgent::new(scope.agent.clone()));
         let user = scope.user.clone();

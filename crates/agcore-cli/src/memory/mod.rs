@@ -1,9 +1,11 @@
 //! `agcore memory`: administer the long-term memories of one (agent, user)
-//! scope — list, search, add, delete, clean, stats, export, import, reembed.
+//! scope — list, search, add, delete, clean, stats, export, import, reembed —
+//! and index the `file` stores of memory attachments (`index-files`).
 
 mod clean;
 mod edit;
 mod explain;
+mod index_files;
 mod jsonl;
 mod reembed;
 mod stats;
@@ -84,6 +86,13 @@ enum MemoryCommand {
         after_help = "Examples:\n  agcore memory reembed\n  agcore memory reembed --reset --json"
     )]
     Reembed(reembed::ReembedArgs),
+    /// Build or refresh the index of every `file` memory store declared in
+    /// CONFIG (memory attachments) ahead of time, showing progress; prints the
+    /// files new, changed, removed and unchanged and the chunks indexed.
+    #[command(
+        after_help = "Examples:\n  agcore memory index-files agents.yaml\n  agcore memory index-files agcore.toml --store project_docs --json"
+    )]
+    IndexFiles(index_files::IndexFilesArgs),
 }
 
 /// Runs `agcore memory` with the configuration file `config` (`--config`).
@@ -92,6 +101,10 @@ enum MemoryCommand {
 /// Every [`CliError`]: bad input data (3), unknown ids (4), configuration (2),
 /// storage failures (1).
 pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliError> {
+    // Attachment indexes need no memory database.
+    if let MemoryCommand::IndexFiles(a) = &args.command {
+        return index_files::run(a, args.json).await;
+    }
     let config = AppConfig::load(config.as_deref())?;
     let reset = matches!(&args.command, MemoryCommand::Reembed(a) if a.reset);
     let opened = scope::open_memory_with(&args.scope, &config, reset).await?;
@@ -106,6 +119,7 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
         MemoryCommand::Export(a) => jsonl::export(&opened, &a, json).await,
         MemoryCommand::Import(a) => jsonl::import(&opened, &a, json).await,
         MemoryCommand::Reembed(a) => reembed::reembed(&opened, &a, json).await,
+        MemoryCommand::IndexFiles(a) => index_files::run(&a, json).await,
     };
     opened.finish().await;
     let closed = opened.memory.close().await;
