@@ -35,10 +35,24 @@ async fn multiprocess_child_writer() {
     let memory = LongTermMemory::new(SqliteLongTerm::open(&path).await.unwrap());
     let scope = memory.scope("agent", "shared-user").unwrap();
     for n in 0..SAVES {
-        scope
-            .save(NewMemory::new(MemoryType::User, "fact", text(process, n)))
-            .await
-            .unwrap();
+        // As an application would: a recoverable error (the database stayed
+        // locked past the busy timeout on a loaded machine) is retried; the
+        // save either happened whole or not at all, so a retry cannot double it.
+        let mut attempt = 0;
+        loop {
+            match scope
+                .save(NewMemory::new(MemoryType::User, "fact", text(process, n)))
+                .await
+            {
+                Ok(_) => break,
+                Err(err) if err.is_recoverable() && attempt < 20 => {
+                    attempt += 1;
+                    eprintln!("process {process} save {n}: retrying after {err}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(err) => panic!("process {process} save {n} failed: {err}"),
+            }
+        }
     }
     memory.close().await.unwrap();
 }
@@ -60,6 +74,7 @@ async fn eight_processes_lose_and_double_nothing() {
                     "multiprocess_child_writer",
                     "--ignored",
                     "--test-threads=1",
+                    "--nocapture",
                 ])
                 .env(CHILD_DB_ENV, &path)
                 .env(CHILD_ID_ENV, process.to_string())
