@@ -1,7 +1,8 @@
 //! Fact extraction on a real small model (SmolLM2-135M behind the local
 //! llama-cpp-python server of `scripts/services.sh`): with structured output
 //! (the fact JSON Schema as `response_format`, which the server turns into a
-//! grammar) every one of 20 extraction calls parses.
+//! grammar) every one of 20 extraction calls parses; without it, failed calls
+//! keep the dialogue buffer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,19 +63,25 @@ fn options(mode: StructuredOutput) -> LongTermOptions {
         .extraction_timeout(Duration::from_secs(180))
 }
 
+/// A failed extraction: its error and how many turns the buffer still holds.
+struct Failure {
+    error: String,
+    pending: usize,
+}
+
 /// Runs one extraction per dialogue; returns the reports of those that parsed
-/// and the errors of those that did not.
+/// and the failures of those that did not.
 async fn extract_all(
     provider: &Arc<dyn LlmProvider>,
     options: &LongTermOptions,
-) -> Result<(Vec<ExtractionReport>, Vec<String>), MemoryError> {
+) -> Result<(Vec<ExtractionReport>, Vec<Failure>), MemoryError> {
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
     for (n, (user, assistant)) in DIALOGUES.iter().enumerate() {
         let memory = LongTermMemory::new(InMemoryLongTerm::new());
         let scoped = memory.scope("assistant", format!("user{n}"))?;
         scoped.buffer_append("s1", user, assistant).await?;
         let run = run_extraction(
-            scoped,
+            scoped.clone(),
             "s1".into(),
             Arc::clone(provider),
             String::new(),
@@ -83,7 +90,10 @@ async fn extract_all(
         .await;
         match run {
             Ok(report) => reports.push(report),
-            Err(err) => errors.push(format!("dialogue {n}: {err}")),
+            Err(err) => errors.push(Failure {
+                error: format!("dialogue {n}: {err}"),
+                pending: scoped.buffer_pending("s1", 10).await?.len(),
+            }),
         }
     }
     Ok((reports, errors))
@@ -105,7 +115,8 @@ async fn every_structured_extraction_parses() {
         reports.len(),
         DIALOGUES.len()
     );
-    assert!(errors.is_empty(), "{errors:#?}");
+    let messages: Vec<&str> = errors.iter().map(|f| f.error.as_str()).collect();
+    assert!(errors.is_empty(), "{messages:#?}");
     assert_eq!(reports.len(), DIALOGUES.len());
     assert!(
         reports.iter().all(|r| r.structured),
@@ -114,9 +125,11 @@ async fn every_structured_extraction_parses() {
     assert!(reports.iter().all(|r| r.marked_applied == 1 || r.truncated));
 }
 
+/// The same calls without a response format, as the figure to compare with
+/// (1 of 20 parse on SmolLM2-135M): replies that are not fact JSON fail the
+/// run cleanly and the dialogue buffer keeps the turn for a later run.
 #[tokio::test]
-#[ignore = "measurement of the unconstrained baseline for docs: cargo test -p agcore-agent --test extraction_structured -- --ignored --nocapture"]
-async fn unconstrained_baseline() {
+async fn unconstrained_failures_keep_the_buffer() {
     let Some(config) = server() else {
         return;
     };
@@ -126,8 +139,18 @@ async fn unconstrained_baseline() {
         .unwrap();
     let repaired = reports.iter().filter(|r| r.repaired).count();
     eprintln!(
-        "unconstrained: {} of {} parsed ({repaired} after a repair); failures: {errors:#?}",
+        "unconstrained: {} of {} parsed ({repaired} after a repair)",
         reports.len(),
         DIALOGUES.len()
     );
+    assert_eq!(reports.len() + errors.len(), DIALOGUES.len());
+    assert!(reports.iter().all(|r| !r.structured));
+    for failure in &errors {
+        assert!(failure.error.contains("memory error"), "{}", failure.error);
+        assert_eq!(
+            failure.pending, 1,
+            "{}: the turn stays buffered",
+            failure.error
+        );
+    }
 }
