@@ -124,6 +124,34 @@ async fn long_term_memory_is_scoped_to_agent_and_user() {
 }
 
 #[tokio::test]
+async fn finish_extracts_the_turns_left_in_the_buffer() {
+    let facts = r#"{"facts": [{"content": "The user lives in Lyon", "type": "user", "tags": [], "confidence": 0.9, "replace": null}]}"#;
+    let agent = ChatAgent::builder()
+        .provider(MockProvider::new().push_text("Noted."))
+        .long_term(
+            LongTermOptions::new()
+                .extract_every(5)
+                .extraction_provider(Arc::new(MockProvider::new().push_text(facts))),
+        )
+        .build()
+        .await
+        .unwrap();
+    agent.chat("I live in Lyon.").await.unwrap();
+    let report = agent
+        .finish()
+        .await
+        .unwrap()
+        .expect("the last turn was extracted");
+    assert_eq!(report.turns, 1);
+    let scope = agent
+        .long_term_memory()
+        .unwrap()
+        .scope(DEFAULT_AGENT_NAME, "default")
+        .unwrap();
+    assert_eq!(scope.list(&ListRequest::all()).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn opened_storage_persists_across_agents() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("memory.db");
@@ -146,6 +174,7 @@ async fn opened_storage_persists_across_agents() {
     let first = ChatAgent::builder()
         .provider(save)
         .open_storage(open())
+        .long_term(LongTermOptions::new().extraction(false))
         .build()
         .await
         .unwrap();

@@ -19,7 +19,7 @@ use agcore_agent::ChatAgentBuilder;
 ///
 /// let dir = tempfile::tempdir().map_err(|e| AgentError::Other(e.to_string()))?;
 /// let agent = ChatAgent::builder()
-///     .provider(MockProvider::new().push_text("Noted."))
+///     .provider(MockProvider::new().push_text("Noted.").push_text(r#"{"facts": []}"#))
 ///     .memory(dir.path().join("memory.db").to_string_lossy())
 ///     .build()
 ///     .await?;

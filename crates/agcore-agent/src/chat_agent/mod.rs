@@ -59,7 +59,6 @@ pub struct ChatAgent {
     bundle: Arc<RuntimeBundle>,
     user_id: String,
     conversation: Arc<Mutex<AgentSession>>,
-    long_term: Option<LongTermMemory>,
     #[cfg(feature = "mcp")]
     mcp_clients: Vec<agcore_tools::McpClient>,
 }
@@ -70,7 +69,7 @@ impl std::fmt::Debug for ChatAgent {
             .field("agent", &self.agent.name())
             .field("user_id", &self.user_id)
             .field("tools", &self.bundle.tool_registry.len())
-            .field("long_term", &self.long_term.is_some())
+            .field("long_term", &self.bundle.long_term.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -93,7 +92,6 @@ impl ChatAgent {
         user_id: impl Into<String>,
     ) -> Self {
         let user_id = user_id.into();
-        let long_term = bundle.long_term.as_ref().map(|rt| rt.memory.clone());
         let session = AgentSession::new(Arc::clone(&agent), Arc::clone(&bundle))
             .with_user_id(user_id.clone());
         Self {
@@ -101,7 +99,6 @@ impl ChatAgent {
             bundle,
             user_id,
             conversation: Arc::new(Mutex::new(session)),
-            long_term,
             #[cfg(feature = "mcp")]
             mcp_clients: Vec::new(),
         }
@@ -164,23 +161,16 @@ impl ChatAgent {
         finished
     }
 
-    /// Waits for the background work of the agent's own conversation (fact
-    /// extraction, embedding of saved memories) and returns the last
-    /// extraction's report, if one ran. Call it before the program exits.
+    /// Ends the memory work of the agent's own conversation
+    /// ([`AgentSession::finish`]: the running extraction, an extraction of
+    /// the turns buffered since, the embedding queue) and returns the last
+    /// extraction's report, if one ran. Call it before the program exits;
+    /// the conversation can go on afterwards.
     ///
     /// # Errors
-    /// The extraction's error (the dialogue buffer is kept for the next
-    /// run), or the embedding queue's.
+    /// The extraction's error (the dialogue buffer is kept for the next run).
     pub async fn finish(&self) -> Result<Option<ExtractionReport>, AgentError> {
-        let report = self.conversation.lock().await.flush_memory().await?;
-        if let Some(index) = self
-            .long_term
-            .as_ref()
-            .and_then(LongTermMemory::dense_index)
-        {
-            index.flush().await;
-        }
-        Ok(report)
+        self.conversation.lock().await.finish().await
     }
 
     /// The agent (name, prompt layer, tool allow-list).
@@ -201,7 +191,7 @@ impl ChatAgent {
     /// The long-term memory, when configured (to list, search or edit
     /// memories outside a turn: `memory.scope(agent, user)?`).
     pub fn long_term_memory(&self) -> Option<&LongTermMemory> {
-        self.long_term.as_ref()
+        self.bundle.long_term.as_ref().map(|rt| &rt.memory)
     }
 
     /// The MCP clients whose tools this agent uses (kept alive as long as the
