@@ -12,11 +12,10 @@
 use std::error::Error;
 use std::sync::Arc;
 
-use agcore::agent::{AgentBuilder, AgentConfig, AgentSession, SimpleAgent};
+use agcore::agent::{AgentBuilder, AgentConfig, AgentError, AgentSession, SimpleAgent};
 use agcore::attach::{
-    AttachConfig, AttachError, AttachedItem, AttachedStore, ConfigFormat, MemoryManager,
-    MemoryStoreRegistry, Recalled, Stage, StoreContext, StoreSpec, UpdateOutcome, jaccard,
-    parse_store_config,
+    AttachConfig, AttachedItem, AttachedStore, ConfigFormat, MemoryManager, MemoryStoreRegistry,
+    Recalled, Stage, StoreContext, StoreSpec, UpdateOutcome, jaccard, parse_store_config,
 };
 use agcore::llm::MockProvider;
 use agcore::types::ChatMessage;
@@ -61,11 +60,11 @@ impl AttachedStore for PinnedStore {
         false
     }
 
-    async fn load(&self) -> Result<(), AttachError> {
+    async fn load(&self) -> Result<(), AgentError> {
         Ok(())
     }
 
-    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AttachError> {
+    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AgentError> {
         let mut found: Vec<Recalled> = self
             .config
             .notes
@@ -89,14 +88,14 @@ impl AttachedStore for PinnedStore {
         &self,
         _: &[ChatMessage],
         _: &[ChatMessage],
-    ) -> Result<UpdateOutcome, AttachError> {
-        Err(AttachError::ReadOnly {
+    ) -> Result<UpdateOutcome, AgentError> {
+        Err(AgentError::ReadOnly {
             store: self.name.clone(),
             reason: "pinned notes live in the configuration".into(),
         })
     }
 
-    async fn save(&self) -> Result<(), AttachError> {
+    async fn save(&self) -> Result<(), AgentError> {
         Ok(())
     }
 }

@@ -4,10 +4,12 @@
 //! (a restart reading the persisted index, and a second `load()` of a
 //! running store), reload after one file changed, and retrieval.
 //!
-//! Before the criterion groups, prints the absolute figures: build time with
-//! files/s and chunks/s, each reload as a share of the build time (goal:
-//! an unchanged reload ≤ 5 % of the build), and retrieve p50/p99 of 500
-//! queries.
+//! Before the criterion groups, prints the absolute figures for both item
+//! stores — in memory (no backend opener: indexed at each start) and on
+//! disk (SQLite beside the index file, as the `agcore` facade opens it):
+//! build time with files/s and chunks/s, each reload as a share of the
+//! build time (goal: an unchanged reload ≤ 5 % of the build), and retrieve
+//! p50/p99 of 500 queries. The criterion groups run the on-disk store.
 #![allow(
     missing_docs,
     clippy::print_stdout,
@@ -17,12 +19,30 @@
 )]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agcore_agent::attach::stores::file::{FileStore, parse_file_config};
-use agcore_agent::attach::{AttachedStore, ConfigLocation, StoreContext, StoreSpec};
+use agcore_agent::attach::stores::file::{FileStore, index_db_path, parse_file_config};
+use agcore_agent::attach::{AttachedStore, BackendOpener, ConfigLocation, StoreContext, StoreSpec};
+use agcore_memory::{MemoryError, MemoryStore};
+use agcore_memory_sqlite::SqliteStore;
+use async_trait::async_trait;
 use criterion::{Criterion, Throughput};
 use serde_json::json;
+
+/// Opens the on-disk item store as the `agcore` facade does.
+struct Sqlite;
+
+#[async_trait]
+impl BackendOpener for Sqlite {
+    async fn open(&self, url: &str) -> Result<Arc<dyn MemoryStore>, MemoryError> {
+        Err(MemoryError::InvalidInput(format!("no URLs here: {url}")))
+    }
+
+    async fn open_index(&self, path: &Path) -> Result<Option<Arc<dyn MemoryStore>>, MemoryError> {
+        Ok(Some(Arc::new(SqliteStore::open(path).await?)))
+    }
+}
 
 const QUERIES: [&str; 10] = [
     "embedding queue retry",
@@ -69,12 +89,15 @@ fn copy_corpus(dir: &Path) -> usize {
     copied
 }
 
-async fn store(corpus: &Path, index: &Path) -> FileStore {
+async fn store(corpus: &Path, index: &Path, on_disk: bool) -> FileStore {
     let config = json!({
         "file_sources": [{"path": corpus, "file_types": [".md", ".rs"]}],
         "index_path": index,
     });
-    let ctx = StoreContext::default();
+    let ctx = StoreContext {
+        backends: on_disk.then(|| Arc::new(Sqlite) as Arc<dyn BackendOpener>),
+        ..StoreContext::default()
+    };
     let parsed = parse_file_config(&config, &ConfigLocation::default(), ctx.vars.as_ref()).unwrap();
     let spec = StoreSpec {
         name: "repo".into(),
@@ -89,32 +112,37 @@ fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     (out, start.elapsed())
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let corpus = tempfile::tempdir().unwrap();
-    let files = copy_corpus(corpus.path());
-    let work = tempfile::tempdir().unwrap();
-    let index = work.path().join("index.json");
+/// Removes the index file and its database.
+fn remove_index(index: &Path) {
+    let _ = std::fs::remove_file(index);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", index_db_path(index).display()));
+    }
+}
 
-    // Absolute figures, one run each (after a warm-up build for the page cache).
-    let _ = std::fs::remove_file(&index);
-    rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() });
-    let _ = std::fs::remove_file(&index);
+/// Prints the absolute figures of one item store (see the module docs).
+fn figures(rt: &tokio::runtime::Runtime, corpus: &Path, index: &Path, on_disk: bool, files: usize) {
+    let mode = if on_disk {
+        "on-disk (SQLite) index"
+    } else {
+        "in-memory index"
+    };
+    // One warm-up build for the page cache, then the measured one.
+    remove_index(index);
+    rt.block_on(async { store(corpus, index, on_disk).await.load().await.unwrap() });
+    remove_index(index);
     let (built, build) = time(|| {
         rt.block_on(async {
-            let s = store(corpus.path(), &index).await;
+            let s = store(corpus, index, on_disk).await;
             s.load().await.unwrap();
             s
         })
     });
     let stats = rt.block_on(built.last_stats());
     let (_, restart) =
-        time(|| rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() }));
+        time(|| rt.block_on(async { store(corpus, index, on_disk).await.load().await.unwrap() }));
     let (_, again) = time(|| rt.block_on(built.load()).unwrap());
-    let victim = corpus.path().join("docs/memory.md");
+    let victim = corpus.join("docs/memory.md");
     let original = std::fs::read_to_string(&victim).unwrap();
     std::fs::write(&victim, format!("{original}\nOne more line.\n")).unwrap();
     let (_, changed) = time(|| rt.block_on(built.load()).unwrap());
@@ -131,7 +159,7 @@ fn main() {
     samples.sort();
     let secs = build.as_secs_f64();
     println!(
-        "file store over {files} files ({} chunks): build {:.1} ms = {:.0} files/s, {:.0} chunks/s",
+        "{mode}: file store over {files} files ({} chunks): build {:.1} ms = {:.0} files/s, {:.0} chunks/s",
         stats.chunks_total,
         secs * 1e3,
         stats.files_indexed as f64 / secs,
@@ -139,7 +167,7 @@ fn main() {
     );
     let share = |d: Duration| 100.0 * d.as_secs_f64() / secs;
     println!(
-        "reload unchanged: restart {:.1} ms ({:.1} % of build), running store {:.1} ms ({:.1} %); after one change {:.1} ms ({:.1} %, {} chunks re-indexed)",
+        "{mode}: reload unchanged: restart {:.1} ms ({:.1} % of build), running store {:.1} ms ({:.1} %); after one change {:.1} ms ({:.1} %, {} chunks re-indexed)",
         restart.as_secs_f64() * 1e3,
         share(restart),
         again.as_secs_f64() * 1e3,
@@ -149,10 +177,32 @@ fn main() {
         after.chunks_indexed,
     );
     println!(
-        "retrieve top 3: p50 {:.0} µs, p99 {:.0} µs",
+        "{mode}: retrieve top 3: p50 {:.0} µs, p99 {:.0} µs",
         samples[samples.len() / 2].as_secs_f64() * 1e6,
         samples[samples.len() * 99 / 100].as_secs_f64() * 1e6
     );
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let corpus = tempfile::tempdir().unwrap();
+    let files = copy_corpus(corpus.path());
+    let work = tempfile::tempdir().unwrap();
+    let index = work.path().join("index.json");
+    let victim = corpus.path().join("docs/memory.md");
+    let original = std::fs::read_to_string(&victim).unwrap();
+    for on_disk in [false, true] {
+        figures(&rt, corpus.path(), &index, on_disk, files);
+        std::fs::write(&victim, &original).unwrap();
+    }
+    let stats = rt.block_on(async {
+        let s = store(corpus.path(), &index, true).await;
+        s.load().await.unwrap();
+        s.last_stats().await
+    });
 
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group("file_store");
@@ -160,24 +210,50 @@ fn main() {
     group.throughput(Throughput::Elements(files as u64));
     group.bench_function("first_build_files", |b| {
         b.iter(|| {
-            let _ = std::fs::remove_file(&index);
-            rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() });
+            remove_index(&index);
+            rt.block_on(async {
+                store(corpus.path(), &index, true)
+                    .await
+                    .load()
+                    .await
+                    .unwrap()
+            });
         });
     });
     group.throughput(Throughput::Elements(stats.chunks_total as u64));
     group.bench_function("first_build_chunks", |b| {
         b.iter(|| {
-            let _ = std::fs::remove_file(&index);
-            rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() });
+            remove_index(&index);
+            rt.block_on(async {
+                store(corpus.path(), &index, true)
+                    .await
+                    .load()
+                    .await
+                    .unwrap()
+            });
         });
     });
-    rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() });
+    rt.block_on(async {
+        store(corpus.path(), &index, true)
+            .await
+            .load()
+            .await
+            .unwrap()
+    });
     group.throughput(Throughput::Elements(files as u64));
     group.bench_function("reload_unchanged_restart", |b| {
-        b.iter(|| rt.block_on(async { store(corpus.path(), &index).await.load().await.unwrap() }));
+        b.iter(|| {
+            rt.block_on(async {
+                store(corpus.path(), &index, true)
+                    .await
+                    .load()
+                    .await
+                    .unwrap()
+            })
+        });
     });
     let running = rt.block_on(async {
-        let s = store(corpus.path(), &index).await;
+        let s = store(corpus.path(), &index, true).await;
         s.load().await.unwrap();
         s
     });

@@ -49,4 +49,6 @@ pub use retrieve_tool::{RETRIEVE_EXCERPT_CHARS, RetrieveArgs, RetrieveHit, Retri
 pub use session::{AgentEvent, AgentSession, AgentStream};
 pub use session_memory::SessionMemory;
 pub use session_tools::{GetArgs, SessionMemoryGetTool, SessionMemorySetTool, SetArgs};
-pub use task::{FailurePolicy, PlanningAgent, TaskAgent};
+pub use task::{
+    DEFAULT_PLANNING_PROMPT, DEFAULT_REVIEW_PROMPT, FailurePolicy, PlanningAgent, TaskAgent,
+};

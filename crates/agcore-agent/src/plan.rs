@@ -11,6 +11,9 @@ pub struct Plan {
     pub goal: String,
     /// The steps, `steps[i].index == i`.
     pub steps: Vec<Step>,
+    /// The answer of the review turn that ended the run, when the agent
+    /// reviews its work ([`crate::PlanningAgent::with_review`]).
+    pub review: Option<String>,
 }
 
 impl Plan {
@@ -28,6 +31,7 @@ impl Plan {
                 .enumerate()
                 .map(|(index, d)| Step::new(index, d))
                 .collect(),
+            review: None,
         }
     }
 

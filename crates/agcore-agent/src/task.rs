@@ -3,6 +3,7 @@ use std::sync::Arc;
 use agcore_llm::{HookContext, HookEvent};
 use async_trait::async_trait;
 
+use crate::attach::Stage;
 use crate::{AgentError, AgentSession, JsonPlanParser, Plan, PlanParser};
 
 /// An agent that turns a goal into a [`Plan`] and carries it out step by step.
@@ -42,15 +43,26 @@ pub enum FailurePolicy {
 pub const DEFAULT_PLANNING_PROMPT: &str = "Break the following goal into a short list of concrete steps. \
 Answer with JSON only, in this shape: {\"steps\": [{\"description\": \"...\"}]}\n\nGoal: {goal}";
 
+/// The default review instruction; `{goal}` is replaced by the goal. The
+/// steps' answers are already in the conversation.
+pub const DEFAULT_REVIEW_PROMPT: &str = "Review the work above towards this goal: {goal}\n\
+Point out mistakes, gaps or unsupported claims, then give the corrected final answer.";
+
 /// The reference [`TaskAgent`]: drafts the plan with the model through its
-/// session, parses it with a [`PlanParser`] (default [`JsonPlanParser`]), runs
-/// each step as one [`AgentSession::submit_turn`], and fires
-/// `OnPlanStepComplete` with `plan_step_index` after each step.
+/// session (a [`Stage::Plan`] turn), parses it with a [`PlanParser`]
+/// (default [`JsonPlanParser`]), runs each step as one
+/// [`AgentSession::submit_turn`] ([`Stage::Gen`]), fires
+/// `OnPlanStepComplete` with `plan_step_index` after each step, and, when a
+/// review is enabled ([`PlanningAgent::with_review`]), ends with a review
+/// turn ([`Stage::Critique`]) whose answer is [`Plan::review`]. Memory
+/// attachments are retrieved at each turn's stage (see
+/// `docs/memory-attachments.md`, *Stages*).
 pub struct PlanningAgent {
     session: AgentSession,
     parser: Arc<dyn PlanParser>,
     policy: FailurePolicy,
     planning_prompt: String,
+    review_prompt: Option<String>,
 }
 
 impl std::fmt::Debug for PlanningAgent {
@@ -70,7 +82,16 @@ impl PlanningAgent {
             parser: Arc::new(JsonPlanParser),
             policy: FailurePolicy::Stop,
             planning_prompt: DEFAULT_PLANNING_PROMPT.to_owned(),
+            review_prompt: None,
         }
+    }
+
+    /// Ends [`TaskAgent::run`] with a review turn asking `prompt` (`{goal}`
+    /// is replaced by the goal; [`DEFAULT_REVIEW_PROMPT`] is a good start);
+    /// its answer becomes [`Plan::review`].
+    pub fn with_review(mut self, prompt: impl Into<String>) -> Self {
+        self.review_prompt = Some(prompt.into());
+        self
     }
 
     /// Uses another plan parser.
@@ -107,8 +128,20 @@ impl PlanningAgent {
     /// The errors of `submit_turn`; [`AgentError::PlanParse`].
     pub async fn draft_plan(&mut self, goal: &str) -> Result<Plan, AgentError> {
         let prompt = self.planning_prompt.replace("{goal}", goal);
-        let response = self.session.submit_turn(prompt).await?;
+        let response = self.session.submit_turn_at(Stage::Plan, prompt).await?;
         self.parser.parse(&response.text(), goal).await
+    }
+
+    /// Asks the model to review the work done towards `plan`'s goal (a
+    /// [`Stage::Critique`] turn) with `prompt` (`{goal}` replaced) and
+    /// returns its answer.
+    ///
+    /// # Errors
+    /// The errors of `submit_turn`.
+    pub async fn review(&mut self, plan: &Plan, prompt: &str) -> Result<String, AgentError> {
+        let prompt = prompt.replace("{goal}", &plan.goal);
+        let response = self.session.submit_turn_at(Stage::Critique, prompt).await?;
+        Ok(response.text())
     }
 
     async fn step_complete(&self, index: usize) -> Result<(), AgentError> {
@@ -127,7 +160,11 @@ impl PlanningAgent {
 impl TaskAgent for PlanningAgent {
     async fn run(&mut self, goal: &str) -> Result<Plan, AgentError> {
         let plan = self.draft_plan(goal).await?;
-        self.execute_plan(plan).await
+        let mut plan = self.execute_plan(plan).await?;
+        if let Some(prompt) = self.review_prompt.clone() {
+            plan.review = Some(self.review(&plan, &prompt).await?);
+        }
+        Ok(plan)
     }
 
     async fn execute_plan(&mut self, mut plan: Plan) -> Result<Plan, AgentError> {

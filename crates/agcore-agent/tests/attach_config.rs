@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use agcore_agent::AgentError;
 use agcore_agent::attach::{
-    AttachConfig, AttachError, ConfigFormat, MemoryStoreRegistry, Stage, StoreContext, VarSource,
+    AttachConfig, ConfigFormat, MemoryStoreRegistry, Stage, StoreContext, VarSource,
 };
 
 const YAML: &str = r#"
@@ -139,7 +140,7 @@ fn a_duplicate_store_name_names_both_places() {
     let toml = "[[memory.stores]]\nname = \"a\"\ntype = \"simple\"\n[[memory.stores]]\nname = \"a\"\ntype = \"simple\"\n";
     let err =
         AttachConfig::parse(toml, ConfigFormat::Toml, Some(Path::new("agcore.toml"))).unwrap_err();
-    assert!(matches!(err, AttachError::DuplicateStore { .. }));
+    assert!(matches!(err, AgentError::DuplicateStore { .. }));
     assert!(
         err.to_string()
             .starts_with("agcore.toml: `memory.stores[1]`: duplicate")
@@ -278,7 +279,7 @@ async fn an_unwritable_path_is_named() {
         .open(&config.memory.stores[0], &StoreContext::default())
         .await
         .unwrap_err();
-    assert!(matches!(err, AttachError::Unwritable { .. }), "{err:?}");
+    assert!(matches!(err, AgentError::Unwritable { .. }), "{err:?}");
     let message = err.to_string();
     assert!(
         message.starts_with("agents.yaml: `memory.stores[0].config.memory_path`: cannot write `"),

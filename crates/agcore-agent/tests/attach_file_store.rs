@@ -6,10 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agcore_agent::attach::stores::file::{FileStore, parse_file_config};
+use agcore_agent::AgentError;
+use agcore_agent::attach::stores::file::{DEFAULT_MAX_FILE_BYTES, FileStore, parse_file_config};
 use agcore_agent::attach::{
-    AttachConfig, AttachError, AttachedStore, ChunkingConfig, ConfigFormat, ConfigLocation,
-    EmbedderFactory, EmbeddingSettings, MemoryStoreRegistry, StoreContext, StoreSpec, chunk_file,
+    AttachConfig, AttachedStore, ChunkingConfig, ConfigFormat, ConfigLocation, EmbedderFactory,
+    EmbeddingSettings, MemoryStoreRegistry, StoreContext, StoreSpec, chunk_file,
 };
 use agcore_llm::LlmError;
 use agcore_llm::embedding::{EmbeddingBatch, EmbeddingModel, HashingEmbedder, InputKind};
@@ -143,7 +144,7 @@ async fn only_new_changed_and_deleted_files_are_reindexed() {
     assert_eq!(store.last_stats().await.chunks_indexed, 0);
 
     let err = store.update(&[], &[]).await.unwrap_err();
-    assert!(matches!(err, AttachError::ReadOnly { .. }) && !store.writable());
+    assert!(matches!(err, AgentError::ReadOnly { .. }) && !store.writable());
 }
 
 struct Counting(Arc<AtomicUsize>);
@@ -272,4 +273,55 @@ async fn gbk_files_are_decoded() {
         hits[0].item.content_summary.contains("绿茶产自杭州"),
         "{hits:?}"
     );
+}
+
+#[tokio::test]
+async fn files_over_max_file_bytes_are_skipped_unread() {
+    let (docs, out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_corpus(docs.path(), 3);
+    let config = json!({
+        "file_sources": [{"path": docs.path(), "file_types": [".md"]}],
+        "index_path": out.path().join("docs.json"),
+        "max_file_bytes": 2048,
+    });
+    let ctx = StoreContext::default();
+    let parsed = parse_file_config(&config, &ConfigLocation::default(), ctx.vars.as_ref()).unwrap();
+    assert_eq!(parsed.max_file_bytes, 2048);
+    let spec = StoreSpec {
+        name: "docs".into(),
+        location: ConfigLocation::default(),
+    };
+    let store = FileStore::open(spec, parsed, ctx).await.unwrap();
+    store.load().await.unwrap();
+    let small = store.last_stats().await;
+    // Each note is about 1.4 KB; a 3 MB one is skipped, never read.
+    assert_eq!(
+        (
+            small.files_scanned,
+            small.files_indexed,
+            small.files_skipped
+        ),
+        (3, 3, 0)
+    );
+    std::fs::write(
+        docs.path().join("huge.md"),
+        "# Huge\n".to_owned() + &"word ".repeat(600_000),
+    )
+    .unwrap();
+    // A note that grows past the limit is dropped from the index.
+    let grown = format!("# Topic 0\n{}", "grown ".repeat(1_000));
+    std::fs::write(docs.path().join("note0.md"), grown).unwrap();
+    store.load().await.unwrap();
+    let after = store.last_stats().await;
+    assert_eq!(
+        (
+            after.files_scanned,
+            after.files_skipped,
+            after.files_removed,
+            after.files_unchanged
+        ),
+        (4, 2, 1, 2)
+    );
+    assert!(store.retrieve("word", 3).await.unwrap().is_empty());
+    assert_eq!(DEFAULT_MAX_FILE_BYTES, 16 * 1024 * 1024);
 }

@@ -40,10 +40,7 @@ agents:
     )
 }
 
-async fn manager(
-    yaml: &str,
-    agent: &str,
-) -> Result<MemoryManager, agcore_agent::attach::AttachError> {
+async fn manager(yaml: &str, agent: &str) -> Result<MemoryManager, agcore_agent::AgentError> {
     let config = AttachConfig::parse(yaml, ConfigFormat::Yaml, Some(Path::new("agents.yaml")))?;
     MemoryManager::from_config(
         &config,

@@ -7,10 +7,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use agcore_agent::AgentError;
 use agcore_agent::attach::{
-    AttachConfig, AttachError, AttachedItem, AttachedStore, ConfigFormat, EmbedderFactory,
-    EmbeddingSettings, MemoryStoreRegistry, Recalled, StoreContext, StoreSpec, UpdateOutcome,
-    parse_store_config,
+    AttachConfig, AttachedItem, AttachedStore, ConfigFormat, EmbedderFactory, EmbeddingSettings,
+    MemoryStoreRegistry, Recalled, StoreContext, StoreSpec, UpdateOutcome, parse_store_config,
 };
 use agcore_llm::LlmError;
 use agcore_llm::embedding::{EmbeddingBatch, EmbeddingModel, HashingEmbedder, InputKind};
@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-async fn open(yaml: &str, ctx: &StoreContext) -> Result<Arc<dyn AttachedStore>, AttachError> {
+async fn open(yaml: &str, ctx: &StoreContext) -> Result<Arc<dyn AttachedStore>, AgentError> {
     let config = AttachConfig::parse(yaml, ConfigFormat::Yaml, None)?;
     let registry = MemoryStoreRegistry::with_builtins();
     let store = registry.open(&config.memory.stores[0], ctx).await?;
@@ -232,10 +232,10 @@ impl AttachedStore for Pinned {
     fn writable(&self) -> bool {
         false
     }
-    async fn load(&self) -> Result<(), AttachError> {
+    async fn load(&self) -> Result<(), AgentError> {
         Ok(())
     }
-    async fn retrieve(&self, _: &str, top_k: usize) -> Result<Vec<Recalled>, AttachError> {
+    async fn retrieve(&self, _: &str, top_k: usize) -> Result<Vec<Recalled>, AgentError> {
         Ok(self
             .notes
             .iter()
@@ -251,13 +251,13 @@ impl AttachedStore for Pinned {
         &self,
         _: &[ChatMessage],
         _: &[ChatMessage],
-    ) -> Result<UpdateOutcome, AttachError> {
-        Err(AttachError::ReadOnly {
+    ) -> Result<UpdateOutcome, AgentError> {
+        Err(AgentError::ReadOnly {
             store: self.name.clone(),
             reason: "pinned notes".into(),
         })
     }
-    async fn save(&self) -> Result<(), AttachError> {
+    async fn save(&self) -> Result<(), AgentError> {
         Ok(())
     }
 }

@@ -40,7 +40,7 @@ fn session_dir(agent: &str) -> Option<PathBuf> {
 /// first prompt. `None` when the file has no `agents` section.
 ///
 /// # Errors
-/// [`CliError::Attach`]: an agent the file does not have (listing those it
+/// [`CliError::Agent`]: an agent the file does not have (listing those it
 /// has), an unknown store type, a bad store `config`, a store that cannot
 /// be opened or loaded.
 pub async fn open_manager(

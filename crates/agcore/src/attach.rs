@@ -110,6 +110,27 @@ impl BackendOpener for Backends {
     async fn open(&self, url: &str) -> Result<Arc<dyn MemoryStore>, MemoryError> {
         Ok(crate::memory::open(url).await?.store())
     }
+
+    /// A [`crate::memory::SqliteStore`] in `path` (feature `sqlite`, on by
+    /// default); `None` without that feature.
+    ///
+    /// # Errors
+    /// SQLite's errors opening or migrating the file.
+    async fn open_index(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<Option<Arc<dyn MemoryStore>>, MemoryError> {
+        #[cfg(feature = "sqlite")]
+        {
+            let store = crate::memory::SqliteStore::open(path).await?;
+            Ok(Some(Arc::new(store)))
+        }
+        #[cfg(not(feature = "sqlite"))]
+        {
+            let _ = path;
+            Ok(None)
+        }
+    }
 }
 
 /// A registry with the built-in store types `simple`, `file` and

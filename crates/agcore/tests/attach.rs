@@ -4,12 +4,11 @@
 //! `agcore::attach::Embedders`; needs `AGCORE_TEST_MINILM_DIR`).
 #![cfg(feature = "agent")]
 
-use agcore::attach::{
-    AttachConfig, AttachError, ConfigFormat, MemoryManager, Stage, UpdateOutcome,
-};
+use agcore::agent::AgentError;
+use agcore::attach::{AttachConfig, ConfigFormat, MemoryManager, Stage, UpdateOutcome};
 use agcore::types::ChatMessage;
 
-async fn manager(yaml: &str, dir: &std::path::Path) -> Result<MemoryManager, AttachError> {
+async fn manager(yaml: &str, dir: &std::path::Path) -> Result<MemoryManager, AgentError> {
     let file = dir.join("agents.yaml");
     let config = AttachConfig::parse(yaml, ConfigFormat::Yaml, Some(&file))?;
     MemoryManager::from_config(

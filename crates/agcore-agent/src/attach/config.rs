@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::error::ConfigLocation;
+use super::location::ConfigLocation;
 
 /// A stage of an agent's turn at which attached memories are retrieved
 /// (seed 003's `AgentExecFlowStage`). See `docs/memory-attachments.md`,

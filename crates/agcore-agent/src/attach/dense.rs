@@ -13,7 +13,7 @@ use agcore_memory::vector::{
 
 use super::chunking::{ChunkingConfig, chunk_file};
 use super::embedding::EmbeddingParams;
-use super::error::AttachError;
+use crate::AgentError;
 
 /// Vector namespace of attached stores.
 const NAMESPACE: &str = "attach";
@@ -86,8 +86,8 @@ impl DenseSide {
         content_hash(self.embedder.model_id(), text)
     }
 
-    fn memory(&self, source: agcore_memory::MemoryError) -> AttachError {
-        AttachError::Memory {
+    fn memory(&self, source: agcore_memory::MemoryError) -> AgentError {
+        AgentError::Store {
             store: self.store.clone(),
             source,
         }
@@ -97,8 +97,8 @@ impl DenseSide {
     /// several pieces gets the normalised mean of their vectors.
     ///
     /// # Errors
-    /// [`AttachError::Embedding`].
-    pub async fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, AttachError> {
+    /// [`AgentError::StoreEmbedding`].
+    pub async fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, AgentError> {
         let mut owners = Vec::new();
         let mut pieces = Vec::new();
         for (i, text) in texts.iter().enumerate() {
@@ -113,7 +113,7 @@ impl DenseSide {
                 .embedder
                 .embed(batch, InputKind::Document)
                 .await
-                .map_err(|source| AttachError::Embedding {
+                .map_err(|source| AgentError::StoreEmbedding {
                     store: self.store.clone(),
                     source,
                 })?;
@@ -149,8 +149,8 @@ impl DenseSide {
     /// Adds or replaces vectors `(id, vector, hash)`.
     ///
     /// # Errors
-    /// [`AttachError::Memory`] for a vector of the wrong length.
-    pub async fn insert(&self, rows: Vec<(String, Vec<f32>, String)>) -> Result<(), AttachError> {
+    /// [`AgentError::Store`] for a vector of the wrong length.
+    pub async fn insert(&self, rows: Vec<(String, Vec<f32>, String)>) -> Result<(), AgentError> {
         let records = rows
             .into_iter()
             .map(|(id, vector, hash)| VectorRecord::new(NAMESPACE, id, vector, hash))
@@ -164,8 +164,8 @@ impl DenseSide {
     /// Removes vectors.
     ///
     /// # Errors
-    /// [`AttachError::Memory`].
-    pub async fn remove(&self, ids: &[String]) -> Result<(), AttachError> {
+    /// [`AgentError::Store`].
+    pub async fn remove(&self, ids: &[String]) -> Result<(), AgentError> {
         self.vectors
             .delete(NAMESPACE, ids)
             .await
@@ -176,16 +176,14 @@ impl DenseSide {
     /// The `k` nearest ids to `query` with their cosine similarity.
     ///
     /// # Errors
-    /// [`AttachError::Embedding`] when the query cannot be embedded.
-    pub async fn nearest(&self, query: &str, k: usize) -> Result<Vec<(String, f64)>, AttachError> {
-        let vector =
-            self.embedder
-                .embed_query(query)
-                .await
-                .map_err(|source| AttachError::Embedding {
-                    store: self.store.clone(),
-                    source,
-                })?;
+    /// [`AgentError::StoreEmbedding`] when the query cannot be embedded.
+    pub async fn nearest(&self, query: &str, k: usize) -> Result<Vec<(String, f64)>, AgentError> {
+        let vector = self.embedder.embed_query(query).await.map_err(|source| {
+            AgentError::StoreEmbedding {
+                store: self.store.clone(),
+                source,
+            }
+        })?;
         let hits = self
             .vectors
             .search(&vector, k.max(1), &VectorFilter::namespace(NAMESPACE))

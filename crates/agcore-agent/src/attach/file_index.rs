@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::chunking::ChunkingConfig;
-use super::error::AttachError;
+use crate::AgentError;
 
 /// `format` of an index file.
 pub const INDEX_FORMAT: &str = "agcore-attach-file-index";
@@ -22,7 +22,9 @@ pub struct IndexedChunk {
     pub id: String,
     /// Heading path or file path.
     pub title: String,
-    /// The text.
+    /// The text; empty in an index file whose store keeps the texts in its
+    /// on-disk item store (see [`crate::attach::stores::file`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// Its embedding, when the store has a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,16 +75,16 @@ impl FileIndex {
     /// format, version, chunking or model (the caller rebuilds).
     ///
     /// # Errors
-    /// [`AttachError::Io`] when it exists but cannot be read.
+    /// [`AgentError::Io`] when it exists but cannot be read.
     pub fn read(
         path: &Path,
         chunking: &ChunkingConfig,
         model: Option<&str>,
-    ) -> Result<Option<Self>, AttachError> {
+    ) -> Result<Option<Self>, AgentError> {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(AttachError::io(path, &err)),
+            Err(err) => return Err(AgentError::io(path, &err)),
         };
         let index: Option<Self> = serde_json::from_slice(&bytes).ok();
         Ok(index.filter(|i| {
@@ -96,16 +98,16 @@ impl FileIndex {
     /// Writes the index to `path` atomically (a temporary file, then rename).
     ///
     /// # Errors
-    /// [`AttachError::Io`].
-    pub fn write(&self, path: &Path) -> Result<(), AttachError> {
-        let bytes = serde_json::to_vec(self).map_err(|e| AttachError::Io {
+    /// [`AgentError::Io`].
+    pub fn write(&self, path: &Path) -> Result<(), AgentError> {
+        let bytes = serde_json::to_vec(self).map_err(|e| AgentError::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
             recoverable: false,
         })?;
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, bytes).map_err(|e| AttachError::io(&tmp, &e))?;
-        std::fs::rename(&tmp, path).map_err(|e| AttachError::io(path, &e))
+        std::fs::write(&tmp, bytes).map_err(|e| AgentError::io(&tmp, &e))?;
+        std::fs::rename(&tmp, path).map_err(|e| AgentError::io(path, &e))
     }
 
     /// Number of chunks.
@@ -133,14 +135,14 @@ pub struct Found {
 /// `recursive`.
 ///
 /// # Errors
-/// [`AttachError::Io`] when `root` cannot be read.
+/// [`AgentError::Io`] when `root` cannot be read.
 pub fn scan(
     root: &Path,
     file_types: &[String],
     recursive: bool,
     out: &mut Vec<Found>,
-) -> Result<(), AttachError> {
-    let meta = std::fs::metadata(root).map_err(|e| AttachError::io(root, &e))?;
+) -> Result<(), AgentError> {
+    let meta = std::fs::metadata(root).map_err(|e| AgentError::io(root, &e))?;
     if meta.is_file() {
         let rel = root
             .file_name()
@@ -151,7 +153,7 @@ pub fn scan(
     }
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| AttachError::io(&dir, &e))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| AgentError::io(&dir, &e))?;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {

@@ -5,10 +5,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::chunking::{ChunkingConfig, chunk_file};
-use super::error::AttachError;
 use super::file_index::{FileIndex, Found, IndexedChunk, IndexedFile, content_hash, scan};
+use crate::AgentError;
 
 /// One source folder or file, resolved.
 #[derive(Debug, Clone)]
@@ -21,6 +22,9 @@ pub struct Source {
     pub recursive: bool,
     /// The files' text encoding.
     pub encoding: &'static encoding_rs::Encoding,
+    /// Files larger than this many bytes are skipped (counted in
+    /// [`IndexStats::files_skipped`], logged), never read.
+    pub max_file_bytes: u64,
 }
 
 /// What one synchronisation did.
@@ -34,8 +38,12 @@ pub struct IndexStats {
     pub files_indexed: usize,
     /// Of `files_indexed`, those the previous index did not hold (new files).
     pub files_new: usize,
-    /// Files gone since the last index.
+    /// Files gone since the last index, and indexed files that grew past
+    /// the size limit.
     pub files_removed: usize,
+    /// Files not read because they are larger than the store's
+    /// `max_file_bytes`.
+    pub files_skipped: usize,
     /// Chunks made from new or changed files.
     pub chunks_indexed: usize,
     /// Chunks of changed and deleted files dropped (a changed file's
@@ -44,6 +52,33 @@ pub struct IndexStats {
     /// Chunks in the index afterwards.
     pub chunks_total: usize,
 }
+
+/// How far a `file` store's load is, for progress bars
+/// ([`crate::attach::stores::file::FileStore::load_with_progress`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadProgress {
+    /// The sources were scanned: `files` files will be checked.
+    Scanned {
+        /// Files found.
+        files: usize,
+    },
+    /// `done` of `total` files are checked (kept, or read and chunked).
+    File {
+        /// Files checked so far.
+        done: usize,
+        /// Files found by the scan.
+        total: usize,
+    },
+    /// `chunks` new chunks are being embedded (stores with an embedding).
+    Embedding {
+        /// Chunks without a vector.
+        chunks: usize,
+    },
+}
+
+/// Receives [`LoadProgress`] from the thread that reads the files.
+pub type ProgressFn = Arc<dyn Fn(LoadProgress) + Send + Sync>;
 
 /// The result of [`sync`]: the new index, the ids to add and remove, stats.
 #[derive(Debug)]
@@ -58,15 +93,17 @@ pub struct SyncResult {
     pub stats: IndexStats,
 }
 
-/// Synchronises `old` with the files of `sources` (blocking file I/O).
+/// Synchronises `old` with the files of `sources` (blocking file I/O),
+/// reporting each file checked to `progress`.
 ///
 /// # Errors
-/// [`AttachError::Io`] when a source or file cannot be read.
+/// [`AgentError::Io`] when a source or file cannot be read.
 pub fn sync(
     sources: &[Source],
     old: FileIndex,
     chunking: &ChunkingConfig,
-) -> Result<SyncResult, AttachError> {
+    progress: &ProgressFn,
+) -> Result<SyncResult, AgentError> {
     let mut found: Vec<(Found, &Source)> = Vec::new();
     for source in sources {
         let mut files = Vec::new();
@@ -78,14 +115,27 @@ pub fn sync(
         )?;
         found.extend(files.into_iter().map(|f| (f, source)));
     }
+    let total = found.len();
+    progress(LoadProgress::Scanned { files: total });
     let mut stats = IndexStats {
-        files_scanned: found.len(),
+        files_scanned: total,
         ..IndexStats::default()
     };
     let mut previous = old.files;
     let mut files = BTreeMap::new();
     let (mut added, mut removed) = (Vec::new(), Vec::new());
-    for (file, source) in found {
+    for (done, (file, source)) in found.into_iter().enumerate() {
+        progress(LoadProgress::File { done, total });
+        if file.size > source.max_file_bytes {
+            tracing::warn!(
+                path = %file.path.display(),
+                bytes = file.size,
+                limit = source.max_file_bytes,
+                "file store: skipping a file over max_file_bytes"
+            );
+            stats.files_skipped += 1;
+            continue;
+        }
         let before = match previous.remove(&file.path) {
             Some(entry) if entry.size == file.size && entry.mtime_ns == file.mtime_ns => {
                 stats.files_unchanged += 1;
@@ -94,7 +144,7 @@ pub fn sync(
             }
             before => before,
         };
-        let bytes = std::fs::read(&file.path).map_err(|e| AttachError::io(&file.path, &e))?;
+        let bytes = std::fs::read(&file.path).map_err(|e| AgentError::io(&file.path, &e))?;
         let hash = content_hash(&bytes);
         if before.is_none() {
             stats.files_new += 1;
@@ -133,6 +183,7 @@ pub fn sync(
             },
         );
     }
+    progress(LoadProgress::File { done: total, total });
     for (_, gone) in previous {
         stats.files_removed += 1;
         removed.extend(gone.chunks.into_iter().map(|c| c.id));

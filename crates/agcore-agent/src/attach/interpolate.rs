@@ -8,8 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::error::{AttachError, ConfigLocation};
 use super::path::child;
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 /// Looks up environment variables: [`std::env::var`] in production, a map
 /// in tests. `Send + Sync` so a loader can be shared.
@@ -43,14 +44,14 @@ where
 /// scrub them from any later message.
 ///
 /// # Errors
-/// [`AttachError::MissingVariable`] naming the first unset variable and
-/// where it is referenced; [`AttachError::Invalid`] for `${` without a
+/// [`AgentError::MissingVariable`] naming the first unset variable and
+/// where it is referenced; [`AgentError::InvalidConfig`] for `${` without a
 /// closing `}` or an invalid name.
 pub fn interpolate(
     value: &mut Value,
     location: &ConfigLocation,
     vars: &dyn VarSource,
-) -> Result<Vec<String>, AttachError> {
+) -> Result<Vec<String>, AgentError> {
     let mut secrets = Vec::new();
     walk(value, location, vars, &mut secrets)?;
     Ok(secrets)
@@ -61,7 +62,7 @@ fn walk(
     at: &ConfigLocation,
     vars: &dyn VarSource,
     secrets: &mut Vec<String>,
-) -> Result<(), AttachError> {
+) -> Result<(), AgentError> {
     match value {
         Value::String(text) if text.contains('$') => {
             *text = substitute(text, at, vars, secrets)?;
@@ -86,7 +87,7 @@ fn substitute(
     at: &ConfigLocation,
     vars: &dyn VarSource,
     secrets: &mut Vec<String>,
-) -> Result<String, AttachError> {
+) -> Result<String, AgentError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(pos) = rest.find('$') {
@@ -97,14 +98,14 @@ fn substitute(
             rest = tail;
         } else if let Some(tail) = after.strip_prefix("${") {
             let Some(end) = tail.find('}') else {
-                return Err(AttachError::invalid(
+                return Err(AgentError::invalid_config(
                     at.clone(),
                     "`${` without a closing `}`; write `${NAME}`, or `$${` for a literal `${`",
                 ));
             };
             let name = tail.get(..end).unwrap_or("");
             if !valid_name(name) {
-                return Err(AttachError::invalid(
+                return Err(AgentError::invalid_config(
                     at.clone(),
                     format!(
                         "`${{{name}}}` is not a variable reference; names are letters, digits and `_`, not starting with a digit"
@@ -112,7 +113,7 @@ fn substitute(
                 ));
             }
             let Some(found) = vars.var(name) else {
-                return Err(AttachError::MissingVariable {
+                return Err(AgentError::MissingVariable {
                     location: at.clone(),
                     variable: name.to_owned(),
                 });

@@ -6,23 +6,24 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::error::{AttachError, ConfigLocation};
 use super::interpolate::scrub;
 use super::path::{child, nearest, one_of};
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 /// Deserializes `value` into `T` after checking its keys against `T`'s
 /// schema (recursively, through nested objects, lists and options). Any
 /// value listed in `secrets` is replaced by `***` in messages.
 ///
 /// # Errors
-/// [`AttachError::Invalid`] at the offending path: an unknown key (with the
+/// [`AgentError::InvalidConfig`] at the offending path: an unknown key (with the
 /// nearest valid key and the list of valid keys), a value of the wrong type,
 /// an unknown variant (with the valid ones), a missing required key.
 pub fn parse_config<T: DeserializeOwned + JsonSchema>(
     value: &Value,
     at: &ConfigLocation,
     secrets: &[String],
-) -> Result<T, AttachError> {
+) -> Result<T, AgentError> {
     let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
     let defs = schema
         .get("$defs")
@@ -39,7 +40,7 @@ pub fn parse_config<T: DeserializeOwned + JsonSchema>(
                 .split('.')
                 .fold(at.clone(), |loc, part| split_index(&loc, part))
         };
-        AttachError::invalid(location, scrub(&err.into_inner().to_string(), secrets))
+        AgentError::invalid_config(location, scrub(&err.into_inner().to_string(), secrets))
     })
 }
 
@@ -82,7 +83,7 @@ fn check(
     node: &Value,
     defs: &Map<String, Value>,
     at: &ConfigLocation,
-) -> Result<(), AttachError> {
+) -> Result<(), AgentError> {
     let node = resolve(node, defs);
     match value {
         Value::Object(map) => {
@@ -116,9 +117,9 @@ fn check(
 }
 
 /// The error for an unknown `key` under `at`.
-pub fn unknown_key(key: &str, valid: &[&str], at: &ConfigLocation) -> AttachError {
+pub fn unknown_key(key: &str, valid: &[&str], at: &ConfigLocation) -> AgentError {
     let hint = nearest(key, valid).map_or_else(String::new, |n| format!("did you mean `{n}`? "));
-    AttachError::invalid(
+    AgentError::invalid_config(
         child(at, key),
         format!("unknown key `{key}`; {hint}valid keys: {}", one_of(valid)),
     )

@@ -10,9 +10,10 @@ use serde_json::Value;
 use super::config::{
     AgentMemories, AttachConfig, AttachmentConfig, MemorySection, StoreDeclaration,
 };
-use super::error::{AttachError, ConfigLocation};
 use super::keys::parse_config;
 use super::path::{child, one_of};
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 /// The syntax of a configuration file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +28,8 @@ impl ConfigFormat {
     /// The format of `path`, chosen by its extension.
     ///
     /// # Errors
-    /// [`AttachError::Invalid`] for any other extension.
-    pub fn from_path(path: &Path) -> Result<Self, AttachError> {
+    /// [`AgentError::InvalidConfig`] for any other extension.
+    pub fn from_path(path: &Path) -> Result<Self, AgentError> {
         match path
             .extension()
             .and_then(|e| e.to_str())
@@ -37,7 +38,7 @@ impl ConfigFormat {
         {
             Some("yaml" | "yml") => Ok(Self::Yaml),
             Some("toml") => Ok(Self::Toml),
-            _ => Err(AttachError::invalid(
+            _ => Err(AgentError::invalid_config(
                 ConfigLocation::new(Some(path), ""),
                 "unknown configuration format; use a `.yaml`, `.yml` or `.toml` file",
             )),
@@ -57,12 +58,12 @@ impl AttachConfig {
     /// [`AttachConfig::parse`].
     ///
     /// # Errors
-    /// [`AttachError::Io`] when it cannot be read; as [`AttachConfig::parse`].
-    pub async fn load(path: &Path) -> Result<Self, AttachError> {
+    /// [`AgentError::Io`] when it cannot be read; as [`AttachConfig::parse`].
+    pub async fn load(path: &Path) -> Result<Self, AgentError> {
         let format = ConfigFormat::from_path(path)?;
         let text = tokio::fs::read_to_string(path)
             .await
-            .map_err(|err| AttachError::io(path, &err))?;
+            .map_err(|err| AgentError::io(path, &err))?;
         Self::parse(&text, format, Some(path))
     }
 
@@ -75,13 +76,13 @@ impl AttachConfig {
     /// checked by [`MemoryStoreRegistry::validate`](super::MemoryStoreRegistry::validate).
     ///
     /// # Errors
-    /// [`AttachError::Syntax`], [`AttachError::Invalid`] and
-    /// [`AttachError::DuplicateStore`], naming `file` and the path in it.
+    /// [`AgentError::ConfigSyntax`], [`AgentError::InvalidConfig`] and
+    /// [`AgentError::DuplicateStore`], naming `file` and the path in it.
     pub fn parse(
         text: &str,
         format: ConfigFormat,
         file: Option<&Path>,
-    ) -> Result<Self, AttachError> {
+    ) -> Result<Self, AgentError> {
         let root = ConfigLocation::new(file, "");
         let value = to_value(text, format, &root)?;
         let mut config = AttachConfig {
@@ -92,7 +93,7 @@ impl AttachConfig {
             Value::Null => return Ok(config),
             Value::Object(object) => object,
             _ => {
-                return Err(AttachError::invalid(
+                return Err(AgentError::invalid_config(
                     root,
                     "the document must be a mapping of keys",
                 ));
@@ -108,7 +109,7 @@ impl AttachConfig {
     }
 }
 
-fn to_value(text: &str, format: ConfigFormat, root: &ConfigLocation) -> Result<Value, AttachError> {
+fn to_value(text: &str, format: ConfigFormat, root: &ConfigLocation) -> Result<Value, AgentError> {
     let parsed = match format {
         // YAML 1.2 Core booleans only: `n`, `no`, `off` stay strings (a store named `n`).
         ConfigFormat::Yaml => serde_saphyr::from_str_with_options::<Value>(
@@ -118,22 +119,22 @@ fn to_value(text: &str, format: ConfigFormat, root: &ConfigLocation) -> Result<V
         .map_err(|e| e.to_string()),
         ConfigFormat::Toml => toml::from_str::<Value>(text).map_err(|e| e.to_string()),
     };
-    parsed.map_err(|message| AttachError::Syntax {
+    parsed.map_err(|message| AgentError::ConfigSyntax {
         location: root.clone(),
         format: format.name(),
         message: message.trim().to_owned(),
     })
 }
 
-fn list<'a>(value: &'a Value, at: &ConfigLocation) -> Result<&'a Vec<Value>, AttachError> {
+fn list<'a>(value: &'a Value, at: &ConfigLocation) -> Result<&'a Vec<Value>, AgentError> {
     value
         .as_array()
-        .ok_or_else(|| AttachError::invalid(at.clone(), "must be a list"))
+        .ok_or_else(|| AgentError::invalid_config(at.clone(), "must be a list"))
 }
 
-fn memory_section(value: &Value, at: &ConfigLocation) -> Result<MemorySection, AttachError> {
+fn memory_section(value: &Value, at: &ConfigLocation) -> Result<MemorySection, AgentError> {
     let Some(object) = value.as_object() else {
-        return Err(AttachError::invalid(at.clone(), "must be a mapping"));
+        return Err(AgentError::invalid_config(at.clone(), "must be a mapping"));
     };
     let mut section = MemorySection::default();
     if let Some(header) = object.get("attachment_header") {
@@ -141,7 +142,7 @@ fn memory_section(value: &Value, at: &ConfigLocation) -> Result<MemorySection, A
             header
                 .as_str()
                 .ok_or_else(|| {
-                    AttachError::invalid(child(at, "attachment_header"), "must be a string")
+                    AgentError::invalid_config(child(at, "attachment_header"), "must be a string")
                 })?
                 .to_owned(),
         );
@@ -155,20 +156,20 @@ fn memory_section(value: &Value, at: &ConfigLocation) -> Result<MemorySection, A
         let here = child(&stores_at, &format!("[{i}]"));
         let mut store: StoreDeclaration = parse_config(entry, &here, &[])?;
         if store.name.trim().is_empty() {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(&here, "name"),
                 "a store name must not be empty",
             ));
         }
         if !store.config.is_object() {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(&here, "config"),
                 "must be a mapping of the type's settings",
             ));
         }
         store.location = here.clone();
         if let Some(first) = seen.get(&store.name) {
-            return Err(AttachError::DuplicateStore {
+            return Err(AgentError::DuplicateStore {
                 name: store.name,
                 first: first.clone(),
                 second: here,
@@ -184,14 +185,14 @@ fn agents_section(
     value: &Value,
     at: &ConfigLocation,
     memory: &MemorySection,
-) -> Result<Vec<AgentMemories>, AttachError> {
+) -> Result<Vec<AgentMemories>, AgentError> {
     let declared: Vec<&str> = memory.stores.iter().map(|s| s.name.as_str()).collect();
     let mut agents: Vec<AgentMemories> = Vec::new();
     for (i, entry) in list(value, at)?.iter().enumerate() {
         let here = child(at, &format!("[{i}]"));
         let mut agent: AgentMemories = parse_config(entry, &here, &[])?;
         if let Some(first) = agents.iter().position(|a| a.name == agent.name) {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(&here, "name"),
                 format!(
                     "duplicate agent name `{}` (first at `{}[{first}]`)",
@@ -209,7 +210,7 @@ fn agents_section(
     Ok(agents)
 }
 
-fn check_attachment(attachment: &AttachmentConfig, declared: &[&str]) -> Result<(), AttachError> {
+fn check_attachment(attachment: &AttachmentConfig, declared: &[&str]) -> Result<(), AgentError> {
     let at = &attachment.location;
     if !declared.contains(&attachment.name.as_str()) {
         let valid = if declared.is_empty() {
@@ -217,19 +218,19 @@ fn check_attachment(attachment: &AttachmentConfig, declared: &[&str]) -> Result<
         } else {
             format!("declared stores: {}", one_of(declared))
         };
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "name"),
             format!("no memory store named `{}`; {valid}", attachment.name),
         ));
     }
     if attachment.top_k == 0 {
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "top_k"),
             "must be at least 1",
         ));
     }
     if !(-1.0..=1.0).contains(&attachment.similarity_threshold) {
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "similarity_threshold"),
             format!(
                 "{} is outside [-1, 1] (-1 keeps every item)",
@@ -242,7 +243,7 @@ fn check_attachment(attachment: &AttachmentConfig, declared: &[&str]) -> Result<
         .as_ref()
         .is_some_and(Vec::is_empty)
     {
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "retrieve_stage"),
             "an empty list never retrieves; omit the key for every stage, or set `read: false`",
         ));

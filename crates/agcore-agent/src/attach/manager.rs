@@ -8,11 +8,12 @@ use agcore_types::ChatMessage;
 use tokio::sync::OnceCell;
 
 use super::config::{AttachConfig, AttachmentConfig, Stage};
-use super::error::{AttachError, ConfigLocation};
 use super::path::{child, one_of};
 use super::registry::{MemoryStoreRegistry, StoreContext};
 use super::render::{DEFAULT_HEADER, MemoryBlock, render};
 use super::store::{AttachedStore, UpdateOutcome};
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 struct Attached {
     config: AttachmentConfig,
@@ -69,15 +70,15 @@ impl MemoryManager {
     /// Adds an attachment of `store`.
     ///
     /// # Errors
-    /// [`AttachError::Invalid`] at the attachment's `write` key when it asks
+    /// [`AgentError::InvalidConfig`] at the attachment's `write` key when it asks
     /// to write a read-only store.
     pub fn attach(
         mut self,
         config: AttachmentConfig,
         store: Arc<dyn AttachedStore>,
-    ) -> Result<Self, AttachError> {
+    ) -> Result<Self, AgentError> {
         if config.write && !store.writable() {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(&config.location, "write"),
                 format!(
                     "memory store `{}` is of type `{}`, which is read-only; set `write: false`",
@@ -95,14 +96,14 @@ impl MemoryManager {
     /// takes the header from `memory.attachment_header`.
     ///
     /// # Errors
-    /// [`AttachError::Invalid`] when no agent has that name; the registry's
+    /// [`AgentError::InvalidConfig`] when no agent has that name; the registry's
     /// and stores' errors; as [`MemoryManager::attach`].
     pub async fn from_config(
         config: &AttachConfig,
         agent: &str,
         registry: &MemoryStoreRegistry,
         ctx: &StoreContext,
-    ) -> Result<Self, AttachError> {
+    ) -> Result<Self, AgentError> {
         registry.validate(config, ctx.vars.as_ref())?;
         let Some(entry) = config.agent(agent) else {
             let names: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
@@ -111,7 +112,7 @@ impl MemoryManager {
             } else {
                 format!("agents: {}", one_of(&names))
             };
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(&ConfigLocation::new(config.file.as_deref(), ""), "agents"),
                 format!("no agent named `{agent}`; {valid}"),
             ));
@@ -126,7 +127,7 @@ impl MemoryManager {
                 Some(store) => Arc::clone(store),
                 None => {
                     let Some(decl) = config.store(&attachment.name) else {
-                        return Err(AttachError::invalid(
+                        return Err(AgentError::invalid_config(
                             child(&attachment.location, "name"),
                             format!("no memory store named `{}`", attachment.name),
                         ));
@@ -150,13 +151,13 @@ impl MemoryManager {
     ///
     /// # Errors
     /// The first store's error.
-    pub async fn load(&self) -> Result<(), AttachError> {
+    pub async fn load(&self) -> Result<(), AgentError> {
         self.loaded
             .get_or_try_init(|| async {
                 for attached in &self.attachments {
                     attached.store.load().await?;
                 }
-                Ok::<(), AttachError>(())
+                Ok::<(), AgentError>(())
             })
             .await
             .map(|_| ())
@@ -173,7 +174,7 @@ impl MemoryManager {
         &self,
         stage: Stage,
         query: &str,
-    ) -> Result<Option<MemoryBlock>, AttachError> {
+    ) -> Result<Option<MemoryBlock>, AgentError> {
         self.retrieve_at(&[stage], query).await
     }
 
@@ -187,7 +188,7 @@ impl MemoryManager {
         &self,
         stages: &[Stage],
         query: &str,
-    ) -> Result<Option<MemoryBlock>, AttachError> {
+    ) -> Result<Option<MemoryBlock>, AgentError> {
         self.load().await?;
         let mut hits = Vec::new();
         for attached in self
@@ -220,7 +221,7 @@ impl MemoryManager {
         &self,
         input: &[ChatMessage],
         output: &[ChatMessage],
-    ) -> Result<Vec<(String, UpdateOutcome)>, AttachError> {
+    ) -> Result<Vec<(String, UpdateOutcome)>, AgentError> {
         self.load().await?;
         let mut out = Vec::new();
         for attached in self.attachments.iter().filter(|a| a.config.write) {
@@ -235,7 +236,7 @@ impl MemoryManager {
     ///
     /// # Errors
     /// The first store's error.
-    pub async fn save(&self) -> Result<(), AttachError> {
+    pub async fn save(&self) -> Result<(), AgentError> {
         for attached in self.attachments.iter().filter(|a| a.config.write) {
             attached.store.save().await?;
         }

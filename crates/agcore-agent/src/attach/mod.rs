@@ -5,7 +5,7 @@
 //! - [`AttachConfig`]: `memory.stores` ([`StoreDeclaration`]) and
 //!   `agents[].memories` ([`AttachmentConfig`]), read by
 //!   [`AttachConfig::load`] / [`AttachConfig::parse`]; `${VAR}` secrets
-//!   ([`Secret`]); every error an [`AttachError`] naming the file and path.
+//!   ([`Secret`]); every error an [`AgentError`](crate::AgentError) naming the file and path.
 //! - [`MemoryStoreRegistry`]: store types by name, the built-ins and a
 //!   user's own ([`MemoryStoreRegistry::register`]); [`StoreContext`] with
 //!   the [`EmbedderFactory`] and [`BackendOpener`] factories use.
@@ -20,13 +20,13 @@ mod chunking;
 mod config;
 mod dense;
 mod embedding;
-mod error;
 mod file_index;
 mod file_sync;
 mod interpolate;
 mod item;
 mod keys;
 mod load;
+mod location;
 mod manager;
 mod path;
 mod persist;
@@ -44,13 +44,13 @@ pub use config::{
 pub use embedding::{
     DefaultEmbedders, EmbedderFactory, EmbeddingParams, EmbeddingProviderKind, EmbeddingSettings,
 };
-pub use error::{AttachError, ConfigLocation};
 pub use file_index::{FileIndex, INDEX_FORMAT, IndexedChunk, IndexedFile};
-pub use file_sync::IndexStats;
+pub use file_sync::{IndexStats, LoadProgress, ProgressFn};
 pub use interpolate::{ProcessEnv, Secret, VarSource, interpolate, scrub};
 pub use item::{AttachedItem, INPUT_PREVIEW_CHARS, messages_text, summary_hash};
 pub use keys::parse_config;
 pub use load::ConfigFormat;
+pub use location::ConfigLocation;
 pub use manager::MemoryManager;
 pub use persist::AUTO;
 pub use registry::{

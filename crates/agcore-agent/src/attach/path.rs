@@ -1,6 +1,6 @@
 //! Paths inside a configuration document (`memory.stores[1].config`).
 
-use super::error::ConfigLocation;
+use super::location::ConfigLocation;
 
 /// The location of `key` (a map key, or `[i]` for a list index) under `at`.
 pub fn child(at: &ConfigLocation, key: &str) -> ConfigLocation {

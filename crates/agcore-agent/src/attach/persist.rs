@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use agcore_memory::{InMemoryStore, JsonFileStore, MemoryStore};
 
-use super::error::{AttachError, ConfigLocation};
 use super::path::child;
 use super::registry::{StoreContext, StoreSpec};
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 /// The `memory_path` word for "inside the session directory".
 pub const AUTO: &str = "auto";
@@ -19,26 +20,26 @@ pub const AUTO: &str = "auto";
 /// [`JsonFileStore`] at that path (relative to the context's base folder).
 ///
 /// # Errors
-/// [`AttachError::Invalid`] for `auto` without a session directory or a URL
-/// without a backend opener; [`AttachError::Unwritable`] when the file's
+/// [`AgentError::InvalidConfig`] for `auto` without a session directory or a URL
+/// without a backend opener; [`AgentError::Unwritable`] when the file's
 /// folder cannot be created or the file cannot be written;
-/// [`AttachError::Memory`] when the file or backend cannot be opened.
+/// [`AgentError::Store`] when the file or backend cannot be opened.
 pub async fn open_items(
     memory_path: Option<&str>,
     spec: &StoreSpec,
     ctx: &StoreContext,
-) -> Result<Arc<dyn MemoryStore>, AttachError> {
+) -> Result<Arc<dyn MemoryStore>, AgentError> {
     let at = child(&child(&spec.location, "config"), "memory_path");
     let Some(raw) = memory_path else {
         return Ok(Arc::new(InMemoryStore::new()));
     };
-    let memory = |source| AttachError::Memory {
+    let memory = |source| AgentError::Store {
         store: spec.name.clone(),
         source,
     };
     if raw.contains("://") {
         let Some(opener) = &ctx.backends else {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 at,
                 "a backend URL needs a backend opener in the store context (the `agcore` crate supplies one); use a file path, `auto`, or omit the key",
             ));
@@ -53,16 +54,16 @@ pub async fn open_items(
 /// `raw` as a file path: `auto` is `<session dir>/<store>.json`.
 ///
 /// # Errors
-/// [`AttachError::Invalid`] for `auto` without a session directory.
+/// [`AgentError::InvalidConfig`] for `auto` without a session directory.
 pub fn resolve_path(
     raw: &str,
     spec: &StoreSpec,
     ctx: &StoreContext,
     at: &ConfigLocation,
-) -> Result<PathBuf, AttachError> {
+) -> Result<PathBuf, AgentError> {
     if raw == AUTO {
         let Some(dir) = &ctx.session_dir else {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 at.clone(),
                 "`auto` needs a session directory in the store context; give a file path instead",
             ));
@@ -90,9 +91,9 @@ fn file_safe(name: &str) -> String {
 /// (without changing it).
 ///
 /// # Errors
-/// [`AttachError::Unwritable`] at `at`.
-pub async fn ensure_writable(path: &Path, at: &ConfigLocation) -> Result<(), AttachError> {
-    let unwritable = |err: std::io::Error| AttachError::Unwritable {
+/// [`AgentError::Unwritable`] at `at`.
+pub async fn ensure_writable(path: &Path, at: &ConfigLocation) -> Result<(), AgentError> {
+    let unwritable = |err: std::io::Error| AgentError::Unwritable {
         location: at.clone(),
         path: path.to_path_buf(),
         message: err.to_string(),

@@ -15,15 +15,17 @@ use serde_json::Value;
 
 use super::config::{AttachConfig, StoreDeclaration};
 use super::embedding::{DefaultEmbedders, EmbedderFactory};
-use super::error::{AttachError, ConfigLocation};
 use super::interpolate::{ProcessEnv, VarSource, interpolate};
 use super::keys::parse_config;
 use super::path::{child, one_of};
 use super::store::AttachedStore;
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 
 /// Opens an agcore backend from a storage URL (`sqlite:///…`,
-/// `postgres://…`, …) for `simple` stores whose `memory_path` is a URL.
-/// The `agcore` facade implements it with `agcore::memory::open`.
+/// `postgres://…`, …) for `simple` stores whose `memory_path` is a URL, and
+/// the on-disk lexical index of `file` stores. The `agcore` facade
+/// implements it with `agcore::memory::open` and SQLite.
 #[async_trait]
 pub trait BackendOpener: Send + Sync {
     /// The backend's store.
@@ -31,6 +33,19 @@ pub trait BackendOpener: Send + Sync {
     /// # Errors
     /// The backend's connection and configuration errors.
     async fn open(&self, url: &str) -> Result<Arc<dyn MemoryStore>, MemoryError>;
+
+    /// A persistent full-text store in the file `path`, for a `file` store's
+    /// chunks: opened again after a restart, it keeps its index, so an
+    /// unchanged folder is not indexed again. `None` (the default) when this
+    /// opener has no embedded database: the chunks are then indexed in
+    /// memory at each start.
+    ///
+    /// # Errors
+    /// The database's errors (a file that is not a database, no space).
+    async fn open_index(&self, path: &Path) -> Result<Option<Arc<dyn MemoryStore>>, MemoryError> {
+        let _ = path;
+        Ok(None)
+    }
 }
 
 /// What store factories receive: where `auto` paths go, how to open
@@ -92,10 +107,10 @@ pub struct StoreSpec {
 }
 
 /// The future a factory returns.
-pub type StoreFuture = BoxFuture<'static, Result<Arc<dyn AttachedStore>, AttachError>>;
+pub type StoreFuture = BoxFuture<'static, Result<Arc<dyn AttachedStore>, AgentError>>;
 
 type Validate =
-    dyn Fn(&Value, &ConfigLocation, &dyn VarSource) -> Result<(), AttachError> + Send + Sync;
+    dyn Fn(&Value, &ConfigLocation, &dyn VarSource) -> Result<(), AgentError> + Send + Sync;
 type Open = dyn Fn(&StoreDeclaration, StoreContext) -> StoreFuture + Send + Sync;
 
 struct Entry {
@@ -128,12 +143,12 @@ impl std::fmt::Debug for MemoryStoreRegistry {
 ///
 /// # Errors
 /// As [`parse_config`](super::parse_config), and
-/// [`AttachError::MissingVariable`].
+/// [`AgentError::MissingVariable`].
 pub fn parse_store_config<C: DeserializeOwned + JsonSchema>(
     value: &Value,
     at: &ConfigLocation,
     vars: &dyn VarSource,
-) -> Result<C, AttachError> {
+) -> Result<C, AgentError> {
     let mut value = value.clone();
     let secrets = interpolate(&mut value, at, vars)?;
     parse_config(&value, at, &secrets)
@@ -164,12 +179,12 @@ impl MemoryStoreRegistry {
         summary: impl Into<String>,
     ) where
         C: JsonSchema + Send + 'static,
-        P: Fn(&Value, &ConfigLocation, &dyn VarSource) -> Result<C, AttachError>
+        P: Fn(&Value, &ConfigLocation, &dyn VarSource) -> Result<C, AgentError>
             + Send
             + Sync
             + 'static,
         F: Fn(StoreSpec, C, StoreContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Arc<dyn AttachedStore>, AttachError>> + Send + 'static,
+        Fut: Future<Output = Result<Arc<dyn AttachedStore>, AgentError>> + Send + 'static,
     {
         let parser = Arc::new(parser);
         let check = Arc::clone(&parser);
@@ -208,9 +223,9 @@ impl MemoryStoreRegistry {
         self.entries.get(type_name).map(|e| &e.schema)
     }
 
-    fn entry(&self, decl: &StoreDeclaration) -> Result<&Entry, AttachError> {
+    fn entry(&self, decl: &StoreDeclaration) -> Result<&Entry, AgentError> {
         self.entries.get(&decl.store_type).ok_or_else(|| {
-            AttachError::invalid(
+            AgentError::invalid_config(
                 child(&decl.location, "type"),
                 format!(
                     "unknown memory store type `{}`; registered types: {}",
@@ -226,7 +241,7 @@ impl MemoryStoreRegistry {
     ///
     /// # Errors
     /// The first store's error, naming the file and path.
-    pub fn validate(&self, config: &AttachConfig, vars: &dyn VarSource) -> Result<(), AttachError> {
+    pub fn validate(&self, config: &AttachConfig, vars: &dyn VarSource) -> Result<(), AgentError> {
         for decl in &config.memory.stores {
             let entry = self.entry(decl)?;
             (entry.validate)(&decl.config, &child(&decl.location, "config"), vars)?;
@@ -242,7 +257,7 @@ impl MemoryStoreRegistry {
         &self,
         decl: &StoreDeclaration,
         ctx: &StoreContext,
-    ) -> Result<Arc<dyn AttachedStore>, AttachError> {
+    ) -> Result<Arc<dyn AttachedStore>, AgentError> {
         let entry = self.entry(decl)?;
         (entry.open)(decl, ctx.clone()).await
     }

@@ -3,8 +3,8 @@
 use agcore_types::ChatMessage;
 use async_trait::async_trait;
 
-use super::error::AttachError;
 use super::item::AttachedItem;
+use crate::AgentError;
 
 /// One retrieved memory.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,27 +54,27 @@ pub trait AttachedStore: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     /// The store's I/O and backend errors.
-    async fn load(&self) -> Result<(), AttachError>;
+    async fn load(&self) -> Result<(), AgentError>;
 
     /// At most `top_k` memories for `query`, best first.
     ///
     /// # Errors
     /// Backend and embedding errors.
-    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AttachError>;
+    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AgentError>;
 
     /// Records one finished turn.
     ///
     /// # Errors
-    /// [`AttachError::ReadOnly`] for stores that cannot be written; backend errors.
+    /// [`AgentError::ReadOnly`] for stores that cannot be written; backend errors.
     async fn update(
         &self,
         input: &[ChatMessage],
         output: &[ChatMessage],
-    ) -> Result<UpdateOutcome, AttachError>;
+    ) -> Result<UpdateOutcome, AgentError>;
 
     /// Persists what `update` wrote and not yet persisted.
     ///
     /// # Errors
     /// The store's I/O and backend errors.
-    async fn save(&self) -> Result<(), AttachError>;
+    async fn save(&self) -> Result<(), AgentError>;
 }

@@ -6,6 +6,7 @@ use futures::{Stream, StreamExt};
 
 use super::AgentSession;
 use crate::AgentError;
+use crate::attach::Stage;
 
 /// An event of a streamed turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +45,7 @@ impl AgentSession {
         let input = input.into();
         Box::pin(async_stream::try_stream! {
             let turn_index = self.turn_index;
-            let mut cycle = self.begin_turn(&input).await?;
+            let mut cycle = self.begin_turn(Stage::Gen, &input).await?;
             yield AgentEvent::TurnStarted { turn_index };
             let content = self.user_content(input);
             let mut last = None;
@@ -73,7 +74,7 @@ impl AgentSession {
             let response = last.ok_or_else(|| {
                 AgentError::Other("the model stream ended without a response".into())
             })?;
-            self.end_turn(cycle, &response).await?;
+            self.end_turn(Stage::Gen, cycle, &response).await?;
             yield AgentEvent::TurnCompleted { turn_index, response };
         })
     }

@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use super::AgentSession;
 use crate::AgentError;
+use crate::attach::Stage;
 use crate::tool_filter::AgentToolExecutor;
 
 impl AgentSession {
@@ -31,20 +32,45 @@ impl AgentSession {
         &mut self,
         input: impl Into<MessageContent>,
     ) -> Result<ChatResponse, AgentError> {
+        self.submit_turn_at(Stage::Gen, input).await
+    }
+
+    /// [`AgentSession::submit_turn`] for a turn at `stage` of a task:
+    /// [`Stage::Plan`] when the model is asked for a plan, [`Stage::Critique`]
+    /// for a review of the work so far, [`Stage::Gen`] for an answer (what
+    /// `submit_turn` does). The memory attachments retrieved before the
+    /// turn are those of `pre` and `stage`; only `gen` turns are recorded
+    /// in the attachments with `write: true` (see
+    /// `docs/memory-attachments.md`, *Stages*). [`Stage::Pre`] is the same
+    /// as [`Stage::Gen`].
+    ///
+    /// # Errors
+    /// Those of [`AgentSession::submit_turn`].
+    pub async fn submit_turn_at(
+        &mut self,
+        stage: Stage,
+        input: impl Into<MessageContent>,
+    ) -> Result<ChatResponse, AgentError> {
+        let stage = if stage == Stage::Pre {
+            Stage::Gen
+        } else {
+            stage
+        };
         let span = tracing::info_span!(
             "agent_turn",
             session = %self.session_id,
             agent = %self.agent.name(),
-            turn = self.turn_index
+            turn = self.turn_index,
+            stage = stage.as_str()
         );
         async {
             let input = input.into();
-            let mut cycle = self.begin_turn(&input).await?;
+            let mut cycle = self.begin_turn(stage, &input).await?;
             let content = self.user_content(input);
             let result = cycle.submit(content).await;
             self.cost += cycle.cost();
             let response = result.map_err(|e| self.turn_failed(e))?;
-            self.end_turn(cycle, &response).await?;
+            self.end_turn(stage, cycle, &response).await?;
             Ok(response)
         }
         .instrument(span)
@@ -55,6 +81,7 @@ impl AgentSession {
     /// `input` and builds the turn's cycle.
     pub(super) async fn begin_turn(
         &mut self,
+        stage: Stage,
         input: &MessageContent,
     ) -> Result<LlmCycle, AgentError> {
         let config = &self.bundle.config;
@@ -80,7 +107,7 @@ impl AgentSession {
             .await;
         verdict.into_result().map_err(AgentError::from_llm)?;
         let recalled = self.long_term_before_turn(&input.text()).await;
-        let attached = self.attachments_before_turn(&input.text()).await;
+        let attached = self.attachments_before_turn(stage, &input.text()).await;
         let recalled = match (recalled, attached) {
             (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
             (a, b) => a.or(b),
@@ -186,6 +213,7 @@ impl AgentSession {
     /// Fires `OnTurnEnd` and commits the turn's messages.
     pub(super) async fn end_turn(
         &mut self,
+        stage: Stage,
         mut cycle: LlmCycle,
         response: &ChatResponse,
     ) -> Result<(), AgentError> {
@@ -203,7 +231,7 @@ impl AgentSession {
         self.pending_reminder = None;
         self.turn_index += 1;
         self.long_term_after_turn(&response.text()).await;
-        self.attachments_after_turn(before).await;
+        self.attachments_after_turn(stage, before).await;
         Ok(())
     }
 }

@@ -4,10 +4,11 @@
 //! wait for it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore::attach::stores::file::{FileStore, parse_file_config};
-use agcore::attach::{AttachConfig, AttachedStore, ConfigLocation, IndexStats, StoreSpec};
+use agcore::attach::{AttachConfig, ConfigLocation, IndexStats, LoadProgress, StoreSpec};
 use clap::Args;
 
 use crate::error::CliError;
@@ -35,12 +36,12 @@ struct Indexed {
     seconds: f64,
 }
 
-/// Indexes the `file` stores of `args.config`, one progress step per store,
-/// and prints per store the files new, changed, removed and unchanged and
+/// Indexes the `file` stores of `args.config`, with a progress bar over
+/// each store's files (then its chunks being embedded), and prints per store the files new, changed, removed and unchanged and
 /// the chunks indexed, dropped and held.
 ///
 /// # Errors
-/// [`CliError::Attach`] for a bad configuration (exit 2) or a source or
+/// [`CliError::Agent`] for a bad configuration (exit 2) or a source or
 /// index that cannot be read or written (exit 1); [`CliError::NotFound`]
 /// when CONFIG has no `file` store (or none named by `--store`).
 pub async fn run(args: &IndexFilesArgs, json: bool) -> Result<(), CliError> {
@@ -73,11 +74,12 @@ pub async fn run(args: &IndexFilesArgs, json: bool) -> Result<(), CliError> {
             args.config.display()
         )));
     }
-    let bar = crate::progress::bar(u64::try_from(chosen.len()).unwrap_or(u64::MAX), "indexing");
+    let bar = crate::progress::bar(0, "files");
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut done = Vec::new();
-    for decl in chosen {
-        bar.set_message(decl.name.clone());
+    let count = chosen.len();
+    for (n, decl) in chosen.into_iter().enumerate() {
+        bar.set_message(format!("{} ({}/{count})", decl.name, n + 1));
         let at = ConfigLocation::new(
             decl.location.file.as_deref(),
             format!("{}.config", decl.location.path),
@@ -93,14 +95,29 @@ pub async fn run(args: &IndexFilesArgs, json: bool) -> Result<(), CliError> {
         };
         let started = Instant::now();
         let store = FileStore::open(spec, settings, ctx.clone()).await?;
-        store.load().await?;
+        let progress = bar.clone();
+        let name = decl.name.clone();
+        store
+            .load_with_progress(Arc::new(move |step| match step {
+                LoadProgress::Scanned { files } => {
+                    progress.reset();
+                    progress.set_length(u64::try_from(files).unwrap_or(u64::MAX));
+                }
+                LoadProgress::File { done, .. } => {
+                    progress.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+                }
+                LoadProgress::Embedding { chunks } => {
+                    progress.set_message(format!("{name}: embedding {chunks} chunks"));
+                }
+                _ => {}
+            }))
+            .await?;
         done.push(Indexed {
             name: decl.name.clone(),
             index_path,
             stats: store.last_stats().await,
             seconds: started.elapsed().as_secs_f64(),
         });
-        bar.inc(1);
     }
     bar.finish_and_clear();
     if json {
@@ -123,6 +140,7 @@ fn to_json(store: &Indexed) -> serde_json::Value {
         "files_changed": s.files_indexed - s.files_new,
         "files_removed": s.files_removed,
         "files_unchanged": s.files_unchanged,
+        "files_skipped_too_large": s.files_skipped,
         "chunks_indexed": s.chunks_indexed,
         "chunks_removed": s.chunks_removed,
         "chunks_total": s.chunks_total,
@@ -133,13 +151,14 @@ fn to_json(store: &Indexed) -> serde_json::Value {
 fn describe(store: &Indexed) -> String {
     let s = &store.stats;
     format!(
-        "{}: {} files: {} new, {} changed, {} removed, {} unchanged; chunks: {} indexed, {} dropped, {} total; index {} ({:.1} s)",
+        "{}: {} files: {} new, {} changed, {} removed, {} unchanged, {} skipped (over max_file_bytes); chunks: {} indexed, {} dropped, {} total; index {} ({:.1} s)",
         store.name,
         s.files_scanned,
         s.files_new,
         s.files_indexed - s.files_new,
         s.files_removed,
         s.files_unchanged,
+        s.files_skipped,
         s.chunks_indexed,
         s.chunks_removed,
         s.chunks_total,

@@ -11,7 +11,7 @@ use chrono::Utc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::attach::error::AttachError;
+use crate::AgentError;
 use crate::attach::item::{AttachedItem, summary_hash};
 use crate::attach::persist::open_items;
 use crate::attach::registry::{StoreContext, StoreSpec};
@@ -69,14 +69,14 @@ impl BlackboardStore {
     /// Opens the store `config` describes (the factory of type `blackboard`).
     ///
     /// # Errors
-    /// As `persist::open_items` (file, `auto`, URL, memory); [`AttachError::Invalid`] for `max_items: 0`.
+    /// As `persist::open_items` (file, `auto`, URL, memory); [`AgentError::InvalidConfig`] for `max_items: 0`.
     pub async fn open(
         spec: StoreSpec,
         config: BlackboardConfig,
         ctx: StoreContext,
-    ) -> Result<Self, AttachError> {
+    ) -> Result<Self, AgentError> {
         if config.max_items == 0 {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 crate::attach::path::child(
                     &crate::attach::path::child(&spec.location, "config"),
                     "max_items",
@@ -92,8 +92,8 @@ impl BlackboardStore {
         })
     }
 
-    fn memory(&self, source: agcore_memory::MemoryError) -> AttachError {
-        AttachError::Memory {
+    fn memory(&self, source: agcore_memory::MemoryError) -> AgentError {
+        AgentError::Store {
             store: self.name.clone(),
             source,
         }
@@ -114,7 +114,7 @@ impl BlackboardStore {
     ///
     /// # Errors
     /// Backend errors.
-    pub async fn trim(&self) -> Result<usize, AttachError> {
+    pub async fn trim(&self) -> Result<usize, AgentError> {
         let all = self
             .items
             .list(&MemoryFilter::with_prefix(PREFIX))
@@ -148,12 +148,12 @@ impl AttachedStore for BlackboardStore {
         "blackboard"
     }
 
-    async fn load(&self) -> Result<(), AttachError> {
+    async fn load(&self) -> Result<(), AgentError> {
         self.trim().await.map(|_| ())
     }
 
     /// The newest `top_k` live entries, newest first; `query` is not used.
-    async fn retrieve(&self, _query: &str, top_k: usize) -> Result<Vec<Recalled>, AttachError> {
+    async fn retrieve(&self, _query: &str, top_k: usize) -> Result<Vec<Recalled>, AgentError> {
         let items = self
             .items
             .list(&self.live_filter())
@@ -174,7 +174,7 @@ impl AttachedStore for BlackboardStore {
         &self,
         input: &[ChatMessage],
         output: &[ChatMessage],
-    ) -> Result<UpdateOutcome, AttachError> {
+    ) -> Result<UpdateOutcome, AgentError> {
         let summary = turn_summary(input, output);
         let summary = truncate_chars(&summary, self.config.max_content_length).to_owned();
         if summary.is_empty() {
@@ -196,7 +196,7 @@ impl AttachedStore for BlackboardStore {
         Ok(UpdateOutcome::Written { id })
     }
 
-    async fn save(&self) -> Result<(), AttachError> {
+    async fn save(&self) -> Result<(), AgentError> {
         Ok(())
     }
 }

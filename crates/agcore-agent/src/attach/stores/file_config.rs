@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::AgentError;
+use crate::attach::ConfigLocation;
 use crate::attach::chunking::ChunkingConfig;
 use crate::attach::embedding::EmbeddingSettings;
-use crate::attach::error::{AttachError, ConfigLocation};
 use crate::attach::interpolate::VarSource;
 use crate::attach::path::child;
 use crate::attach::registry::parse_store_config;
@@ -56,32 +57,43 @@ pub struct FileStoreConfig {
     /// Weight of the keyword overlap (Jaccard) in a dense hit's score. Default 0.3.
     #[serde(default = "default_lexical_weight")]
     pub lexical_weight: f64,
+    /// Files larger than this (bytes) are skipped and logged, never read.
+    /// Default [`DEFAULT_MAX_FILE_BYTES`] (16 MiB).
+    #[serde(default = "default_max_file_bytes")]
+    pub max_file_bytes: u64,
 }
+
+/// Default `max_file_bytes` of a `file` store: 16 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 fn default_lexical_weight() -> f64 {
     0.3
+}
+
+fn default_max_file_bytes() -> u64 {
+    DEFAULT_MAX_FILE_BYTES
 }
 
 /// The parser of type `file`: [`parse_store_config`], then at least one
 /// source, known encodings, `chunking.size ≥ 1` and `overlap < size`.
 ///
 /// # Errors
-/// [`AttachError::Invalid`] at the offending key.
+/// [`AgentError::InvalidConfig`] at the offending key.
 pub fn parse_file_config(
     value: &Value,
     at: &ConfigLocation,
     vars: &dyn VarSource,
-) -> Result<FileStoreConfig, AttachError> {
+) -> Result<FileStoreConfig, AgentError> {
     let config: FileStoreConfig = parse_store_config(value, at, vars)?;
     if config.file_sources.is_empty() {
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "file_sources"),
             "a file store needs at least one source, e.g. `file_sources: [{path: docs/, file_types: [.md]}]`",
         ));
     }
     for (i, source) in config.file_sources.iter().enumerate() {
         if encoding_rs::Encoding::for_label(source.encoding.as_bytes()).is_none() {
-            return Err(AttachError::invalid(
+            return Err(AgentError::invalid_config(
                 child(
                     &child(&child(at, "file_sources"), &format!("[{i}]")),
                     "encoding",
@@ -95,7 +107,7 @@ pub fn parse_file_config(
     }
     let chunking = &config.chunking;
     if chunking.size == 0 || chunking.overlap >= chunking.size {
-        return Err(AttachError::invalid(
+        return Err(AgentError::invalid_config(
             child(at, "chunking"),
             format!(
                 "needs size ≥ 1 and overlap < size (got size {}, overlap {})",

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
+use crate::AgentError;
 use crate::attach::dense::DenseSide;
 use crate::attach::embedding::EmbeddingSettings;
-use crate::attach::error::AttachError;
 use crate::attach::item::{AttachedItem, messages_text, summary_hash};
 use crate::attach::persist::open_items;
 use crate::attach::registry::{StoreContext, StoreSpec};
@@ -75,17 +75,17 @@ impl SimpleStore {
     /// Opens the store `config` describes (the factory of type `simple`).
     ///
     /// # Errors
-    /// As `persist::open_items` (file, `auto`, URL, memory); [`AttachError::Embedding`] when the model cannot be opened.
+    /// As `persist::open_items` (file, `auto`, URL, memory); [`AgentError::StoreEmbedding`] when the model cannot be opened.
     pub async fn open(
         spec: StoreSpec,
         config: SimpleStoreConfig,
         ctx: StoreContext,
-    ) -> Result<Self, AttachError> {
+    ) -> Result<Self, AgentError> {
         let items = open_items(config.memory_path.as_deref(), &spec, &ctx).await?;
         let dense = match &config.embedding {
             Some(settings) => {
                 let model = ctx.embedders.open(settings).await.map_err(|source| {
-                    AttachError::Embedding {
+                    AgentError::StoreEmbedding {
                         store: spec.name.clone(),
                         source,
                     }
@@ -103,8 +103,8 @@ impl SimpleStore {
         })
     }
 
-    fn memory(&self, source: agcore_memory::MemoryError) -> AttachError {
-        AttachError::Memory {
+    fn memory(&self, source: agcore_memory::MemoryError) -> AgentError {
+        AgentError::Store {
             store: self.name.clone(),
             source,
         }
@@ -112,7 +112,7 @@ impl SimpleStore {
 
     /// Loads persisted vectors into the dense side, embedding items that
     /// have none (or one of another model).
-    async fn load_vectors(&self, dense: &DenseSide) -> Result<(), AttachError> {
+    async fn load_vectors(&self, dense: &DenseSide) -> Result<(), AgentError> {
         let items = self
             .items
             .list(&MemoryFilter::all())
@@ -144,19 +144,19 @@ impl SimpleStore {
         dense.insert(rows).await
     }
 
-    async fn ensure_loaded(&self) -> Result<(), AttachError> {
+    async fn ensure_loaded(&self) -> Result<(), AgentError> {
         self.loaded
             .get_or_try_init(|| async {
                 if let Some(dense) = &self.dense {
                     self.load_vectors(dense).await?;
                 }
-                Ok::<(), AttachError>(())
+                Ok::<(), AgentError>(())
             })
             .await
             .map(|_| ())
     }
 
-    async fn fetch(&self, id: &str) -> Result<Option<AttachedItem>, AttachError> {
+    async fn fetch(&self, id: &str) -> Result<Option<AttachedItem>, AgentError> {
         let item = self.items.get(id).await.map_err(|e| self.memory(e))?;
         Ok(item.map(|mut item| {
             if let Some(meta) = item.metadata.as_object_mut() {
@@ -200,11 +200,11 @@ impl AttachedStore for SimpleStore {
         "simple"
     }
 
-    async fn load(&self) -> Result<(), AttachError> {
+    async fn load(&self) -> Result<(), AgentError> {
         self.ensure_loaded().await
     }
 
-    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AttachError> {
+    async fn retrieve(&self, query: &str, top_k: usize) -> Result<Vec<Recalled>, AgentError> {
         self.ensure_loaded().await?;
         let query = truncate_chars(query.trim(), self.config.max_content_length);
         if query.is_empty() || top_k == 0 {
@@ -255,7 +255,7 @@ impl AttachedStore for SimpleStore {
         &self,
         input: &[ChatMessage],
         output: &[ChatMessage],
-    ) -> Result<UpdateOutcome, AttachError> {
+    ) -> Result<UpdateOutcome, AgentError> {
         self.ensure_loaded().await?;
         let summary = turn_summary(input, output);
         let summary = truncate_chars(&summary, self.config.max_content_length).to_owned();
@@ -288,7 +288,7 @@ impl AttachedStore for SimpleStore {
         Ok(UpdateOutcome::Written { id })
     }
 
-    async fn save(&self) -> Result<(), AttachError> {
+    async fn save(&self) -> Result<(), AgentError> {
         // Every write reached the item store (JSON file, backend) already.
         Ok(())
     }
