@@ -12,19 +12,35 @@ pub struct InvokeOptions {
     pub timeout: Option<Duration>,
     /// Most calls in flight at once in `invoke_all` (at least 1). Default 8.
     pub max_concurrency: usize,
+    /// Largest arguments string of a model's tool call, in bytes; a larger
+    /// one is refused before it is parsed, with an error the model sees.
+    /// Default [`DEFAULT_MAX_ARGUMENT_BYTES`] (1 MiB).
+    pub max_argument_bytes: usize,
+    /// Largest tool result given back to the model, in bytes; a longer one
+    /// is cut at a character boundary and ends with a note saying how much
+    /// was dropped. Default [`DEFAULT_MAX_RESULT_BYTES`] (1 MiB).
+    pub max_result_bytes: usize,
 }
+
+/// Default [`InvokeOptions::max_argument_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+/// Default [`InvokeOptions::max_result_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
 
 impl Default for InvokeOptions {
     fn default() -> Self {
         Self {
             timeout: Some(Duration::from_secs(30)),
             max_concurrency: 8,
+            max_argument_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
         }
     }
 }
 
 impl InvokeOptions {
-    /// The defaults: 30 s timeout, 8 calls at once.
+    /// The defaults: 30 s timeout, 8 calls at once, 1 MiB arguments and
+    /// results.
     pub fn new() -> Self {
         Self::default()
     }
@@ -44,6 +60,18 @@ impl InvokeOptions {
     /// Sets the concurrency limit (0 is read as 1).
     pub fn with_max_concurrency(mut self, max_concurrency: usize) -> Self {
         self.max_concurrency = max_concurrency.max(1);
+        self
+    }
+
+    /// Sets the largest accepted tool-call arguments, in bytes.
+    pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Sets the largest tool result kept whole, in bytes (at least 64).
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_result_bytes = bytes.max(64);
         self
     }
 }

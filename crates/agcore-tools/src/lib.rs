@@ -90,10 +90,12 @@ mod validate;
 pub use approval::{Approval, ApprovalRequest, Approver};
 pub use context::ToolContext;
 pub use error::ToolError;
-pub use executor::{ContextToolExecutor, output_text};
+pub use executor::{ContextToolExecutor, output_text, truncate_result};
 pub use function::FnTool;
 pub use into_tool::IntoTool;
-pub use invoke::{InvokeOptions, ToolInvocation};
+pub use invoke::{
+    DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_RESULT_BYTES, InvokeOptions, ToolInvocation,
+};
 pub use permission::{
     PermissionAction, PermissionChecker, PermissionConfig, PermissionMode, PermissionRule,
 };
