@@ -85,6 +85,7 @@ async fn hnsw_recall_at_10_is_at_least_095() {
         .map(|(i, v)| VectorRecord::new(format!("n{}", i % 2), format!("{i}"), v.clone(), ""))
         .collect();
     store.upsert(records.clone()).await.unwrap();
+    store.rebuilt().await.unwrap();
     assert!(store.uses_graph().unwrap());
     let queries = clustered_unit_vectors(200, &centres, 0.15, 43);
     let recall = measure(&store, &records, &queries).await;
@@ -109,8 +110,76 @@ async fn hnsw_recall_at_10_is_at_least_095() {
         store.delete(ns, &ids).await.unwrap();
     }
     assert_eq!(store.count(&VectorFilter::default()).await.unwrap(), 4_200);
+    // While the graph is rebuilt (or right after), and once it is in place.
     let recall = measure(&store, &records, &queries).await;
     assert!(recall >= 0.95, "recall@10 after churn {recall}");
+    store.rebuilt().await.unwrap();
+    assert!(!store.is_rebuilding().unwrap() && store.uses_graph().unwrap());
+    let recall = measure(&store, &records, &queries).await;
+    assert!(recall >= 0.95, "recall@10 after the rebuild {recall}");
+}
+
+/// Writes made while a graph is built off the lock reach the new graph:
+/// upserts after the build started are found, deletes are never returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_during_a_background_rebuild_are_kept() {
+    let d = 16;
+    let space = EmbeddingSpace::new("rebuild", d);
+    let hnsw = HnswConfig {
+        ef_construction: 32,
+        ..HnswConfig::default()
+    };
+    let config = InMemoryVectorsConfig::default()
+        .with_exact_threshold(500)
+        .with_hnsw(hnsw);
+    let store = InMemoryVectors::with_config(space, config);
+    let vectors = random_unit_vectors(3_000, d, 7);
+    let record = |i: usize, v: &Vec<f32>| VectorRecord::new("n", format!("{i}"), v.clone(), "");
+    // Crossing the threshold starts the first build; keep writing meanwhile.
+    store
+        .upsert(
+            vectors[..2_000]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| record(i, v))
+                .collect(),
+        )
+        .await
+        .unwrap();
+    for (i, v) in vectors.iter().enumerate().skip(2_000) {
+        store.upsert(vec![record(i, v)]).await.unwrap();
+    }
+    let gone: Vec<String> = (0..3_000).step_by(3).map(|i| format!("{i}")).collect();
+    // A third deleted: past the tombstone fraction, a rebuild starts; write on.
+    store.delete("n", &gone).await.unwrap();
+    let late = random_unit_vectors(200, d, 8);
+    for (j, v) in late.iter().enumerate() {
+        store.upsert(vec![record(10_000 + j, v)]).await.unwrap();
+    }
+    store.rebuilt().await.unwrap();
+    assert!(store.uses_graph().unwrap());
+    assert_eq!(
+        store.count(&VectorFilter::default()).await.unwrap(),
+        2_000 + 200
+    );
+    for (j, v) in late.iter().enumerate() {
+        let hits = store.search(v, 1, &VectorFilter::default()).await.unwrap();
+        assert_eq!(
+            hits[0].id,
+            format!("{}", 10_000 + j),
+            "a vector written during the build is missing"
+        );
+    }
+    for (i, v) in vectors.iter().enumerate() {
+        let hits = store.search(v, 5, &VectorFilter::default()).await.unwrap();
+        assert!(
+            hits.iter().all(|h| !gone.contains(&h.id)),
+            "a deleted vector came back"
+        );
+        if i % 3 != 0 {
+            assert_eq!(hits[0].id, format!("{i}"));
+        }
+    }
 }
 
 async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[Vec<f32>]) -> f64 {

@@ -21,6 +21,12 @@ pub struct InMemoryVectorsConfig {
     /// touches at least this many vector components (rows × dimensions);
     /// below it the work is done inline. Default 1,000,000 (≈ 0.3 ms).
     pub blocking_components: usize,
+    /// Build graphs in the background (default `true`): the write that
+    /// makes one due returns after copying the vectors, searches scan
+    /// exactly or use the old graph until the new one is swapped in. With
+    /// `false` that write waits for the build (seconds at 100,000 vectors),
+    /// so the graph is in place as soon as it returns.
+    pub background_builds: bool,
 }
 
 impl Default for InMemoryVectorsConfig {
@@ -30,6 +36,7 @@ impl Default for InMemoryVectorsConfig {
             hnsw: HnswConfig::default(),
             rebuild_tombstone_fraction: 0.25,
             blocking_components: 1_000_000,
+            background_builds: true,
         }
     }
 }
@@ -38,6 +45,12 @@ impl InMemoryVectorsConfig {
     /// The default settings with another exact threshold.
     pub fn with_exact_threshold(mut self, threshold: usize) -> Self {
         self.exact_threshold = threshold;
+        self
+    }
+
+    /// These settings with graphs built in the background or not.
+    pub fn with_background_builds(mut self, background: bool) -> Self {
+        self.background_builds = background;
         self
     }
 

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use super::config::InMemoryVectorsConfig;
 use super::prepare::{prepare_query, prepare_records, validate_namespace};
-use super::state::State;
+use super::state::{RebuildJob, State};
 use super::{VectorFilter, VectorHit, VectorRecord, VectorStore};
 use crate::MemoryError;
 
@@ -18,7 +18,11 @@ use crate::MemoryError;
 /// [`InMemoryVectorsConfig`].
 ///
 /// `Send + Sync`: one `RwLock` guards the data; searches share it, writes
-/// take it alone. Work touching at least
+/// take it alone. Graphs are built on a blocking thread from a snapshot,
+/// never under the lock: until the first one is ready searches scan
+/// exactly, and during a rebuild they use the old graph; writes made
+/// meanwhile are applied to the new graph before it is swapped in
+/// ([`rebuilt`](Self::rebuilt) waits for it). Work touching at least
 /// [`blocking_components`](InMemoryVectorsConfig::blocking_components)
 /// runs on tokio's blocking threads. Nothing is persisted: database
 /// backends without vector search keep one of these in sync with their
@@ -28,6 +32,7 @@ pub struct InMemoryVectors {
     space: EmbeddingSpace,
     config: InMemoryVectorsConfig,
     state: Arc<RwLock<State>>,
+    build: Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
 }
 
 impl InMemoryVectors {
@@ -43,7 +48,67 @@ impl InMemoryVectors {
             space,
             config,
             state: Arc::new(RwLock::new(state)),
+            build: Arc::default(),
         }
+    }
+
+    /// Waits until no graph build is running (none started, or the last
+    /// one installed or abandoned).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the build task panicked.
+    pub async fn rebuilt(&self) -> Result<(), MemoryError> {
+        loop {
+            let handle = self
+                .build
+                .lock()
+                .map_err(|_| MemoryError::Storage("vector build lock poisoned".into()))?
+                .take();
+            match handle {
+                Some(handle) => handle
+                    .await
+                    .map_err(|e| MemoryError::Storage(format!("vector graph build failed: {e}")))?,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Whether a graph is being built in the background.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the lock is poisoned.
+    pub fn is_rebuilding(&self) -> Result<bool, MemoryError> {
+        Ok(read(&self.state)?.is_rebuilding())
+    }
+
+    /// Runs `job` on a blocking thread and installs its graph, in the
+    /// background unless the configuration says otherwise.
+    async fn start(&self, job: Option<RebuildJob>) -> Result<(), MemoryError> {
+        let Some(job) = job else { return Ok(()) };
+        let state = Arc::clone(&self.state);
+        if !self.config.background_builds {
+            return self
+                .run(true, move || {
+                    let (generation, graph) = job.build();
+                    write(&state)?.finish_rebuild(generation, graph);
+                    Ok(())
+                })
+                .await;
+        }
+        let handle = tokio::task::spawn_blocking(move || {
+            let (generation, graph) = job.build();
+            match state.write() {
+                Ok(mut state) => state.finish_rebuild(generation, graph),
+                Err(_) => tracing::error!("vector index lock poisoned: graph dropped"),
+            }
+        });
+        let mut slot = self
+            .build
+            .lock()
+            .map_err(|_| MemoryError::Storage("vector build lock poisoned".into()))?;
+        // A previous handle belongs to a finished or abandoned build.
+        *slot = Some(handle);
+        Ok(())
     }
 
     /// The settings in use.
@@ -78,11 +143,10 @@ impl InMemoryVectors {
             s.hnsw.is_some() || after > config.exact_threshold
         } || records.len().saturating_mul(self.space.dimensions)
             >= config.blocking_components;
-        self.run(heavy, move || {
-            write(&state)?.upsert(records, &config);
-            Ok(())
-        })
-        .await
+        let job = self
+            .run(heavy, move || Ok(write(&state)?.upsert(records, &config)))
+            .await?;
+        self.start(job).await
     }
 
     async fn run<T, F>(&self, heavy: bool, work: F) -> Result<T, MemoryError>
@@ -133,10 +197,13 @@ impl VectorStore for InMemoryVectors {
         let namespace = namespace.to_owned();
         let ids = ids.to_vec();
         let heavy = read(&self.state)?.hnsw.is_some();
-        self.run(heavy, move || {
-            Ok(write(&state)?.delete(&namespace, &ids, &config))
-        })
-        .await
+        let (removed, job) = self
+            .run(heavy, move || {
+                Ok(write(&state)?.delete(&namespace, &ids, &config))
+            })
+            .await?;
+        self.start(job).await?;
+        Ok(removed)
     }
 
     async fn content_hashes(

@@ -3,22 +3,51 @@
 
 use std::sync::Arc;
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use super::config::InMemoryVectorsConfig;
 use super::flat::FlatIndex;
-use super::hnsw::HnswIndex;
+use super::hnsw::{HnswConfig, HnswIndex};
 use super::key::{VectorKey, dot, rank_order};
 use super::{VectorFilter, VectorHit, VectorRecord};
 
 /// Vectors, content hashes, per-namespace counts and, above the exact
 /// threshold, the HNSW graph.
+///
+/// Graphs are built off the lock: when one is needed (the threshold is
+/// crossed, or tombstones pass the rebuild fraction) a write hands out a
+/// [`RebuildJob`] holding a snapshot of the vectors; the owner builds it on
+/// a blocking thread while reads and writes go on (searches use the old
+/// graph, or the exact scan when there is none), and
+/// [`finish_rebuild`](Self::finish_rebuild) replays the keys written since
+/// the snapshot onto the new graph before it replaces the old one.
 #[derive(Debug)]
 pub(super) struct State {
     pub(super) flat: FlatIndex,
     hashes: HashMap<Arc<VectorKey>, String>,
     namespaces: HashMap<String, usize>,
     pub(super) hnsw: Option<HnswIndex>,
+    /// The running build: its generation and the keys written since its snapshot.
+    rebuilding: Option<(u64, HashSet<Arc<VectorKey>>)>,
+    next_generation: u64,
+}
+
+/// A graph to build from a snapshot of the vectors, off the lock.
+#[derive(Debug)]
+pub(super) struct RebuildJob {
+    generation: u64,
+    snapshot: FlatIndex,
+    config: HnswConfig,
+}
+
+impl RebuildJob {
+    /// Builds the graph (CPU-bound: call it on a blocking thread).
+    pub(super) fn build(self) -> (u64, HnswIndex) {
+        (
+            self.generation,
+            HnswIndex::build(self.config, &self.snapshot),
+        )
+    }
 }
 
 impl State {
@@ -28,11 +57,45 @@ impl State {
             hashes: HashMap::default(),
             namespaces: HashMap::default(),
             hnsw: None,
+            rebuilding: None,
+            next_generation: 0,
         }
     }
 
-    /// Applies prepared (validated, normalised, deduplicated) records.
-    pub(super) fn upsert(&mut self, records: Vec<VectorRecord>, config: &InMemoryVectorsConfig) {
+    /// Whether a graph is being built.
+    pub(super) fn is_rebuilding(&self) -> bool {
+        self.rebuilding.is_some()
+    }
+
+    /// Installs the graph built by the job of `generation`, after applying
+    /// to it the keys written since the job's snapshot; a graph of an
+    /// abandoned job is dropped.
+    pub(super) fn finish_rebuild(&mut self, generation: u64, mut graph: HnswIndex) {
+        match self.rebuilding.take() {
+            Some((current, touched)) if current == generation => {
+                let mut fresh: Vec<(Arc<VectorKey>, &[f32])> = Vec::new();
+                for key in touched {
+                    match self.flat.get(&key) {
+                        Some(vector) => fresh.push((key, vector)),
+                        None => {
+                            graph.remove(&key);
+                        }
+                    }
+                }
+                graph.insert(&fresh);
+                self.hnsw = Some(graph);
+            }
+            other => self.rebuilding = other,
+        }
+    }
+
+    /// Applies prepared (validated, normalised, deduplicated) records;
+    /// returns a graph build to run when one is due.
+    pub(super) fn upsert(
+        &mut self,
+        records: Vec<VectorRecord>,
+        config: &InMemoryVectorsConfig,
+    ) -> Option<RebuildJob> {
         let mut changed = Vec::with_capacity(records.len());
         for record in records {
             let key = VectorKey::new(record.namespace, record.id);
@@ -52,16 +115,20 @@ impl State {
                 .collect();
             hnsw.insert(&vectors);
         }
-        self.maintain(config);
+        if let Some((_, touched)) = self.rebuilding.as_mut() {
+            touched.extend(changed);
+        }
+        self.maintain(config)
     }
 
-    /// Deletes `ids` of `namespace`; returns how many existed.
+    /// Deletes `ids` of `namespace`; returns how many existed, and a graph
+    /// build to run when one is due.
     pub(super) fn delete(
         &mut self,
         namespace: &str,
         ids: &[String],
         config: &InMemoryVectorsConfig,
-    ) -> usize {
+    ) -> (usize, Option<RebuildJob>) {
         let mut removed = 0;
         for id in ids {
             let key = VectorKey::new(namespace, id.as_str());
@@ -71,6 +138,9 @@ impl State {
                 if let Some(hnsw) = self.hnsw.as_mut() {
                     hnsw.remove(&key);
                 }
+                if let Some((_, touched)) = self.rebuilding.as_mut() {
+                    touched.insert(Arc::new(key.clone()));
+                }
                 if let Some(n) = self.namespaces.get_mut(namespace) {
                     *n = n.saturating_sub(1);
                     if *n == 0 {
@@ -79,25 +149,42 @@ impl State {
                 }
             }
         }
-        if removed > 0 {
-            self.maintain(config);
-        }
-        removed
+        let job = if removed > 0 {
+            self.maintain(config)
+        } else {
+            None
+        };
+        (removed, job)
     }
 
-    /// Builds the graph past the threshold, drops it below half of it,
-    /// rebuilds it when tombstones exceed the configured fraction.
-    fn maintain(&mut self, config: &InMemoryVectorsConfig) {
+    /// Drops the graph (and any build) below half the threshold; hands out
+    /// a build past the threshold, or when tombstones exceed the configured
+    /// fraction, unless one is running.
+    fn maintain(&mut self, config: &InMemoryVectorsConfig) -> Option<RebuildJob> {
         let n = self.flat.len();
-        let rebuild = match &self.hnsw {
+        if n <= config.exact_threshold / 2 {
+            self.hnsw = None;
+            self.rebuilding = None;
+            return None;
+        }
+        if self.rebuilding.is_some() {
+            return None;
+        }
+        let due = match &self.hnsw {
             None => n > config.exact_threshold,
             Some(h) => h.tombstone_ratio() > config.rebuild_tombstone_fraction,
         };
-        if self.hnsw.is_some() && n <= config.exact_threshold / 2 {
-            self.hnsw = None;
-        } else if rebuild {
-            self.hnsw = Some(HnswIndex::build(config.hnsw, &self.flat));
+        if !due {
+            return None;
         }
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        self.rebuilding = Some((generation, HashSet::default()));
+        Some(RebuildJob {
+            generation,
+            snapshot: self.flat.clone(),
+            config: config.hnsw,
+        })
     }
 
     pub(super) fn content_hash(&self, namespace: &str, id: &str) -> Option<String> {
