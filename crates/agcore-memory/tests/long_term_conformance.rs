@@ -22,3 +22,18 @@ async fn the_entry_point_accepts_a_shared_backend() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_isolation_campaign_makes_every_attempt_and_refuses_bad_ids() {
+    use agcore_memory::testkit::long_term::{ISOLATION_ATTEMPTS, isolation_campaign};
+    let memory = agcore_memory::long_term::LongTermMemory::new(
+        agcore_memory::long_term::InMemoryLongTerm::new(),
+    );
+    let report = isolation_campaign(&memory, ISOLATION_ATTEMPTS, 7)
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, ISOLATION_ATTEMPTS);
+    // Empty, blank and control-character ids and the agent with a NUL are refused.
+    assert!(report.refused >= 4 * 5, "{report:?}");
+    assert!(report.scopes >= 4 * 20, "{report:?}");
+}

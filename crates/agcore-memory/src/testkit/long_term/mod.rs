@@ -19,7 +19,9 @@
 //!   and content text is
 //!   literal ([`check_hostile_text`]);
 //! - scope isolation, search statistics included ([`check_scope_isolation`]),
-//!   and `scopes()` ([`check_scopes`]);
+//!   an adversarial campaign of [`ISOLATION_ATTEMPTS`] generated attempts by
+//!   scopes with hostile ids on each other's entries
+//!   ([`check_isolation_campaign`]), and `scopes()` ([`check_scopes`]);
 //! - weights: use and the usage log ([`check_use_and_usage_log`]),
 //!   `archive_below` ([`check_archive_below`]), age decay
 //!   ([`check_maintenance`]);
@@ -66,6 +68,7 @@
 //! invalid batches before the backend is called.
 
 mod buffer;
+mod campaign;
 mod concurrency;
 mod dedup;
 mod filters;
@@ -81,6 +84,9 @@ mod write;
 use std::future::Future;
 
 pub use buffer::check_dialogue_buffer;
+pub use campaign::{
+    ISOLATION_ATTEMPTS, IsolationReport, check_isolation_campaign, isolation_campaign,
+};
 pub use concurrency::{check_concurrent_saves, check_concurrent_use};
 pub use dedup::{check_duplicates_merge, check_duplicates_per_scope};
 pub use filters::check_types_and_filters;
@@ -109,6 +115,7 @@ pub const LONG_TERM_CHECKS: &[&str] = &[
     "search_stemmed",
     "hostile_text",
     "scope_isolation",
+    "isolation_campaign",
     "scopes",
     "use_and_usage_log",
     "archive_below",
@@ -155,6 +162,7 @@ where
     run!("search_stemmed", check_search_stemmed);
     run!("hostile_text", check_hostile_text);
     run!("scope_isolation", check_scope_isolation);
+    run!("isolation_campaign", check_isolation_campaign);
     run!("scopes", check_scopes);
     run!("use_and_usage_log", check_use_and_usage_log);
     run!("archive_below", check_archive_below);
