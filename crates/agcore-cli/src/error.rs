@@ -24,14 +24,11 @@ pub enum CliError {
     /// A memory store operation failed. Exit code 1.
     #[error("memory: {0}")]
     Memory(#[from] agcore::memory::MemoryError),
-    /// The agent runtime failed. Exit code 1.
-    #[error("agent: {0}")]
+    /// The agent runtime failed (exit code 1), or its configuration is bad:
+    /// a `memory.stores` / `agents` section (exit code 2, the message names
+    /// the file and the path in it).
+    #[error("{}", agent_message(.0))]
     Agent(#[from] agcore::agent::AgentError),
-    /// Memory attachments failed: a bad `memory.stores` / `agents` section
-    /// (exit code 2, the message names the file and the path in it), or a
-    /// store that cannot be read or written (exit code 1).
-    #[error("{}", one_line(&.0.to_string()))]
-    Attach(#[from] agcore::attach::AttachError),
     /// Reading or writing a file or the terminal failed. Exit code 1.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
@@ -50,7 +47,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Config(_) | Self::Endpoint(_) => 2,
-            Self::Attach(err) => attach_exit_code(err),
+            Self::Agent(err) if is_config(err) => 2,
             Self::Input { .. } | Self::Invalid(_) => 3,
             Self::NotFound(_) => 4,
             Self::Memory(_) | Self::Agent(_) | Self::Io(_) => 1,
@@ -66,16 +63,30 @@ impl CliError {
     }
 }
 
-/// 2 for a configuration mistake, 1 for a failure while running.
-fn attach_exit_code(err: &agcore::attach::AttachError) -> u8 {
-    use agcore::attach::AttachError;
+/// Whether `err` is a mistake in a configuration file (exit code 2).
+fn is_config(err: &agcore::agent::AgentError) -> bool {
+    use agcore::agent::AgentError;
+    matches!(
+        err,
+        AgentError::ConfigSyntax { .. }
+            | AgentError::InvalidConfig { .. }
+            | AgentError::DuplicateStore { .. }
+            | AgentError::MissingVariable { .. }
+            | AgentError::Unwritable { .. }
+    )
+}
+
+/// A configuration mistake or a named store's failure as one line (it names
+/// the file, path or store itself); anything else prefixed with `agent:`.
+fn agent_message(err: &agcore::agent::AgentError) -> String {
+    use agcore::agent::AgentError;
     match err {
-        AttachError::Syntax { .. }
-        | AttachError::Invalid { .. }
-        | AttachError::DuplicateStore { .. }
-        | AttachError::MissingVariable { .. }
-        | AttachError::Unwritable { .. } => 2,
-        _ => 1,
+        AgentError::Io { .. }
+        | AgentError::ReadOnly { .. }
+        | AgentError::Store { .. }
+        | AgentError::StoreEmbedding { .. } => one_line(&err.to_string()),
+        _ if is_config(err) => one_line(&err.to_string()),
+        _ => format!("agent: {err}"),
     }
 }
 

@@ -8,6 +8,7 @@ use agcore::memory::MemoryError;
 use agcore::memory::long_term::{ArchivedFilter, ListOrder, ListRequest, MemoryEntry};
 use clap::Args;
 
+use super::jsonl_reader::JsonlReader;
 use super::scope_label;
 use crate::error::CliError;
 use crate::output;
@@ -101,79 +102,54 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Parses JSONL `text` (blank lines skipped) into entries; the first bad line
-/// is reported by number.
-///
-/// # Errors
-/// [`CliError::Input`] naming the file and line.
-pub(crate) fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<MemoryEntry>, CliError> {
-    let mut entries = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line_no = n + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let entry: MemoryEntry = serde_json::from_str(line).map_err(|e| {
-            let what = if e.is_eof() {
-                "truncated JSON".to_owned()
-            } else if e.is_data() {
-                "not a memory entry".to_owned()
-            } else {
-                "invalid JSON".to_owned()
-            };
-            CliError::input(path, format!("line {line_no}: {what}: {e}"))
-        })?;
-        if entry.content.trim().is_empty() {
-            return Err(CliError::input(
-                path,
-                format!("line {line_no}: the memory content is empty"),
-            ));
-        }
-        entries.push(entry);
-    }
-    Ok(entries)
-}
-
-/// Runs `memory import`: the whole file is parsed and checked before
-/// anything is written.
+/// Runs `memory import`: the whole file is read and checked before
+/// anything is written (line by line: memory use does not grow with the
+/// file), then imported in batches of 256, one transaction each.
 ///
 /// # Errors
 /// [`CliError::Input`] (exit 3) for a missing or unreadable file or a bad
 /// line; storage errors.
 pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Result<(), CliError> {
     let path = &args.file;
-    let text = tokio::fs::read_to_string(path).await.map_err(|e| {
-        let message = if e.kind() == std::io::ErrorKind::NotFound {
-            "no such file".to_owned()
-        } else {
-            format!("cannot read it: {e}")
-        };
-        CliError::input(path, message)
-    })?;
-    let mut entries = parse_jsonl(path, &text)?;
-    if args.all_scopes {
-        for (n, e) in entries.iter().enumerate() {
-            e.scope().validate().map_err(|err| {
-                CliError::input(path, format!("memory {} of the file: {err}", n + 1))
-            })?;
+    // First pass: every line is read and checked before anything is written.
+    let total = {
+        let mut reader = JsonlReader::open(path)?;
+        let mut n = 0usize;
+        while let Some(entry) = reader.next_entry()? {
+            n += 1;
+            if args.all_scopes {
+                entry.scope().validate().map_err(|err| {
+                    CliError::input(path, format!("memory {n} of the file: {err}"))
+                })?;
+            }
         }
-    } else {
-        let scope = opened.scoped.scope();
-        for e in &mut entries {
-            e.agent_name.clone_from(&scope.agent);
-            e.user_id.clone_from(&scope.user);
-        }
-    }
+        n
+    };
     let bad_input = |err: MemoryError| match err {
         MemoryError::InvalidInput(m) => CliError::input(path, m),
         other => CliError::Memory(other),
     };
-    let bar = progress::bar(entries.len() as u64, "import");
+    // Second pass: batches of IMPORT_BATCH, one transaction each, so only one
+    // batch is in memory; a re-run skips what an interrupted one imported.
+    let scope = opened.scoped.scope().clone();
+    let bar = progress::bar(total as u64, "import");
     let (mut created, mut skipped) = (0usize, 0usize);
-    let total = entries.len();
-    let mut rest = entries.into_iter().peekable();
-    while rest.peek().is_some() {
-        let batch: Vec<MemoryEntry> = rest.by_ref().take(IMPORT_BATCH).collect();
+    let mut reader = JsonlReader::open(path)?;
+    loop {
+        let mut batch: Vec<MemoryEntry> = Vec::with_capacity(IMPORT_BATCH);
+        while batch.len() < IMPORT_BATCH {
+            let Some(mut entry) = reader.next_entry()? else {
+                break;
+            };
+            if !args.all_scopes {
+                entry.agent_name.clone_from(&scope.agent);
+                entry.user_id.clone_from(&scope.user);
+            }
+            batch.push(entry);
+        }
+        if batch.is_empty() {
+            break;
+        }
         let n = batch.len() as u64;
         let outcomes = opened
             .memory
@@ -200,19 +176,4 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
     output::line(&format!(
         "imported {created} memories into {into} ({skipped} skipped: same text already there)"
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_lines_are_named() {
-        let p = Path::new("m.jsonl");
-        let err = parse_jsonl(p, "\n{\"id\": 1").unwrap_err().to_string();
-        assert!(err.starts_with("m.jsonl: line 2: truncated JSON"), "{err}");
-        let err = parse_jsonl(p, "{\"id\": 1}").unwrap_err().to_string();
-        assert!(err.contains("line 1: not a memory entry"), "{err}");
-        assert!(parse_jsonl(p, "\n\n").unwrap().is_empty());
-    }
 }

@@ -7,6 +7,7 @@ mod edit;
 mod explain;
 mod index_files;
 mod jsonl;
+mod jsonl_reader;
 mod reembed;
 mod stats;
 mod view;
