@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::changes::{MemoryUpdate, NewMemory};
 use super::entry::{MemoryEntry, MemoryScope};
+use super::limits::validate_fields;
 use super::normalize::{normalize_tags, validate_content, validate_weight};
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -66,6 +67,26 @@ pub fn merge_duplicate(
     entry.updated_at = now;
 }
 
+/// Checks the fields `update` sets: content, weight and the size limits of
+/// [`limits`](super::limits).
+///
+/// # Errors
+/// [`MemoryError::InvalidInput`] naming the first bad field.
+pub fn validate_update(update: &MemoryUpdate) -> Result<(), MemoryError> {
+    if let Some(content) = &update.content {
+        validate_content(content)?;
+    }
+    if let Some(w) = update.weight {
+        validate_weight(w)?;
+    }
+    validate_fields(
+        update.name.as_deref(),
+        update.description.as_deref(),
+        update.tags.as_deref(),
+        update.metadata.as_ref(),
+    )
+}
+
 /// Applies `update` to `entry`; returns the previous `(name, content)` when the
 /// content changed.
 ///
@@ -78,12 +99,7 @@ pub fn apply_update(
     rules: &WeightRules,
     now: DateTime<Utc>,
 ) -> Result<Option<(String, String)>, MemoryError> {
-    if let Some(content) = &update.content {
-        validate_content(content)?;
-    }
-    if let Some(w) = update.weight {
-        validate_weight(w)?;
-    }
+    validate_update(&update)?;
     let old = (entry.name.clone(), entry.content.clone());
     let mut changed_content = false;
     if let Some(content) = update.content {

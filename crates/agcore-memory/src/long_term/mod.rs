@@ -49,6 +49,7 @@ mod entry;
 mod facts;
 mod facts_schema;
 mod in_memory;
+mod limits;
 mod memory;
 mod normalize;
 mod records;
@@ -75,6 +76,10 @@ pub use entry::{
 pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
 pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
 pub use in_memory::InMemoryLongTerm;
+pub use limits::{
+    MAX_ENTRY_DESCRIPTION_BYTES, MAX_ENTRY_METADATA_BYTES, MAX_ENTRY_NAME_BYTES, MAX_ENTRY_TAGS,
+    MAX_QUERY_BYTES, MAX_TAG_BYTES, clip_query,
+};
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
 pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};

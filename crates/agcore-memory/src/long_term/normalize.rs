@@ -2,6 +2,7 @@
 
 use super::changes::NewMemory;
 use super::entry::MAX_ENTRY_CONTENT_BYTES;
+use super::limits::validate_fields;
 use crate::MemoryError;
 
 /// The current time at microsecond precision (what every backend stores).
@@ -99,10 +100,16 @@ pub(crate) fn validate_weight(weight: f64) -> Result<(), MemoryError> {
 /// normalised.
 ///
 /// # Errors
-/// [`MemoryError::InvalidInput`] for empty or oversized content or a
-/// non-finite weight.
+/// [`MemoryError::InvalidInput`] for empty or oversized content, a field
+/// over its limit (see [`limits`](super::limits)) or a non-finite weight.
 pub(crate) fn prepare_new(mut new: NewMemory) -> Result<NewMemory, MemoryError> {
     validate_content(&new.content)?;
+    validate_fields(
+        Some(&new.name),
+        Some(&new.description),
+        Some(&new.tags),
+        Some(&new.metadata),
+    )?;
     if let Some(w) = new.weight {
         validate_weight(w)?;
     }

@@ -7,6 +7,7 @@ mod usage;
 
 use super::normalize::now;
 
+use super::apply::validate_update;
 use super::backend::{
     HistoryEntry, HistoryReason, ListRequest, LongTermBackend, SaveOutcome, ScoredEntry,
     SearchRequest,
@@ -14,6 +15,7 @@ use super::backend::{
 use super::changes::{MemoryUpdate, NewMemory};
 use super::dense::LongTermDense;
 use super::entry::{MemoryEntry, MemoryScope};
+use super::limits::{clip_query, validate_fields};
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -55,6 +57,14 @@ pub(crate) fn validate_import(entries: &[MemoryEntry]) -> Result<(), MemoryError
             .validate()
             .and_then(|()| validate_content(&entry.content))
             .and_then(|()| validate_weight(entry.weight))
+            .and_then(|()| {
+                validate_fields(
+                    Some(&entry.name),
+                    Some(&entry.description),
+                    Some(&entry.tags),
+                    Some(&entry.metadata),
+                )
+            })
             .map_err(|e| MemoryError::InvalidInput(format!("entry {}: {e}", n + 1)))?;
     }
     Ok(())
@@ -119,6 +129,7 @@ impl ScopedMemory {
     /// [`MemoryError::AlreadyExists`] when the new content is another entry's;
     /// [`MemoryError::InvalidInput`]; [`MemoryError::Storage`].
     pub async fn update(&self, id: i64, update: MemoryUpdate) -> Result<MemoryEntry, MemoryError> {
+        validate_update(&update)?;
         let entry = self
             .backend
             .update(
@@ -212,7 +223,9 @@ impl ScopedMemory {
         self.search_with(query, &SearchRequest::top_k(limit)).await
     }
 
-    /// Search with a type filter and archived entries on request.
+    /// Search with a type filter and archived entries on request. A query
+    /// over [`MAX_QUERY_BYTES`](super::MAX_QUERY_BYTES) is cut to that
+    /// length (at a character boundary) before it is used.
     ///
     /// # Errors
     /// As [`ScopedMemory::search`].
@@ -221,6 +234,7 @@ impl ScopedMemory {
         query: &str,
         request: &SearchRequest,
     ) -> Result<Vec<ScoredEntry>, MemoryError> {
+        let query = clip_query(query);
         if self.dense.is_none() {
             return self.backend.search(&self.scope, query, request).await;
         }
