@@ -1,4 +1,35 @@
+use std::sync::{Arc, Mutex};
+
 use tokio_util::sync::CancellationToken;
+
+/// The names of the tools whose results came back earlier in one turn, in
+/// the order they first returned (each name once). Shared by the clones of
+/// a [`ToolContext`], so a tool can tell what the model had read before it
+/// was called — e.g. `memory_save` records which tool results a memory may
+/// have been derived from (its provenance).
+#[derive(Debug, Clone, Default)]
+pub struct ToolResultLog(Arc<Mutex<Vec<String>>>);
+
+impl ToolResultLog {
+    /// Records that `name` returned a result (once per name).
+    pub fn record(&self, name: &str) {
+        let mut names = match self.0.lock() {
+            Ok(names) => names,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+
+    /// The recorded names, first returned first.
+    pub fn names(&self) -> Vec<String> {
+        match self.0.lock() {
+            Ok(names) => names.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
 
 /// Who is calling a tool, and a way to cancel the call.
 ///
@@ -16,6 +47,9 @@ pub struct ToolContext {
     pub user_id: Option<String>,
     /// Cancelled when the turn is cancelled; long-running tools should watch it.
     pub cancellation: CancellationToken,
+    /// Tools whose results came back earlier with this context (filled by
+    /// the executors of this crate after every successful call).
+    pub results_seen: ToolResultLog,
 }
 
 impl ToolContext {

@@ -41,7 +41,8 @@ pub fn truncate_result(text: String, max: usize) -> String {
 ///
 /// Arguments over [`crate::InvokeOptions::max_argument_bytes`] are refused
 /// unparsed; results over [`crate::InvokeOptions::max_result_bytes`] are
-/// cut ([`truncate_result`]). Arguments that are not JSON, unknown tools and recoverable [`ToolError`]s
+/// cut ([`truncate_result`]). A successful call is recorded in
+/// [`ToolContext::results_seen`]. Arguments that are not JSON, unknown tools and recoverable [`ToolError`]s
 /// become recoverable errors (their text goes back to the model, which may
 /// correct itself); denied permissions, cancellation, dead MCP servers and
 /// other non-recoverable errors end the tool loop.
@@ -65,10 +66,13 @@ async fn execute_call(
         ToolExecutionError::recoverable(name, format!("{e}; send the arguments as a JSON object"))
     })?;
     match registry.invoke(name, args, ctx).await {
-        Ok(output) => Ok(ChatMessage::tool(
-            call.id.clone(),
-            truncate_result(output_text(&output), registry.options().max_result_bytes),
-        )),
+        Ok(output) => {
+            ctx.results_seen.record(name);
+            Ok(ChatMessage::tool(
+                call.id.clone(),
+                truncate_result(output_text(&output), registry.options().max_result_bytes),
+            ))
+        }
         Err(ToolError::NotFound(_)) => Err(ToolExecutionError::recoverable(
             name,
             format!(

@@ -88,7 +88,7 @@ mod typed;
 mod validate;
 
 pub use approval::{Approval, ApprovalRequest, Approver};
-pub use context::ToolContext;
+pub use context::{ToolContext, ToolResultLog};
 pub use error::ToolError;
 pub use executor::{ContextToolExecutor, output_text, truncate_result};
 pub use function::FnTool;

@@ -125,10 +125,31 @@ fn one_line(text: &str) -> String {
     escape_markup(&text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// ` (source: …)` from the entry's `source` metadata, if it is a string.
+/// ` (source: …)` from the entry's `source` metadata, if it is a string,
+/// with ` after results of a, b` from its `tool_results` names.
 fn source_of(entry: &MemoryEntry) -> String {
+    let tools: Vec<String> = entry
+        .metadata
+        .get("tool_results")
+        .and_then(|v| v.as_array())
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|n| n.as_str())
+                .map(one_line)
+                .collect()
+        })
+        .unwrap_or_default();
+    let after = if tools.is_empty() {
+        String::new()
+    } else {
+        format!(" after results of {}", tools.join(", "))
+    };
     match entry.metadata.get("source").and_then(|v| v.as_str()) {
-        Some(source) if !source.trim().is_empty() => format!(" (source: {})", one_line(source)),
+        Some(source) if !source.trim().is_empty() => {
+            format!(" (source: {}{after})", one_line(source))
+        }
+        _ if !after.is_empty() => format!(" (source:{after})"),
         _ => String::new(),
     }
 }

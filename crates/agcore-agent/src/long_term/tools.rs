@@ -44,6 +44,26 @@ impl From<MemoryKind> for MemoryType {
     }
 }
 
+/// The provenance of a memory the model saves: `source` names the tool and
+/// `tool_results` the other tools whose results the model had read earlier
+/// in the turn (what the memory may repeat; see `docs/memory.md`,
+/// *Provenance*).
+fn provenance(tool: &str, ctx: &ToolContext) -> serde_json::Map<String, Value> {
+    let mut provenance = serde_json::Map::new();
+    provenance.insert("source".into(), format!("model ({tool} tool)").into());
+    let seen: Vec<Value> = ctx
+        .results_seen
+        .names()
+        .into_iter()
+        .filter(|name| name != "memory_save" && name != "memory_recall")
+        .map(Value::from)
+        .collect();
+    if !seen.is_empty() {
+        provenance.insert("tool_results".into(), Value::Array(seen));
+    }
+    provenance
+}
+
 /// What `memory_save` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -206,8 +226,7 @@ impl TypedTool for MemorySaveTool {
                     .content
                     .filter(|c| !c.trim().is_empty())
                     .ok_or_else(|| failed(tool, "`content` is required to create a memory"))?;
-                let mut provenance = serde_json::Map::new();
-                provenance.insert("source".into(), format!("model ({tool} tool)").into());
+                let provenance = provenance(tool, ctx);
                 let mut new = NewMemory::new(args.memory_type.into(), args.name, content)
                     .with_metadata(provenance);
                 if let Some(description) = args.description {
