@@ -10,6 +10,7 @@ mod batch_kill;
 mod disk_full;
 mod embed_kill;
 mod error;
+mod extract_kill;
 mod soak;
 mod soak_model;
 mod target;
@@ -83,6 +84,18 @@ enum Command {
         #[arg(long, env = "AGCORE_TEST_E5_MODEL")]
         embed_model: String,
     },
+    /// SIGKILL during fact extraction from the dialogue buffer, `kills` times.
+    KillExtraction {
+        /// A SQLite file path or a `postgres://` URL (a fresh schema is made).
+        #[arg(long)]
+        url: String,
+        /// How many times the child is killed.
+        #[arg(long, default_value_t = 50)]
+        kills: usize,
+        /// The kill comes at a uniformly random time up to this, in ms.
+        #[arg(long, default_value_t = 1_500)]
+        max_delay_ms: u64,
+    },
     /// A full disk during writes; DIR must be a small file system (a tmpfs).
     DiskFull {
         /// The directory on the small file system.
@@ -124,6 +137,13 @@ enum Command {
         url: String,
         #[arg(long)]
         round: usize,
+    },
+    #[command(hide = true)]
+    ExtractChild {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        first: u64,
     },
     #[command(hide = true)]
     EmbedChild {
@@ -188,6 +208,18 @@ async fn run(command: Command) -> Result<Option<Value>, HarnessError> {
             )
             .await?,
         ),
+        Command::KillExtraction {
+            url,
+            kills,
+            max_delay_ms,
+        } => Some(
+            extract_kill::run(
+                &Target::fresh(&url, "extract"),
+                kills,
+                Duration::from_millis(max_delay_ms),
+            )
+            .await?,
+        ),
         Command::DiskFull { dir } => Some(disk_full::run(&dir).await?),
         Command::Soak {
             dir,
@@ -222,6 +254,10 @@ async fn run(command: Command) -> Result<Option<Value>, HarnessError> {
         }
         Command::BatchChild { url, round } => {
             batch_kill::child(&Target::parse(&url), round).await?;
+            None
+        }
+        Command::ExtractChild { url, first } => {
+            extract_kill::child(&Target::parse(&url), first).await?;
             None
         }
         Command::EmbedChild {

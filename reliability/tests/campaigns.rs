@@ -94,6 +94,37 @@ fn killed_batch_writers_leave_whole_batches_on_postgres() {
     kill_batches(&url);
 }
 
+fn kill_extraction(url: &str) {
+    let report = campaign(&[
+        "kill-extraction",
+        "--url",
+        url,
+        "--kills",
+        "5",
+        "--max-delay-ms",
+        "800",
+    ]);
+    assert_eq!(report["turns_without_fact"], 0);
+    assert_eq!(report["doubled_facts"], 0);
+    assert!(
+        report["turns_acknowledged"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+}
+
+#[test]
+fn killed_extraction_resumes_without_losing_or_doubling_facts_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    kill_extraction(&dir.path().join("x.db").display().to_string());
+}
+
+#[test]
+fn killed_extraction_resumes_without_losing_or_doubling_facts_on_postgres() {
+    if let Some(url) = service_url("AGCORE_TEST_POSTGRES_URL") {
+        kill_extraction(&url);
+    }
+}
+
 #[test]
 fn killed_background_embedding_resumes_without_duplicates() {
     let (Some(base), Some(model)) = (

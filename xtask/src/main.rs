@@ -15,7 +15,7 @@
 //!   those variables are missing, or fail when `CI=true` or `AGCORE_REQUIRE_SERVICES=1`.
 //! - `ci`: `scripts/services.sh start`, then `check` and, when it passes, `examples`, both
 //!   with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
-//! - `reliability [--full] [--soak-minutes M]`: the load, crash and fault campaigns of
+//! - `reliability [--full] [--soak-minutes M]` (alias `stress`): the load, crash and fault campaigns of
 //!   `agcore-reliability` against the local servers (see `reliability.rs`).
 //! - `bench [--quick] [FILTER]`: the criterion benches, then a summary table;
 //!   `bench --report` only prints the summary of the results already on disk.
@@ -49,7 +49,8 @@ commands:
                         services stop
   reliability [--full] [--soak-minutes M]
                         load, SIGKILL, disk-full and soak campaigns against the local
-                        servers (--full: the sizes of docs/reliability.md)
+                        servers (--full: the sizes of docs/reliability.md); `stress`
+                        is the same command
   bench [--quick] [F]   criterion benches (optionally filtered by F), then a summary table
   bench --report        summary table of the criterion results already on disk
   help                  this text";
@@ -73,7 +74,7 @@ fn main() -> ExitCode {
             no_args(command, rest).and_then(|()| examples::examples(&step::Context::new()))
         }
         "ci" => no_args(command, rest).and_then(|()| check::ci()),
-        "reliability" => reliability::ReliabilityArgs::parse(rest)
+        "reliability" | "stress" => reliability::ReliabilityArgs::parse(rest)
             .and_then(|args| reliability::reliability(&step::Context::new(), args)),
         "bench" => bench::BenchArgs::parse(rest).and_then(|args| bench::bench(&args)),
         "help" | "-h" | "--help" => {

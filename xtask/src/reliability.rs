@@ -121,6 +121,15 @@ pub fn reliability(ctx: &Context, args: ReliabilityArgs) -> Result<(), String> {
             words(&["kill-batch", "--url", &url, "--kills", kills]),
         ));
     }
+    for (backend, url) in [
+        ("sqlite", sqlite("extract.db")),
+        ("postgres", postgres.clone()),
+    ] {
+        campaigns.push((
+            format!("SIGKILL during fact extraction on {backend}"),
+            words(&["kill-extraction", "--url", &url, "--kills", kills]),
+        ));
+    }
     campaigns.push((
         "SIGKILL during background embedding on sqlite".to_owned(),
         words(&[
