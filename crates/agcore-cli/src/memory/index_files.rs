@@ -150,15 +150,19 @@ fn to_json(store: &Indexed) -> serde_json::Value {
 
 fn describe(store: &Indexed) -> String {
     let s = &store.stats;
+    let skipped = if s.files_skipped > 0 {
+        format!(", {} skipped (over max_file_bytes)", s.files_skipped)
+    } else {
+        String::new()
+    };
     format!(
-        "{}: {} files: {} new, {} changed, {} removed, {} unchanged, {} skipped (over max_file_bytes); chunks: {} indexed, {} dropped, {} total; index {} ({:.1} s)",
+        "{}: {} files: {} new, {} changed, {} removed, {} unchanged{skipped}; chunks: {} indexed, {} dropped, {} total; index {} ({:.1} s)",
         store.name,
         s.files_scanned,
         s.files_new,
         s.files_indexed - s.files_new,
         s.files_removed,
         s.files_unchanged,
-        s.files_skipped,
         s.chunks_indexed,
         s.chunks_removed,
         s.chunks_total,
