@@ -71,8 +71,8 @@ impl Chat {
         }
         let bundle = builder.build()?;
         let scope = opened.scoped.scope();
-        let agent = Arc::new(SimpleAgent::new(scope.agent.clone()));
-        let user = scope.user.clone();
+        let agent = Arc::new(SimpleAgent::new(scope.agent()));
+        let user = scope.user().to_owned();
         let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user);
         Ok(Self {
             session,

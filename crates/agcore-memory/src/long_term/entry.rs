@@ -1,13 +1,13 @@
 //! The long-term memory record ([`MemoryEntry`]), its kind ([`MemoryType`])
-//! and its owner ([`MemoryScope`]); the write inputs are in `changes.rs`.
+//! and the way to its owner ([`MemoryScope`]); the write inputs are in
+//! `changes.rs`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::scope::MemoryScope;
 use crate::MemoryError;
 
-/// Longest agent name or user id, in bytes.
-pub const MAX_SCOPE_PART_BYTES: usize = 256;
 /// Longest memory content, in bytes (64 KiB: a memory is a fact, not a document).
 pub const MAX_ENTRY_CONTENT_BYTES: usize = 64 * 1024;
 
@@ -64,51 +64,6 @@ impl std::fmt::Display for MemoryType {
     }
 }
 
-/// The owner of a memory: one agent serving one user. Every long-term memory
-/// call is confined to one scope.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct MemoryScope {
-    /// The agent's name (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
-    pub agent: String,
-    /// The user's id (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
-    pub user: String,
-}
-
-impl MemoryScope {
-    /// A scope; check it with [`MemoryScope::validate`].
-    pub fn new(agent: impl Into<String>, user: impl Into<String>) -> Self {
-        Self {
-            agent: agent.into(),
-            user: user.into(),
-        }
-    }
-
-    /// Checks both parts are non-empty, at most [`MAX_SCOPE_PART_BYTES`] and
-    /// free of control characters.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] naming the bad part.
-    pub fn validate(&self) -> Result<(), MemoryError> {
-        for (what, part) in [("agent name", &self.agent), ("user id", &self.user)] {
-            if part.trim().is_empty() {
-                return Err(MemoryError::InvalidInput(format!("{what} is empty")));
-            }
-            if part.len() > MAX_SCOPE_PART_BYTES {
-                return Err(MemoryError::InvalidInput(format!(
-                    "{what} is {} bytes (max {MAX_SCOPE_PART_BYTES})",
-                    part.len()
-                )));
-            }
-            if part.chars().any(char::is_control) {
-                return Err(MemoryError::InvalidInput(format!(
-                    "{what} contains control characters"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// One long-term memory: the entry with its weight, tags, archive flag and
 /// usage counters (see `docs/memory.md`, *Entries and types*).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,7 +104,11 @@ pub struct MemoryEntry {
 
 impl MemoryEntry {
     /// The scope the entry belongs to.
-    pub fn scope(&self) -> MemoryScope {
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] when `agent_name` / `user_id` do not
+    /// form a valid [`MemoryScope`] (an entry read from a backup file).
+    pub fn scope(&self) -> Result<MemoryScope, MemoryError> {
         MemoryScope::new(self.agent_name.clone(), self.user_id.clone())
     }
 

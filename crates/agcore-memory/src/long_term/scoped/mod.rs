@@ -13,8 +13,9 @@ use super::backend::{
 };
 use super::changes::{MemoryUpdate, NewMemory};
 use super::dense::LongTermDense;
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
+use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
 
@@ -52,8 +53,7 @@ pub(crate) fn validate_import(entries: &[MemoryEntry]) -> Result<(), MemoryError
     for (n, entry) in entries.iter().enumerate() {
         entry
             .scope()
-            .validate()
-            .and_then(|()| validate_content(&entry.content))
+            .and_then(|_| validate_content(&entry.content))
             .and_then(|()| validate_weight(entry.weight))
             .map_err(|e| MemoryError::InvalidInput(format!("entry {}: {e}", n + 1)))?;
     }
@@ -268,8 +268,8 @@ impl ScopedMemory {
         mut entries: Vec<MemoryEntry>,
     ) -> Result<Vec<SaveOutcome>, MemoryError> {
         for entry in &mut entries {
-            entry.agent_name.clone_from(&self.scope.agent);
-            entry.user_id.clone_from(&self.scope.user);
+            self.scope.agent().clone_into(&mut entry.agent_name);
+            self.scope.user().clone_into(&mut entry.user_id);
         }
         validate_import(&entries)?;
         let outcomes = self.backend.import_entries(entries).await?;
