@@ -51,7 +51,6 @@ pub struct AgentBuilder {
     tool_registry: Option<Arc<ToolRegistry>>,
     tools: Vec<Arc<dyn Tool>>,
     hook_executor: Option<Arc<HookExecutor>>,
-    memory_store: Option<Arc<dyn MemoryStore>>,
     retriever: Option<Arc<MemoryRetriever>>,
     session_memory_backend: Option<Arc<dyn MemoryStore>>,
     base_prompt: Option<String>,
@@ -125,12 +124,6 @@ impl AgentBuilder {
     /// The hooks (default: none).
     pub fn hook_executor(mut self, hooks: Arc<HookExecutor>) -> Self {
         self.hook_executor = Some(hooks);
-        self
-    }
-
-    /// Long-lived memory.
-    pub fn memory_store(mut self, store: Arc<dyn MemoryStore>) -> Self {
-        self.memory_store = Some(store);
         self
     }
 
@@ -238,7 +231,6 @@ impl AgentBuilder {
             tool_registry.register(MemoryRecallTool::new(long_term.memory.clone()).into_tool())?;
         }
         let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
-        bundle.memory_store = self.memory_store;
         bundle.retriever = self.retriever;
         bundle.session_memory_store = session_memory_store;
         bundle.has_session_memory_backend = has_backend;

@@ -20,8 +20,6 @@ pub struct RuntimeBundle {
     pub tool_registry: Arc<ToolRegistry>,
     /// Hooks fired around requests and turns.
     pub hook_executor: Arc<HookExecutor>,
-    /// Long-lived memory, when the application has one.
-    pub memory_store: Option<Arc<dyn MemoryStore>>,
     /// The retriever behind the `retrieve` tool, when one was given.
     pub retriever: Option<Arc<MemoryRetriever>>,
     /// Where session memories live: the configured backend, or one in-memory
@@ -48,7 +46,6 @@ impl std::fmt::Debug for RuntimeBundle {
         f.debug_struct("RuntimeBundle")
             .field("provider", &self.provider.name())
             .field("tools", &self.tool_registry.names())
-            .field("has_memory_store", &self.memory_store.is_some())
             .field("has_retriever", &self.retriever.is_some())
             .field(
                 "has_session_memory_backend",
@@ -73,7 +70,6 @@ impl RuntimeBundle {
             provider,
             tool_registry,
             hook_executor,
-            memory_store: None,
             retriever: None,
             session_memory_store: Arc::new(InMemoryStore::new()),
             has_session_memory_backend: false,

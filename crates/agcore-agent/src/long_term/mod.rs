@@ -59,8 +59,7 @@ pub use prompt::{
     format_memory_context, memory_context_header, memory_instructions,
 };
 pub use tools::{
-    MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,
-    SaveArgs,
+    MAX_RECALL_LIMIT, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction, SaveArgs,
 };
 pub use writable::WritableTypes;
 

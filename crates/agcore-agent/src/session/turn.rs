@@ -177,12 +177,14 @@ impl AgentSession {
             self.agent.name(),
             self.agent.allowed_tools(),
         );
-        let mut cycle =
-            LlmCycle::new_with_arc(Arc::clone(&bundle.provider), bundle.config.cycle_config())
-                .with_messages(self.history.clone())
-                .with_hooks(Arc::clone(&bundle.hook_executor))
-                .with_tools(Arc::new(tools))
-                .with_cancellation(self.cancel.clone());
+        let mut cycle = LlmCycle::new_with_arc(
+            Arc::clone(&bundle.provider),
+            bundle.config.cycle_config().clone(),
+        )
+        .with_messages(self.history.clone())
+        .with_hooks(Arc::clone(&bundle.hook_executor))
+        .with_tools(Arc::new(tools))
+        .with_cancellation(self.cancel.clone());
         if let Some(prompt) = system_prompt {
             cycle = cycle.with_system_prompt(prompt);
         }

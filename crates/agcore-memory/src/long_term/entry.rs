@@ -12,16 +12,31 @@ use crate::MemoryError;
 pub const MAX_ENTRY_CONTENT_BYTES: usize = 64 * 1024;
 
 /// The four kinds of long-term memory (see `docs/memory.md`, *Entries and types*).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// Serialized as its lowercase name; the JSON Schema (`schemars`) is the
+/// `type` argument of the memory tools, its variants' descriptions included.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
-    /// The user: preferences, role, habits.
+    /// The user's profile: preferences, role, habits.
     User,
     /// Project knowledge: progress, decisions, constraints.
     Project,
-    /// Feedback on the agent's behaviour: corrections and confirmations.
+    /// Feedback on the assistant's behaviour: corrections and confirmations.
     Feedback,
-    /// References: links to external resources and documents.
+    /// Links to external resources and documents.
     Reference,
 }
 
