@@ -4,7 +4,7 @@ use agcore_llm::{HookExecutor, LlmProvider};
 use agcore_memory::long_term::LongTermMemory;
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
-use agcore_prompt::EnvironmentContext;
+use agcore_prompt::{EnvironmentContext, PromptTemplateRegistry};
 use agcore_tools::{IntoTool, Tool, ToolRegistry, TypedTool};
 
 use crate::long_term::{LongTermOptions, LongTermRuntime, MemoryRecallTool, MemorySaveTool};
@@ -59,6 +59,7 @@ pub struct AgentBuilder {
     session_memory_tools: bool,
     long_term: Option<LongTermRuntime>,
     attachments: Option<Arc<crate::attach::MemoryManager>>,
+    prompts: Option<PromptTemplateRegistry>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -143,6 +144,15 @@ impl AgentBuilder {
     /// The base layer of every system prompt.
     pub fn base_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.base_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Overrides of the built-in prompts (`docs/prompts.md`): a template
+    /// registered under a built-in name (`memory.instructions.en`,
+    /// `task.planning`, …) replaces that text; other built-in prompts keep
+    /// their text.
+    pub fn prompts(mut self, prompts: PromptTemplateRegistry) -> Self {
+        self.prompts = Some(prompts);
         self
     }
 
@@ -239,6 +249,9 @@ impl AgentBuilder {
         bundle.config = self.config;
         bundle.long_term = long_term;
         bundle.attachments = self.attachments;
+        if let Some(prompts) = self.prompts {
+            bundle.prompts = Arc::new(prompts);
+        }
         Ok(Arc::new(bundle))
     }
 }

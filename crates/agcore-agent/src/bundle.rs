@@ -3,7 +3,7 @@ use std::sync::Arc;
 use agcore_llm::{HookExecutor, LlmProvider};
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
-use agcore_prompt::EnvironmentContext;
+use agcore_prompt::{EnvironmentContext, PromptTemplateRegistry};
 use agcore_tools::ToolRegistry;
 
 use crate::AgentConfig;
@@ -39,6 +39,10 @@ pub struct RuntimeBundle {
     /// Configured memory attachments, when given
     /// ([`crate::AgentBuilder::memory_attachments`]).
     pub attachments: Option<Arc<crate::attach::MemoryManager>>,
+    /// Overrides of the built-in prompts by name (`docs/prompts.md`; default
+    /// empty: every built-in text), rendered with
+    /// [`PromptTemplateRegistry::render_or_builtin`].
+    pub prompts: Arc<PromptTemplateRegistry>,
 }
 
 impl std::fmt::Debug for RuntimeBundle {
@@ -78,6 +82,7 @@ impl RuntimeBundle {
             config: AgentConfig::default(),
             long_term: None,
             attachments: None,
+            prompts: Arc::new(PromptTemplateRegistry::new()),
         }
     }
 }
