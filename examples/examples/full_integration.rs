@@ -139,7 +139,6 @@ async fn main() -> Result<(), AgentError> {
         .provider(provider)
         .tool_registry(tools)
         .hook_executor(Arc::new(HookExecutor::new()))
-        .memory_store(Arc::clone(&memory))
         .retriever(retriever)
         .session_memory_backend(Arc::clone(&memory))
         .base_prompt("You are a concise engineering assistant. Use tools when they help.")

@@ -187,8 +187,9 @@ async fn recover_and_check(target: &Target, server: &Server) -> Result<usize, Ha
     dense.flush().await;
     let mut request = ListRequest::all();
     request.archived = ArchivedFilter::Include;
-    let entries = memory.scope(AGENT, USER)?.list(&request).await?;
-    let namespace = LongTermMemory::vector_namespace(AGENT, USER);
+    let scoped = memory.scope(AGENT, USER)?;
+    let entries = scoped.list(&request).await?;
+    let namespace = LongTermMemory::vector_namespace(scoped.scope());
     let ids: Vec<String> = entries.iter().map(|e| e.id.to_string()).collect();
     let hashes = dense.vectors().content_hashes(&namespace, &ids).await?;
     let model = dense.embedder().model_id().to_owned();

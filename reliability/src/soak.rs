@@ -130,7 +130,7 @@ pub async fn run(
     let mut memories = 0;
     for scope in memory.scopes().await? {
         memories += memory
-            .scope(scope.agent, scope.user)?
+            .scope(scope.agent(), scope.user())?
             .list(&agcore::memory::long_term::ListRequest::all())
             .await?
             .len();

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use agcore_agent::long_term::{LongTermOptions, prefetch};
 use agcore_memory::long_term::{
-    InjectConfig, LongTermMemory, MemoryScope, MemoryType, NewMemory, ScopedMemory, SearchRequest,
+    InjectConfig, LongTermMemory, MemoryType, NewMemory, ScopedMemory, SearchRequest,
 };
 use criterion::Criterion;
 
@@ -89,7 +89,7 @@ fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
 fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory, backend: &SqliteLongTerm) {
     let opts = options();
     // The exhaustive scan is slow at 100k: fewer samples.
-    let scope = MemoryScope::new("bench", "user-0");
+    let scope = target.scope().clone();
     let mut scan = Vec::new();
     for i in 0..40 {
         let query = format!("what about {} again", TOPICS[i % TOPICS.len()]);

@@ -4,7 +4,7 @@ use agcore_llm::{HookExecutor, LlmProvider};
 use agcore_memory::long_term::LongTermMemory;
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
-use agcore_prompt::EnvironmentContext;
+use agcore_prompt::{EnvironmentContext, PromptTemplateRegistry};
 use agcore_tools::{IntoTool, Tool, ToolRegistry, TypedTool};
 
 use crate::long_term::{LongTermOptions, LongTermRuntime, MemoryRecallTool, MemorySaveTool};
@@ -51,7 +51,6 @@ pub struct AgentBuilder {
     tool_registry: Option<Arc<ToolRegistry>>,
     tools: Vec<Arc<dyn Tool>>,
     hook_executor: Option<Arc<HookExecutor>>,
-    memory_store: Option<Arc<dyn MemoryStore>>,
     retriever: Option<Arc<MemoryRetriever>>,
     session_memory_backend: Option<Arc<dyn MemoryStore>>,
     base_prompt: Option<String>,
@@ -60,6 +59,7 @@ pub struct AgentBuilder {
     session_memory_tools: bool,
     long_term: Option<LongTermRuntime>,
     attachments: Option<Arc<crate::attach::MemoryManager>>,
+    prompts: Option<PromptTemplateRegistry>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -128,12 +128,6 @@ impl AgentBuilder {
         self
     }
 
-    /// Long-lived memory.
-    pub fn memory_store(mut self, store: Arc<dyn MemoryStore>) -> Self {
-        self.memory_store = Some(store);
-        self
-    }
-
     /// A retriever; when set, a `retrieve` tool that searches it is registered.
     pub fn retriever(mut self, retriever: Arc<MemoryRetriever>) -> Self {
         self.retriever = Some(retriever);
@@ -150,6 +144,15 @@ impl AgentBuilder {
     /// The base layer of every system prompt.
     pub fn base_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.base_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Overrides of the built-in prompts (`docs/prompts.md`): a template
+    /// registered under a built-in name (`memory.instructions.en`,
+    /// `task.planning`, …) replaces that text; other built-in prompts keep
+    /// their text.
+    pub fn prompts(mut self, prompts: PromptTemplateRegistry) -> Self {
+        self.prompts = Some(prompts);
         self
     }
 
@@ -238,7 +241,6 @@ impl AgentBuilder {
             tool_registry.register(MemoryRecallTool::new(long_term.memory.clone()).into_tool())?;
         }
         let mut bundle = RuntimeBundle::new(provider, tool_registry, hook_executor);
-        bundle.memory_store = self.memory_store;
         bundle.retriever = self.retriever;
         bundle.session_memory_store = session_memory_store;
         bundle.has_session_memory_backend = has_backend;
@@ -247,6 +249,9 @@ impl AgentBuilder {
         bundle.config = self.config;
         bundle.long_term = long_term;
         bundle.attachments = self.attachments;
+        if let Some(prompts) = self.prompts {
+            bundle.prompts = Arc::new(prompts);
+        }
         Ok(Arc::new(bundle))
     }
 }

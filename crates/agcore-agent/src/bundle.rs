@@ -3,7 +3,7 @@ use std::sync::Arc;
 use agcore_llm::{HookExecutor, LlmProvider};
 use agcore_memory::retriever::MemoryRetriever;
 use agcore_memory::{InMemoryStore, MemoryStore};
-use agcore_prompt::EnvironmentContext;
+use agcore_prompt::{EnvironmentContext, PromptTemplateRegistry};
 use agcore_tools::ToolRegistry;
 
 use crate::AgentConfig;
@@ -20,8 +20,6 @@ pub struct RuntimeBundle {
     pub tool_registry: Arc<ToolRegistry>,
     /// Hooks fired around requests and turns.
     pub hook_executor: Arc<HookExecutor>,
-    /// Long-lived memory, when the application has one.
-    pub memory_store: Option<Arc<dyn MemoryStore>>,
     /// The retriever behind the `retrieve` tool, when one was given.
     pub retriever: Option<Arc<MemoryRetriever>>,
     /// Where session memories live: the configured backend, or one in-memory
@@ -41,6 +39,10 @@ pub struct RuntimeBundle {
     /// Configured memory attachments, when given
     /// ([`crate::AgentBuilder::memory_attachments`]).
     pub attachments: Option<Arc<crate::attach::MemoryManager>>,
+    /// Overrides of the built-in prompts by name (`docs/prompts.md`; default
+    /// empty: every built-in text), rendered with
+    /// [`PromptTemplateRegistry::render_or_builtin`].
+    pub prompts: Arc<PromptTemplateRegistry>,
 }
 
 impl std::fmt::Debug for RuntimeBundle {
@@ -48,7 +50,6 @@ impl std::fmt::Debug for RuntimeBundle {
         f.debug_struct("RuntimeBundle")
             .field("provider", &self.provider.name())
             .field("tools", &self.tool_registry.names())
-            .field("has_memory_store", &self.memory_store.is_some())
             .field("has_retriever", &self.retriever.is_some())
             .field(
                 "has_session_memory_backend",
@@ -73,7 +74,6 @@ impl RuntimeBundle {
             provider,
             tool_registry,
             hook_executor,
-            memory_store: None,
             retriever: None,
             session_memory_store: Arc::new(InMemoryStore::new()),
             has_session_memory_backend: false,
@@ -82,6 +82,7 @@ impl RuntimeBundle {
             config: AgentConfig::default(),
             long_term: None,
             attachments: None,
+            prompts: Arc::new(PromptTemplateRegistry::new()),
         }
     }
 }

@@ -10,15 +10,14 @@ pub struct AgentConfig {
     /// Most user turns one session may run (default 50); the next
     /// `submit_turn` fails with [`crate::AgentError::LimitExceeded`].
     pub max_turns: u32,
-    /// Most model rounds that ask for tools within one turn (default 10).
-    pub max_tool_turns: u32,
     /// How long a session lives from its creation (default `None`: forever);
     /// a turn started after it fails with [`crate::AgentError::LimitExceeded`].
     pub session_ttl: Option<Duration>,
     /// Context compaction before each model request (default `None`: off).
     pub compact_config: Option<CompactConfig>,
-    /// Model, sampling, retry and price settings of each turn's `LlmCycle`
-    /// (its `max_tool_turns` is replaced by the field above).
+    /// Model, sampling, retry, price and tool-loop settings of each turn's
+    /// `LlmCycle`, `max_tool_turns` (most model rounds that ask for tools
+    /// within one turn, default 10) included.
     pub llm: CycleConfig,
 }
 
@@ -26,7 +25,6 @@ impl Default for AgentConfig {
     fn default() -> Self {
         Self {
             max_turns: 50,
-            max_tool_turns: 10,
             session_ttl: None,
             compact_config: None,
             llm: CycleConfig::default(),
@@ -49,9 +47,9 @@ impl AgentConfig {
         self
     }
 
-    /// Sets `max_tool_turns`.
+    /// Sets the cycle's `max_tool_turns` ([`CycleConfig::max_tool_turns`]).
     pub fn with_max_tool_turns(mut self, max_tool_turns: u32) -> Self {
-        self.max_tool_turns = max_tool_turns;
+        self.llm.max_tool_turns = max_tool_turns;
         self
     }
 
@@ -67,15 +65,16 @@ impl AgentConfig {
         self
     }
 
-    /// Sets the per-turn cycle settings.
+    /// Replaces the per-turn cycle settings, `max_tool_turns` included (set
+    /// it on `llm`, or call [`AgentConfig::with_max_tool_turns`] after).
     pub fn with_llm(mut self, llm: CycleConfig) -> Self {
         self.llm = llm;
         self
     }
 
-    /// The cycle configuration of one turn.
-    pub(crate) fn cycle_config(&self) -> CycleConfig {
-        self.llm.clone().with_max_tool_turns(self.max_tool_turns)
+    /// The cycle configuration of each turn (the `llm` field).
+    pub fn cycle_config(&self) -> &CycleConfig {
+        &self.llm
     }
 }
 
@@ -87,10 +86,11 @@ mod tests {
     fn defaults_follow_the_design() {
         let config = AgentConfig::default();
         assert_eq!(config.max_turns, 50);
-        assert_eq!(config.max_tool_turns, 10);
+        assert_eq!(config.cycle_config().max_tool_turns, 10);
         assert!(config.session_ttl.is_none());
         assert!(config.compact_config.is_none());
-        let cycle = AgentConfig::new("m").with_max_tool_turns(3).cycle_config();
+        let config = AgentConfig::new("m").with_max_tool_turns(3);
+        let cycle = config.cycle_config();
         assert_eq!((cycle.model.as_str(), cycle.max_tool_turns), ("m", 3));
     }
 }

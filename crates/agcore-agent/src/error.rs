@@ -1,5 +1,6 @@
 use agcore_llm::LlmError;
 use agcore_memory::MemoryError;
+use agcore_prompt::PromptError;
 use agcore_tools::ToolError;
 use thiserror::Error;
 
@@ -20,6 +21,10 @@ pub enum AgentError {
     /// A memory store failed.
     #[error("memory error: {0}")]
     Memory(#[from] MemoryError),
+    /// A prompt template (a built-in prompt's override, or a planning or
+    /// review template) failed to render.
+    #[error("prompt error: {0}")]
+    Prompt(#[from] PromptError),
     /// The model's plan could not be parsed.
     #[error("plan parse error: {0}")]
     PlanParse(String),
@@ -179,7 +184,7 @@ impl AgentError {
     }
 
     /// Whether trying again may succeed: delegates to the wrapped error for
-    /// LLM, tool and memory failures (also of named stores); a plan that
+    /// LLM, tool, prompt and memory failures (also of named stores); a plan that
     /// failed to parse may parse when the model is asked again; interrupted
     /// I/O may succeed; configuration errors, read-only stores and the rest
     /// are not recoverable.
@@ -187,6 +192,7 @@ impl AgentError {
         match self {
             Self::Llm(err) | Self::StoreEmbedding { source: err, .. } => err.is_recoverable(),
             Self::Tool(err) => err.is_recoverable(),
+            Self::Prompt(err) => err.is_recoverable(),
             Self::Memory(err) | Self::Store { source: err, .. } => err.is_recoverable(),
             Self::PlanParse(_) => true,
             Self::Io { recoverable, .. } => *recoverable,

@@ -1,6 +1,8 @@
 use std::sync::Arc;
 
 use agcore_llm::{HookContext, HookEvent};
+use agcore_prompt::builtin::names;
+use agcore_prompt::{PromptTemplate, TemplateContext};
 use async_trait::async_trait;
 
 use crate::attach::Stage;
@@ -39,14 +41,19 @@ pub enum FailurePolicy {
     Continue,
 }
 
-/// The default planning instruction; `{goal}` is replaced by the goal.
-pub const DEFAULT_PLANNING_PROMPT: &str = "Break the following goal into a short list of concrete steps. \
-Answer with JSON only, in this shape: {\"steps\": [{\"description\": \"...\"}]}\n\nGoal: {goal}";
-
-/// The default review instruction; `{goal}` is replaced by the goal. The
+/// The built-in planning template (`task.planning`; variable `goal`).
+pub use agcore_prompt::builtin::texts::TASK_PLANNING as DEFAULT_PLANNING_PROMPT;
+/// The built-in review template (`task.review`; variable `goal`). The
 /// steps' answers are already in the conversation.
-pub const DEFAULT_REVIEW_PROMPT: &str = "Review the work above towards this goal: {goal}\n\
-Point out mistakes, gaps or unsupported claims, then give the corrected final answer.";
+pub use agcore_prompt::builtin::texts::TASK_REVIEW as DEFAULT_REVIEW_PROMPT;
+
+/// A prompt of a [`PlanningAgent`]: a built-in one (overridable through
+/// the bundle's prompts) or a template the caller gave.
+#[derive(Debug, Clone)]
+enum TaskPrompt {
+    Builtin(&'static str),
+    Custom(String),
+}
 
 /// The reference [`TaskAgent`]: drafts the plan with the model through its
 /// session (a [`Stage::Plan`] turn), parses it with a [`PlanParser`]
@@ -61,8 +68,8 @@ pub struct PlanningAgent {
     session: AgentSession,
     parser: Arc<dyn PlanParser>,
     policy: FailurePolicy,
-    planning_prompt: String,
-    review_prompt: Option<String>,
+    planning_prompt: TaskPrompt,
+    review_prompt: Option<TaskPrompt>,
 }
 
 impl std::fmt::Debug for PlanningAgent {
@@ -81,16 +88,23 @@ impl PlanningAgent {
             session,
             parser: Arc::new(JsonPlanParser),
             policy: FailurePolicy::Stop,
-            planning_prompt: DEFAULT_PLANNING_PROMPT.to_owned(),
+            planning_prompt: TaskPrompt::Builtin(names::TASK_PLANNING),
             review_prompt: None,
         }
     }
 
-    /// Ends [`TaskAgent::run`] with a review turn asking `prompt` (`{goal}`
-    /// is replaced by the goal; [`DEFAULT_REVIEW_PROMPT`] is a good start);
-    /// its answer becomes [`Plan::review`].
+    /// Ends [`TaskAgent::run`] with a review turn asking `prompt`, a
+    /// template whose `{{ goal }}` is the goal ([`DEFAULT_REVIEW_PROMPT`] is
+    /// a good start); its answer becomes [`Plan::review`].
     pub fn with_review(mut self, prompt: impl Into<String>) -> Self {
-        self.review_prompt = Some(prompt.into());
+        self.review_prompt = Some(TaskPrompt::Custom(prompt.into()));
+        self
+    }
+
+    /// Ends [`TaskAgent::run`] with a review turn asking the `task.review`
+    /// prompt (the bundle's override, else [`DEFAULT_REVIEW_PROMPT`]).
+    pub fn with_default_review(mut self) -> Self {
+        self.review_prompt = Some(TaskPrompt::Builtin(names::TASK_REVIEW));
         self
     }
 
@@ -106,10 +120,27 @@ impl PlanningAgent {
         self
     }
 
-    /// Sets the planning instruction (`{goal}` is replaced by the goal).
+    /// Sets the planning instruction, a template whose `{{ goal }}` is the
+    /// goal (default: the `task.planning` prompt, the bundle's override or
+    /// [`DEFAULT_PLANNING_PROMPT`]).
     pub fn with_planning_prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.planning_prompt = prompt.into();
+        self.planning_prompt = TaskPrompt::Custom(prompt.into());
         self
+    }
+
+    /// `prompt` rendered with `goal`.
+    fn render(&self, prompt: &TaskPrompt, goal: &str) -> Result<String, AgentError> {
+        let ctx = TemplateContext::new().with("goal", goal);
+        Ok(match prompt {
+            TaskPrompt::Builtin(name) => self
+                .session
+                .bundle()
+                .prompts
+                .render_or_builtin(name, &ctx)?,
+            TaskPrompt::Custom(source) => {
+                PromptTemplate::new("task", source.as_str())?.render(&ctx)?
+            }
+        })
     }
 
     /// The underlying session (history, cost, session memory).
@@ -125,21 +156,23 @@ impl PlanningAgent {
     /// Asks the model for a plan for `goal` and parses it.
     ///
     /// # Errors
-    /// The errors of `submit_turn`; [`AgentError::PlanParse`].
+    /// [`AgentError::Prompt`] when the planning template fails to render;
+    /// the errors of `submit_turn`; [`AgentError::PlanParse`].
     pub async fn draft_plan(&mut self, goal: &str) -> Result<Plan, AgentError> {
-        let prompt = self.planning_prompt.replace("{goal}", goal);
+        let prompt = self.render(&self.planning_prompt, goal)?;
         let response = self.session.submit_turn_at(Stage::Plan, prompt).await?;
         self.parser.parse(&response.text(), goal).await
     }
 
     /// Asks the model to review the work done towards `plan`'s goal (a
-    /// [`Stage::Critique`] turn) with `prompt` (`{goal}` replaced) and
-    /// returns its answer.
+    /// [`Stage::Critique`] turn) with the template `prompt` (`{{ goal }}` is
+    /// the goal) and returns its answer.
     ///
     /// # Errors
-    /// The errors of `submit_turn`.
+    /// [`AgentError::Prompt`] when the template fails to render; the errors
+    /// of `submit_turn`.
     pub async fn review(&mut self, plan: &Plan, prompt: &str) -> Result<String, AgentError> {
-        let prompt = prompt.replace("{goal}", &plan.goal);
+        let prompt = self.render(&TaskPrompt::Custom(prompt.to_owned()), &plan.goal)?;
         let response = self.session.submit_turn_at(Stage::Critique, prompt).await?;
         Ok(response.text())
     }
@@ -162,7 +195,9 @@ impl TaskAgent for PlanningAgent {
         let plan = self.draft_plan(goal).await?;
         let mut plan = self.execute_plan(plan).await?;
         if let Some(prompt) = self.review_prompt.clone() {
-            plan.review = Some(self.review(&plan, &prompt).await?);
+            let text = self.render(&prompt, &plan.goal)?;
+            let response = self.session.submit_turn_at(Stage::Critique, text).await?;
+            plan.review = Some(response.text());
         }
         Ok(plan)
     }

@@ -51,7 +51,6 @@ async fn retrieve_tool_returns_scored_pages_and_memories() {
         .provider(provider.clone())
         .tool_registry(Arc::new(ToolRegistry::new()))
         .hook_executor(Arc::new(HookExecutor::new()))
-        .memory_store(memories)
         .retriever(retriever)
         .config(AgentConfig::new("m"))
         .build()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig};
 use agcore::memory::{BackendInfo, Storage};
 
-use agcore::memory::long_term::{LongTermMemory, ScopedMemory};
+use agcore::memory::long_term::{LongTermMemory, MemoryScope, ScopedMemory};
 use clap::Args;
 
 use crate::config::AppConfig;
@@ -39,6 +39,28 @@ impl ScopeArgs {
             .or_else(|| std::env::var("USER").ok())
             .filter(|u| !u.trim().is_empty())
             .unwrap_or_else(|| "default".to_owned())
+    }
+
+    /// The checked scope of `--agent` and [`ScopeArgs::user`].
+    ///
+    /// # Errors
+    /// [`CliError::Config`] (exit 2) naming the flag (or `$USER`) and what is
+    /// wrong with its value (see `MemoryScope` for the rules).
+    pub fn scope(&self) -> Result<MemoryScope, CliError> {
+        let source = if self.user.is_some() {
+            "--user"
+        } else {
+            "$USER"
+        };
+        MemoryScope::new(self.agent.clone(), self.user()).map_err(|e| {
+            let detail = match e {
+                agcore::memory::MemoryError::InvalidInput(detail) => detail,
+                other => other.to_string(),
+            };
+            CliError::Config(format!(
+                "invalid memory scope (--agent, {source}): {detail}"
+            ))
+        })
     }
 
     /// The storage location: `--db`, `[storage] url`, `memory.long_term.path`, or
@@ -140,6 +162,7 @@ pub async fn open_memory_with(
     config: &AppConfig,
     reset_vectors: bool,
 ) -> Result<OpenedMemory, CliError> {
+    let scope = args.scope()?;
     let location = args.location(config)?;
     let storage = crate::storage::open(&location, "memory database").await?;
     let backend = storage.long_term().map_err(|e| {
@@ -159,9 +182,7 @@ pub async fn open_memory_with(
         Some(index) => memory.with_dense(Arc::clone(index), config.retrieval.clone()),
         None => memory,
     };
-    let scoped = memory
-        .scope(args.agent.clone(), args.user())
-        .map_err(|e| CliError::Config(format!("invalid --agent/--user: {e}")))?;
+    let scoped = memory.scoped(scope);
     Ok(OpenedMemory {
         memory,
         scoped,

@@ -93,3 +93,23 @@ async fn failures_leave_the_messages_unchanged() {
     ));
     assert_eq!(messages, history());
 }
+
+#[tokio::test]
+async fn the_summary_instruction_can_be_replaced() {
+    let mock = MockProvider::new().push_text("short");
+    let mut messages = history();
+    let config = CompactConfig::new(100, 10, 3);
+    summarize(&mock, "m", &mut messages, &config).await.unwrap();
+    assert_eq!(
+        mock.requests()[0].messages[0].text(),
+        agcore_llm::compact::SUMMARY_INSTRUCTION
+    );
+    let mock = MockProvider::new().push_text("short");
+    let mut messages = history();
+    let config = config.with_summary_instruction("Summarise in one line.");
+    summarize(&mock, "m", &mut messages, &config).await.unwrap();
+    assert_eq!(
+        mock.requests()[0].messages[0].text(),
+        "Summarise in one line."
+    );
+}

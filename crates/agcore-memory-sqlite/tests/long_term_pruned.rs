@@ -68,7 +68,7 @@ const TYPES: [MemoryType; 4] = [
 ];
 
 fn scope(n: usize) -> MemoryScope {
-    MemoryScope::new("agent", format!("user-{n}"))
+    MemoryScope::new("agent", format!("user-{n}")).unwrap()
 }
 
 fn same(pruned: &[ScoredEntry], exhaustive: &[ScoredEntry], what: &str) {

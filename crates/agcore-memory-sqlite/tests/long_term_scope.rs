@@ -207,10 +207,12 @@ async fn no_api_crosses_a_scope() {
         let before = snapshot(&victim, &ids).await;
         assert_eq!(before.0.len(), 3, "{name}");
 
+        // A padded look-alike of the victim's id is refused, not a scope.
+        assert!(memory.scope("assistant", "alice ").is_err(), "{name}");
         let attackers = [
             memory.scope("assistant", "bob").unwrap(),
             memory.scope("other-agent", "alice").unwrap(),
-            memory.scope("assistant", "alice ").unwrap(),
+            memory.scope("assistant", "Alice").unwrap(),
             memory.scope("assistant' OR '1'='1", "alice\" --").unwrap(),
             memory.scope("assistantalice", "x").unwrap(),
         ];

@@ -139,7 +139,7 @@ async fn an_index_built_with_keywords_is_re_tokenised_on_open() {
     drop(store);
 
     let backend = SqliteLongTerm::open(&path).await.unwrap();
-    let scope = MemoryScope::new("agent", "u1");
+    let scope = MemoryScope::new("agent", "u1").unwrap();
     for (query, want) in [
         ("adopting puppies", "pet"),
         ("running", "run"),

@@ -73,7 +73,7 @@ async fn long_term_scopes_recall_by_meaning_and_stay_apart() {
 
     // Namespaces per scope; a delete drops the vector; an archived entry
     // found only by its vector is excluded like a lexical one.
-    let ns = LongTermMemory::vector_namespace("assistant", "alice");
+    let ns = LongTermMemory::vector_namespace(alice.scope());
     assert_eq!(
         vectors
             .count(&VectorFilter::namespace(ns.clone()))

@@ -33,7 +33,9 @@ async fn the_isolation_campaign_makes_every_attempt_and_refuses_bad_ids() {
         .await
         .unwrap();
     assert_eq!(report.attempts, ISOLATION_ATTEMPTS);
-    // Empty, blank and control-character ids and the agent with a NUL are refused.
-    assert!(report.refused >= 4 * 5, "{report:?}");
-    assert!(report.scopes >= 4 * 20, "{report:?}");
+    // Refused: the agents `assistant:alice` (reserved `:`) and `assistant\0`
+    // with every user (2 × 27), and with the 3 valid agents the 10 empty,
+    // blank, padded, control- and format-character user ids (3 × 10).
+    assert_eq!(report.refused, 2 * 27 + 3 * 10, "{report:?}");
+    assert_eq!(report.scopes, 3 * 17, "{report:?}");
 }

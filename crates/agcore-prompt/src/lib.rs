@@ -12,6 +12,9 @@
 //!   every call.
 //! - [`append_system_reminder`]: adds a `<system-reminder>` part to a user
 //!   message.
+//! - [`builtin`]: every prompt text agcore itself sends, as named templates
+//!   overridable through a registry
+//!   ([`PromptTemplateRegistry::render_or_builtin`]).
 //!
 //! # Examples
 //!
@@ -40,6 +43,7 @@
 //! # Ok::<(), PromptError>(())
 //! ```
 
+pub mod builtin;
 mod composer;
 mod context;
 mod environment;

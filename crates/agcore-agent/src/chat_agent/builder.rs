@@ -203,8 +203,10 @@ impl ChatAgentBuilder {
     ///
     /// # Errors
     /// [`AgentError::Config`] without a provider, or with an embedder and a
-    /// ready-made long-term memory; [`AgentError::Memory`] when the backend
-    /// cannot be opened or has no long-term memory; [`AgentError::Tool`]
+    /// ready-made long-term memory; [`AgentError::Memory`]
+    /// (`MemoryError::InvalidInput`) when long-term memory is configured and
+    /// the name and user id do not form a valid `MemoryScope`, or when the
+    /// backend cannot be opened or has no long-term memory; [`AgentError::Tool`]
     /// when an MCP server cannot be reached or two tools share a name.
     pub async fn build(self) -> Result<ChatAgent, AgentError> {
         let mut inner = self.inner;
@@ -219,6 +221,8 @@ impl ChatAgentBuilder {
         if let Some(memory) =
             open_memory(self.memory, self.long_term.is_some(), self.embedder).await?
         {
+            // Refused now rather than logged on every turn.
+            agcore_memory::long_term::MemoryScope::new(self.name.as_str(), self.user_id.as_str())?;
             inner = inner.long_term_memory(memory, self.long_term.unwrap_or_default());
         }
         let mut agent = SimpleAgent::new(self.name);

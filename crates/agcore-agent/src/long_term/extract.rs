@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use agcore_llm::LlmProvider;
 use agcore_memory::long_term::{
-    FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt,
+    FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt, extractor_prompt_with,
 };
 
 use super::LongTermOptions;
@@ -75,7 +75,10 @@ pub async fn run_extraction(
     let (parsed, outcome) = request_facts(FactRequest {
         provider: &provider,
         model: &model,
-        prompt: extractor_prompt(&turns, &known, max_facts),
+        prompt: match &options.extraction_instructions {
+            Some(instructions) => extractor_prompt_with(instructions, &turns, &known, max_facts),
+            None => extractor_prompt(&turns, &known, max_facts),
+        },
         max_facts,
         mode: options.extract.structured_output,
         state: &options.format_state,

@@ -52,15 +52,15 @@ mod writable;
 
 pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
 pub use options::{InstructionLanguage, LongTermOptions};
-pub use prefetch::{Prefetched, prefetch};
+pub use prefetch::{Prefetched, prefetch, prefetch_with_header};
 pub use prompt::{
     MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_CONTEXT_PREAMBLE_EN,
     MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH,
-    format_memory_context, memory_context_header, memory_instructions,
+    format_memory_context, memory_context_header, memory_context_preamble, memory_instructions,
+    render_memory_instructions,
 };
 pub use tools::{
-    MAX_RECALL_LIMIT, MemoryKind, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction,
-    SaveArgs,
+    MAX_RECALL_LIMIT, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction, SaveArgs,
 };
 pub use writable::WritableTypes;
 

@@ -68,6 +68,9 @@ pub struct LongTermOptions {
     pub reference_min_overlap: f64,
     /// The extraction response format the server accepted last.
     pub(crate) format_state: super::structured::FormatState,
+    /// The rendered `memory.extraction` override of the bundle's prompts
+    /// (`None`: the built-in instructions), set per extraction run.
+    pub(crate) extraction_instructions: Option<String>,
 }
 
 impl std::fmt::Debug for LongTermOptions {
@@ -113,6 +116,7 @@ impl Default for LongTermOptions {
             language: InstructionLanguage::English,
             reference_min_overlap: 0.5,
             format_state: super::structured::FormatState::default(),
+            extraction_instructions: None,
         }
     }
 }

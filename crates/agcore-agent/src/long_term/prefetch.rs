@@ -20,14 +20,30 @@ pub struct Prefetched {
 
 /// Searches `scoped` with the user's `query` when the options allow it for a
 /// session holding `prior_messages` messages, and formats what fits the
-/// token budget. `None` when prefetch is off, a rule says no, or nothing is
-/// found.
+/// token budget under the built-in preamble of the options' language. `None`
+/// when prefetch is off, a rule says no, or nothing is found.
 ///
 /// # Errors
 /// The search's [`MemoryError`].
 pub async fn prefetch(
     scoped: &ScopedMemory,
     options: &LongTermOptions,
+    query: &str,
+    prior_messages: usize,
+) -> Result<Option<Prefetched>, MemoryError> {
+    let header = memory_context_header(options.language);
+    prefetch_with_header(scoped, options, header, query, prior_messages).await
+}
+
+/// [`prefetch`] with the block opening `header` (an overridden
+/// `memory.context_preamble.*`, see [`super::memory_context_preamble`]).
+///
+/// # Errors
+/// The search's [`MemoryError`].
+pub async fn prefetch_with_header(
+    scoped: &ScopedMemory,
+    options: &LongTermOptions,
+    header: &str,
     query: &str,
     prior_messages: usize,
 ) -> Result<Option<Prefetched>, MemoryError> {
@@ -40,11 +56,8 @@ pub async fn prefetch(
     let hits = scoped.search(query, options.prefetch_limit).await?;
     let entries: Vec<MemoryEntry> = hits.into_iter().map(|h| h.entry).collect();
     let counter = TokenCounter::estimate();
-    Ok(format_memory_context(
-        memory_context_header(options.language),
-        &entries,
-        options.inject.token_budget,
-        &counter,
+    Ok(
+        format_memory_context(header, &entries, options.inject.token_budget, &counter)
+            .map(|(context, entries)| Prefetched { context, entries }),
     )
-    .map(|(context, entries)| Prefetched { context, entries }))
 }

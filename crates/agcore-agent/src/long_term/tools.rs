@@ -18,32 +18,6 @@ use serde_json::{Value, json};
 /// Most entries one `memory_recall` call returns.
 pub const MAX_RECALL_LIMIT: usize = 50;
 
-/// A memory type as the tools accept it (the `type` argument; see
-/// `docs/memory.md`, *Entries and types*).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum MemoryKind {
-    /// The user's profile: preferences, role, habits.
-    User,
-    /// Project knowledge: progress, decisions, constraints.
-    Project,
-    /// Feedback on the assistant's behaviour.
-    Feedback,
-    /// Links to external resources and documents.
-    Reference,
-}
-
-impl From<MemoryKind> for MemoryType {
-    fn from(kind: MemoryKind) -> Self {
-        match kind {
-            MemoryKind::User => Self::User,
-            MemoryKind::Project => Self::Project,
-            MemoryKind::Feedback => Self::Feedback,
-            MemoryKind::Reference => Self::Reference,
-        }
-    }
-}
-
 /// The provenance of a memory the model saves: `source` names the tool and
 /// `tool_results` the other tools whose results the model had read earlier
 /// in the turn (what the memory may repeat; see `docs/memory.md`,
@@ -85,7 +59,7 @@ pub struct SaveArgs {
     pub name: String,
     /// Memory type.
     #[serde(rename = "type")]
-    pub memory_type: MemoryKind,
+    pub memory_type: MemoryType,
     /// Memory text (required for create).
     #[serde(default)]
     pub content: Option<String>,
@@ -104,7 +78,7 @@ pub struct RecallArgs {
     pub query: String,
     /// Only memories of this type.
     #[serde(default, rename = "type")]
-    pub memory_type: Option<MemoryKind>,
+    pub memory_type: Option<MemoryType>,
     /// How many to return (default 5, at most 50).
     #[serde(default)]
     pub limit: Option<usize>,
@@ -218,7 +192,7 @@ impl TypedTool for MemorySaveTool {
         let tool = self.name();
         let scoped = scope_of(&self.memory, tool, ctx)?;
         if args.action != SaveAction::Delete {
-            self.check_type(args.memory_type.into())?;
+            self.check_type(args.memory_type)?;
         }
         match args.action {
             SaveAction::Create => {
@@ -227,7 +201,7 @@ impl TypedTool for MemorySaveTool {
                     .filter(|c| !c.trim().is_empty())
                     .ok_or_else(|| failed(tool, "`content` is required to create a memory"))?;
                 let provenance = provenance(tool, ctx);
-                let mut new = NewMemory::new(args.memory_type.into(), args.name, content)
+                let mut new = NewMemory::new(args.memory_type, args.name, content)
                     .with_metadata(provenance);
                 if let Some(description) = args.description {
                     new = new.with_description(description);
@@ -249,7 +223,7 @@ impl TypedTool for MemorySaveTool {
                     .ok_or_else(|| failed(tool, "`id` is required to update a memory"))?;
                 let mut update = MemoryUpdate::new()
                     .name(args.name)
-                    .memory_type(args.memory_type.into());
+                    .memory_type(args.memory_type);
                 if let Some(content) = args.content {
                     update = update.content(content);
                 }
@@ -321,7 +295,7 @@ impl TypedTool for MemoryRecallTool {
         let limit = args.limit.unwrap_or(5).clamp(1, MAX_RECALL_LIMIT);
         let mut request = SearchRequest::top_k(limit);
         if let Some(kind) = args.memory_type {
-            request = request.of_type(kind.into());
+            request = request.of_type(kind);
         }
         let hits = scoped
             .search_with(&args.query, &request)

@@ -5,11 +5,16 @@ use std::future::Future;
 use std::sync::Arc;
 
 use agcore_memory::long_term::{MemoryEntry, ScopedMemory, detect_references};
+use agcore_prompt::TemplateContext;
+use agcore_prompt::builtin::names;
 use tokio::task::JoinHandle;
 
 use super::AgentSession;
 use crate::AgentError;
-use crate::long_term::{ExtractionReport, LongTermRuntime, prefetch, run_extraction};
+use crate::long_term::{
+    ExtractionReport, LongTermRuntime, memory_context_preamble, prefetch_with_header,
+    run_extraction,
+};
 
 /// Per-session long-term memory state.
 #[derive(Debug, Default)]
@@ -46,7 +51,22 @@ impl AgentSession {
         self.long_term.query = query.to_owned();
         self.long_term.injected.clear();
         let (runtime, scoped) = self.long_term_scope()?;
-        match prefetch(&scoped, &runtime.options, query, self.history.len()).await {
+        let header = match memory_context_preamble(&self.bundle.prompts, runtime.options.language) {
+            Ok(header) => header,
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: the memory-context preamble failed to render; nothing injected");
+                return None;
+            }
+        };
+        match prefetch_with_header(
+            &scoped,
+            &runtime.options,
+            &header,
+            query,
+            self.history.len(),
+        )
+        .await
+        {
             Ok(Some(found)) => {
                 self.long_term.injected = found.entries;
                 Some(found.context)
@@ -136,9 +156,22 @@ impl AgentSession {
         &self,
     ) -> Option<impl Future<Output = Result<ExtractionReport, AgentError>> + Send + 'static> {
         let (runtime, scoped) = self.long_term_scope()?;
-        let options = runtime.options.clone();
+        let mut options = runtime.options.clone();
         if !options.extraction {
             return None;
+        }
+        if self.bundle.prompts.contains(names::MEMORY_EXTRACTION) {
+            match self
+                .bundle
+                .prompts
+                .render(names::MEMORY_EXTRACTION, &TemplateContext::new())
+            {
+                Ok(text) => options.extraction_instructions = Some(text),
+                Err(err) => {
+                    tracing::warn!(error = %err, "long-term memory: the memory.extraction prompt failed to render; extraction skipped, the buffer is kept");
+                    return None;
+                }
+            }
         }
         let provider = options
             .extraction_provider

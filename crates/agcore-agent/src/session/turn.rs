@@ -1,7 +1,9 @@
 use std::sync::Arc;
 
+use agcore_llm::compact::CompactConfig;
 use agcore_llm::{HookContext, HookEvent, LlmCycle};
-use agcore_prompt::{PromptComposer, system_reminder};
+use agcore_prompt::builtin::names;
+use agcore_prompt::{PromptComposer, TemplateContext, system_reminder};
 use agcore_tools::ToolContext;
 use agcore_types::{ChatResponse, MessageContent};
 use tokio_util::sync::CancellationToken;
@@ -123,7 +125,9 @@ impl AgentSession {
     /// included: they depend on the user's message).
     ///
     /// # Errors
-    /// [`AgentError::Memory`] when the session memory cannot be read.
+    /// [`AgentError::Memory`] when the session memory cannot be read;
+    /// [`AgentError::Prompt`] when an override of `memory.instructions.*`
+    /// fails to render.
     pub async fn system_prompt(&self) -> Result<Option<String>, AgentError> {
         self.compose_system_prompt(None).await
     }
@@ -149,15 +153,21 @@ impl AgentSession {
         if !memory.is_empty() {
             composer.set_memory_context(memory.join("\n\n"));
         }
-        let instructions = self
+        let instructions = match self
             .bundle
             .long_term
             .as_ref()
             .filter(|lt| self.user_id.is_some() && lt.options.tools)
-            .and_then(|lt| crate::long_term::memory_instructions(lt.options.language));
+        {
+            Some(lt) => crate::long_term::render_memory_instructions(
+                &self.bundle.prompts,
+                lt.options.language,
+            )?,
+            None => None,
+        };
         Ok(match (composer.system_prompt(), instructions) {
             (Some(prompt), Some(extra)) => Some(format!("{prompt}\n\n{extra}")),
-            (None, Some(extra)) => Some(extra.to_owned()),
+            (None, Some(extra)) => Some(extra),
             (prompt, None) => prompt,
         })
     }
@@ -177,19 +187,38 @@ impl AgentSession {
             self.agent.name(),
             self.agent.allowed_tools(),
         );
-        let mut cycle =
-            LlmCycle::new_with_arc(Arc::clone(&bundle.provider), bundle.config.cycle_config())
-                .with_messages(self.history.clone())
-                .with_hooks(Arc::clone(&bundle.hook_executor))
-                .with_tools(Arc::new(tools))
-                .with_cancellation(self.cancel.clone());
+        let mut cycle = LlmCycle::new_with_arc(
+            Arc::clone(&bundle.provider),
+            bundle.config.cycle_config().clone(),
+        )
+        .with_messages(self.history.clone())
+        .with_hooks(Arc::clone(&bundle.hook_executor))
+        .with_tools(Arc::new(tools))
+        .with_cancellation(self.cancel.clone());
         if let Some(prompt) = system_prompt {
             cycle = cycle.with_system_prompt(prompt);
         }
         if let Some(compact) = &bundle.config.compact_config {
-            cycle = cycle.with_compact_config(compact.clone());
+            cycle = cycle.with_compact_config(self.compact_config(compact));
         }
         cycle
+    }
+
+    /// `compact` with the bundle's `compaction.summary` override, when there
+    /// is one and the config sets no instruction of its own (an override
+    /// that fails to render is logged and the built-in text sent).
+    fn compact_config(&self, compact: &CompactConfig) -> CompactConfig {
+        let prompts = &self.bundle.prompts;
+        if compact.summary_instruction.is_some() || !prompts.contains(names::COMPACTION_SUMMARY) {
+            return compact.clone();
+        }
+        match prompts.render(names::COMPACTION_SUMMARY, &TemplateContext::new()) {
+            Ok(text) => compact.clone().with_summary_instruction(text),
+            Err(err) => {
+                tracing::warn!(error = %err, "the compaction.summary prompt failed to render; the built-in text is used");
+                compact.clone()
+            }
+        }
     }
 
     /// The user message content, with the pending agent-switch reminder appended.

@@ -59,7 +59,8 @@ pub struct ChatArgs {
 pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError> {
     let config = AppConfig::load(config.as_deref())?;
     let endpoint = Endpoint::resolve(args.base_url.as_ref(), args.model.as_ref(), &config)?;
-    let attachments = crate::attach::open_manager(&config, &args.scope.agent).await?;
+    let scope = args.scope.scope()?;
+    let attachments = crate::attach::open_manager(&config, scope.agent()).await?;
     let opened = scope::open_memory(&args.scope, &config).await?;
     let mut chat = Chat::start(&endpoint, &config, &opened, attachments.clone())?;
     let interactive = std::io::stdin().is_terminal();
@@ -68,16 +69,15 @@ pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError
             let names: Vec<&str> = manager.attachments().map(|a| a.name.as_str()).collect();
             eprintln!(
                 "memory attachments of {}: {}",
-                args.scope.agent,
+                scope.agent(),
                 names.join(", ")
             );
         }
         eprintln!(
-            "agcore chat: model {} at {}, memory of {}/{} in {}\n{}",
+            "agcore chat: model {} at {}, memory of {} in {}\n{}",
             endpoint.model,
             endpoint.base_url,
-            opened.scoped.scope().agent,
-            opened.scoped.scope().user,
+            opened.scoped.scope(),
             opened.info(),
             slash::HELP
         );

@@ -9,6 +9,8 @@ use agcore::agent::{
 };
 use agcore::attach::MemoryManager;
 use agcore::llm::{CycleConfig, CycleEvent};
+use agcore::prompt::builtin::names;
+use agcore::prompt::{PromptTemplateRegistry, TemplateContext};
 use futures::StreamExt;
 
 use super::endpoint::Endpoint;
@@ -16,12 +18,6 @@ use super::memory_model::memory_provider;
 use crate::config::AppConfig;
 use crate::error::CliError;
 use crate::scope::OpenedMemory;
-
-/// The base layer of the system prompt.
-const BASE_PROMPT: &str = "You are agcore, a helpful assistant that remembers the user across \
-conversations. Answer concisely. When the user tells you something worth remembering (a \
-preference, a fact about them or their work, a correction), save it with `memory_save`; when \
-earlier knowledge could help, use `memory_recall`.";
 
 /// Most turns of one session.
 const MAX_TURNS: u32 = 100_000;
@@ -61,9 +57,13 @@ impl Chat {
             agent_config = agent_config
                 .with_llm(CycleConfig::new(endpoint.model.clone()).with_max_tokens(max_tokens));
         }
+        // The base layer is the built-in `cli.chat.base` prompt.
+        let base_prompt = PromptTemplateRegistry::new()
+            .render_or_builtin(names::CLI_CHAT_BASE, &TemplateContext::new())
+            .map_err(|e| CliError::Config(format!("prompt `{}`: {e}", names::CLI_CHAT_BASE)))?;
         let mut builder = AgentBuilder::new()
             .provider(Arc::clone(&provider))
-            .base_prompt(BASE_PROMPT)
+            .base_prompt(base_prompt)
             .config(agent_config)
             .long_term_memory(opened.memory.clone(), options);
         if let Some(manager) = attachments {
@@ -71,8 +71,8 @@ impl Chat {
         }
         let bundle = builder.build()?;
         let scope = opened.scoped.scope();
-        let agent = Arc::new(SimpleAgent::new(scope.agent.clone()));
-        let user = scope.user.clone();
+        let agent = Arc::new(SimpleAgent::new(scope.agent()));
+        let user = scope.user().to_owned();
         let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user);
         Ok(Self {
             session,

@@ -52,7 +52,7 @@ pub async fn export(opened: &OpenedMemory, args: &ExportArgs, json: bool) -> Res
     let mut entries = Vec::new();
     if args.all_scopes {
         for scope in opened.memory.scopes().await? {
-            let scoped = opened.memory.scope(scope.agent, scope.user)?;
+            let scoped = opened.memory.scoped(scope);
             entries.extend(scoped.list(&everything()).await?);
         }
         entries.sort_by_key(|e| e.id);
@@ -118,7 +118,7 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
         while let Some(entry) = reader.next_entry()? {
             n += 1;
             if args.all_scopes {
-                entry.scope().validate().map_err(|err| {
+                entry.scope().map_err(|err| {
                     CliError::input(path, format!("memory {n} of the file: {err}"))
                 })?;
             }
@@ -142,8 +142,8 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
                 break;
             };
             if !args.all_scopes {
-                entry.agent_name.clone_from(&scope.agent);
-                entry.user_id.clone_from(&scope.user);
+                scope.agent().clone_into(&mut entry.agent_name);
+                scope.user().clone_into(&mut entry.user_id);
             }
             batch.push(entry);
         }

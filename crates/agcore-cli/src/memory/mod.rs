@@ -146,8 +146,7 @@ pub(crate) fn parse_type(text: &str) -> Result<MemoryType, CliError> {
 
 /// `agent/user` for messages.
 pub(crate) fn scope_label(opened: &scope::OpenedMemory) -> String {
-    let s = opened.scoped.scope();
-    format!("{}/{}", s.agent, s.user)
+    opened.scoped.scope().to_string()
 }
 
 #[cfg(test)]

@@ -86,9 +86,7 @@ fn database_size(path: &Path) -> DatabaseSize {
 }
 
 async fn scope_stats(opened: &OpenedMemory, scope: &MemoryScope) -> Result<ScopeStats, CliError> {
-    let scoped = opened
-        .memory
-        .scope(scope.agent.clone(), scope.user.clone())?;
+    let scoped = opened.memory.scoped(scope.clone());
     let mut request = ListRequest::all();
     request.archived = ArchivedFilter::Include;
     let mut by_type: BTreeMap<&'static str, Counts> = MemoryType::ALL
@@ -107,8 +105,8 @@ async fn scope_stats(opened: &OpenedMemory, scope: &MemoryScope) -> Result<Scope
         }
     }
     Ok(ScopeStats {
-        agent: scope.agent.clone(),
-        user: scope.user.clone(),
+        agent: scope.agent().to_owned(),
+        user: scope.user().to_owned(),
         active,
         archived,
         by_type,

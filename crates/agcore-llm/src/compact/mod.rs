@@ -67,6 +67,9 @@ pub struct CompactConfig {
     /// The model whose tokenizer counts the tokens; `None` uses the estimate
     /// of [`crate::tokens::estimate_text_tokens`].
     pub model: Option<String>,
+    /// The system message of summary requests; `None` (default) sends the
+    /// built-in `compaction.summary` prompt ([`SUMMARY_INSTRUCTION`]).
+    pub summary_instruction: Option<String>,
 }
 
 impl CompactConfig {
@@ -78,7 +81,15 @@ impl CompactConfig {
             reserved_tokens,
             keep_recent,
             model: None,
+            summary_instruction: None,
         }
+    }
+
+    /// Sends `instruction` as the system message of summary requests
+    /// instead of the built-in `compaction.summary` prompt.
+    pub fn with_summary_instruction(mut self, instruction: impl Into<String>) -> Self {
+        self.summary_instruction = Some(instruction.into());
+        self
     }
 
     /// Counts tokens with `model`'s tokenizer (exact for OpenAI models).

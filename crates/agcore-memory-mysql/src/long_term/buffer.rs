@@ -136,10 +136,11 @@ pub(crate) async fn scopes(conn: &mut Conn) -> Result<Vec<MemoryScope>> {
              UNION SELECT agent_name, user_id FROM agcore_lt_buffer ORDER BY 1, 2",
         )
         .await?;
-    found
+    let pairs = found
         .into_iter()
-        .map(|mut row| Ok(MemoryScope::new(text(&mut row, 0)?, text(&mut row, 1)?)))
-        .collect()
+        .map(|mut row| Ok((text(&mut row, 0)?, text(&mut row, 1)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(MemoryScope::valid_only(pairs))
 }
 
 /// Inserts `entries` (ids reassigned, every other column kept) in one
@@ -152,7 +153,7 @@ pub(crate) async fn import_all(
     let mut tx = conn.start_transaction(TxOpts::default()).await?;
     let mut outcomes = Vec::with_capacity(entries.len());
     for mut entry in entries {
-        let scope = entry.scope();
+        let scope = entry.scope()?;
         let scope_id = rows::scope_id(&mut tx, &scope).await?;
         let existing = match rows::id_by_content(&mut tx, &scope, &entry.content).await? {
             Some(id) => rows::load(&mut tx, &scope, id, false).await?,

@@ -58,8 +58,8 @@ pub(crate) fn entry_from_row(row: &mut Row) -> Result<MemoryEntry> {
 /// The scope's agent and user as parameters.
 pub(crate) fn scope_params(scope: &MemoryScope) -> [Value; 2] {
     [
-        Value::from(scope.agent.as_bytes()),
-        Value::from(scope.user.as_bytes()),
+        Value::from(scope.agent().as_bytes()),
+        Value::from(scope.user().as_bytes()),
     ]
 }
 

@@ -19,7 +19,7 @@ pub(crate) async fn usage_log(
             "SELECT u.session_id, u.query, u.was_referenced, u.used_at FROM agcore_lt_usage_log u
              JOIN agcore_lt_entries m ON m.id = u.memory_id
              WHERE u.memory_id = $1 AND m.agent_name = $2 AND m.user_id = $3 ORDER BY u.id",
-            &[&id, &scope.agent, &scope.user],
+            &[&id, &scope.agent(), &scope.user()],
         )
         .await?;
     rows.iter()
@@ -46,7 +46,7 @@ pub(crate) async fn append(
         .query_one(
             "INSERT INTO agcore_lt_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at)
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-            &[&scope.agent, &scope.user, &session_id, &user_query, &assistant_response, &now],
+            &[&scope.agent(), &scope.user(), &session_id, &user_query, &assistant_response, &now],
         )
         .await?;
     Ok(DialogueTurn {
@@ -70,7 +70,7 @@ pub(crate) async fn pending(
             "SELECT id, user_query, assistant_response, created_at FROM agcore_lt_buffer
              WHERE agent_name = $1 AND user_id = $2 AND session_id = $3 AND applied_at IS NULL
              ORDER BY id LIMIT $4",
-            &[&scope.agent, &scope.user, &session_id, &limit],
+            &[&scope.agent(), &scope.user(), &session_id, &limit],
         )
         .await?;
     rows.iter()
@@ -97,7 +97,7 @@ pub(crate) async fn mark_applied(
         .execute(
             "UPDATE agcore_lt_buffer SET applied_at = $5 WHERE agent_name = $1 AND user_id = $2
              AND session_id = $3 AND applied_at IS NULL AND id <= $4",
-            &[&scope.agent, &scope.user, &session_id, &up_to, &now],
+            &[&scope.agent(), &scope.user(), &session_id, &up_to, &now],
         )
         .await?;
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
@@ -111,14 +111,11 @@ pub(crate) async fn scopes(client: &Client) -> Result<Vec<MemoryScope>> {
             &[],
         )
         .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(MemoryScope::new(
-                row.try_get::<_, String>(0)?,
-                row.try_get::<_, String>(1)?,
-            ))
-        })
-        .collect()
+    let pairs = rows
+        .iter()
+        .map(|row| Ok((row.try_get::<_, String>(0)?, row.try_get::<_, String>(1)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(MemoryScope::valid_only(pairs))
 }
 
 /// Inserts `entries` (ids reassigned, every other column kept) in one
@@ -131,7 +128,7 @@ pub(crate) async fn import_all(
     let tx = client.transaction().await?;
     let mut outcomes = Vec::with_capacity(entries.len());
     for mut entry in entries {
-        let scope = entry.scope();
+        let scope = entry.scope()?;
         let scope_id = rows::scope_id(&tx, &scope).await?;
         let existing = match rows::id_by_key(&tx, &scope, &content_key(&entry.content)).await? {
             Some(id) => rows::load(&tx, &scope, id, false).await?,

@@ -29,7 +29,7 @@ async fn add_history(
         .execute(
             "INSERT INTO agcore_lt_history (memory_id, agent_name, user_id, name, content, reason, recorded_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[&id, &scope.agent, &scope.user, &name, &content, &reason.as_str(), &now],
+            &[&id, &scope.agent(), &scope.user(), &name, &content, &reason.as_str(), &now],
         )
         .await?;
     Ok(())
@@ -148,7 +148,7 @@ pub(crate) async fn history(
         .query(
             "SELECT name, content, reason, recorded_at FROM agcore_lt_history
              WHERE memory_id = $1 AND agent_name = $2 AND user_id = $3 ORDER BY id",
-            &[&id, &scope.agent, &scope.user],
+            &[&id, &scope.agent(), &scope.user()],
         )
         .await?;
     rows.iter()
@@ -197,7 +197,13 @@ pub(crate) async fn list(
     let rows = client
         .query(
             &sql,
-            &[&scope.agent, &scope.user, &ty, &request.min_weight, &limit],
+            &[
+                &scope.agent(),
+                &scope.user(),
+                &ty,
+                &request.min_weight,
+                &limit,
+            ],
         )
         .await?;
     rows.iter().map(entry_from_row).collect()
@@ -243,7 +249,7 @@ pub(crate) async fn archive_below(
         .execute(
             "UPDATE agcore_lt_entries SET archived = TRUE, updated_at = $4
              WHERE agent_name = $1 AND user_id = $2 AND NOT archived AND weight < $3",
-            &[&scope.agent, &scope.user, &threshold, &now],
+            &[&scope.agent(), &scope.user(), &threshold, &now],
         )
         .await?;
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
@@ -278,7 +284,7 @@ pub(crate) async fn maintenance(
         .execute(
             "DELETE FROM agcore_lt_buffer WHERE agent_name = $1 AND user_id = $2
              AND applied_at IS NOT NULL AND applied_at < $3",
-            &[&scope.agent, &scope.user, &purge_before],
+            &[&scope.agent(), &scope.user(), &purge_before],
         )
         .await?;
     report.buffer_purged = usize::try_from(purged).unwrap_or(usize::MAX);

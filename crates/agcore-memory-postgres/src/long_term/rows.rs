@@ -54,7 +54,7 @@ pub(crate) async fn scope_id(client: &impl GenericClient, scope: &MemoryScope) -
     if let Some(row) = client
         .query_opt(
             "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
-            &[&scope.agent, &scope.user],
+            &[&scope.agent(), &scope.user()],
         )
         .await?
     {
@@ -65,7 +65,7 @@ pub(crate) async fn scope_id(client: &impl GenericClient, scope: &MemoryScope) -
             "INSERT INTO agcore_lt_scopes (agent_name, user_id) VALUES ($1, $2)
              ON CONFLICT (agent_name, user_id) DO UPDATE SET agent_name = EXCLUDED.agent_name
              RETURNING id",
-            &[&scope.agent, &scope.user],
+            &[&scope.agent(), &scope.user()],
         )
         .await?;
     Ok(row.try_get(0)?)
@@ -79,7 +79,7 @@ pub(crate) async fn existing_scope_id(
     let row = client
         .query_opt(
             "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
-            &[&scope.agent, &scope.user],
+            &[&scope.agent(), &scope.user()],
         )
         .await?;
     Ok(row.map(|r| r.try_get(0)).transpose()?)
@@ -98,7 +98,7 @@ pub(crate) async fn load(
         if lock { " FOR UPDATE" } else { "" }
     );
     let row = client
-        .query_opt(&sql, &[&id, &scope.agent, &scope.user])
+        .query_opt(&sql, &[&id, &scope.agent(), &scope.user()])
         .await?;
     row.as_ref().map(entry_from_row).transpose()
 }
@@ -116,7 +116,7 @@ pub(crate) async fn id_by_key(
             "SELECT m.id FROM agcore_lt_scopes s
              JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_key = $3
              WHERE s.agent_name = $1 AND s.user_id = $2",
-            &[&scope.agent, &scope.user, &key],
+            &[&scope.agent(), &scope.user(), &key],
         )
         .await?;
     Ok(row.map(|r| r.try_get(0)).transpose()?)

@@ -19,7 +19,7 @@ pub(crate) fn usage_log(
          JOIN memory m ON m.id = u.memory_id \
          WHERE u.memory_id = ?1 AND m.agent_name = ?2 AND m.user_id = ?3 ORDER BY u.id",
     )?;
-    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    let mut rows = stmt.query(params![id, scope.agent(), scope.user()])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         out.push(UsageLogRow {
@@ -45,7 +45,7 @@ pub(crate) fn buffer_append(
         "INSERT INTO dialogue_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
-    .execute(params![scope.agent, scope.user, session_id, user_query, assistant_response, format_time(now)])?;
+    .execute(params![scope.agent(), scope.user(), session_id, user_query, assistant_response, format_time(now)])?;
     Ok(DialogueTurn {
         id: conn.last_insert_rowid(),
         session_id: session_id.to_owned(),
@@ -67,7 +67,7 @@ pub(crate) fn buffer_pending(
          WHERE agent_name = ?1 AND user_id = ?2 AND session_id = ?3 AND applied_at IS NULL \
          ORDER BY id LIMIT ?4",
     )?;
-    let mut rows = stmt.query(params![scope.agent, scope.user, session_id, limit])?;
+    let mut rows = stmt.query(params![scope.agent(), scope.user(), session_id, limit])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         out.push(DialogueTurn {
@@ -91,7 +91,13 @@ pub(crate) fn buffer_mark_applied(
     Ok(conn.execute(
         "UPDATE dialogue_buffer SET applied_at = ?5 WHERE agent_name = ?1 AND user_id = ?2 \
          AND session_id = ?3 AND applied_at IS NULL AND id <= ?4",
-        params![scope.agent, scope.user, session_id, up_to, format_time(now)],
+        params![
+            scope.agent(),
+            scope.user(),
+            session_id,
+            up_to,
+            format_time(now)
+        ],
     )?)
 }
 
@@ -99,13 +105,8 @@ pub(crate) fn scopes(conn: &Connection) -> Result<Vec<MemoryScope>> {
     let mut stmt = conn.prepare_cached(
         "SELECT agent_name, user_id FROM memory UNION SELECT agent_name, user_id FROM dialogue_buffer ORDER BY 1, 2",
     )?;
-    let out = stmt
-        .query_map([], |r| {
-            Ok(MemoryScope::new(
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(out)
+    let pairs = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(MemoryScope::valid_only(pairs))
 }

@@ -39,7 +39,7 @@ pub(crate) fn exhaustive(
         "SELECT m.id, m.terms, {wanted} FROM memory m WHERE m.agent_name = ?1 AND m.user_id = ?2"
     ))?;
     let docs: Vec<(i64, String, bool)> = stmt
-        .query_map(params![scope.agent, scope.user, ty], |r| {
+        .query_map(params![scope.agent(), scope.user(), ty], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })?
         .collect::<Result<_, _>>()?;

@@ -23,7 +23,7 @@ pub(super) fn import_all(
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcomes = Vec::with_capacity(entries.len());
     for mut entry in entries {
-        let scope = entry.scope();
+        let scope = entry.scope()?;
         let existing = match rows::id_by_key(&tx, &scope, &content_key(&entry.content))? {
             Some(id) => rows::load(&tx, &scope, id)?,
             None => None,

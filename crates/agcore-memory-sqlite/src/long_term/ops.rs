@@ -32,7 +32,7 @@ fn add_history(
         "INSERT INTO memory_history (memory_id, agent_name, user_id, name, content, reason, recorded_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(params![id, scope.agent, scope.user, name, content, reason.as_str(), format_time(now)])?;
+    .execute(params![id, scope.agent(), scope.user(), name, content, reason.as_str(), format_time(now)])?;
     Ok(())
 }
 
@@ -118,7 +118,7 @@ pub(crate) fn delete(
     let terms: Option<String> = tx
         .query_row(
             "DELETE FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3 RETURNING terms",
-            params![id, scope.agent, scope.user],
+            params![id, scope.agent(), scope.user()],
             |r| r.get(0),
         )
         .optional()?;
@@ -149,7 +149,7 @@ pub(crate) fn history(
         "SELECT name, content, reason, recorded_at FROM memory_history \
          WHERE memory_id = ?1 AND agent_name = ?2 AND user_id = ?3 ORDER BY id",
     )?;
-    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    let mut rows = stmt.query(params![id, scope.agent(), scope.user()])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         out.push(HistoryEntry {
@@ -194,8 +194,8 @@ pub(crate) fn list(
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![
-        scope.agent,
-        scope.user,
+        scope.agent(),
+        scope.user(),
         request.memory_type.map(|t| t.as_str()),
         request.min_weight,
         limit
@@ -244,7 +244,7 @@ pub(crate) fn archive_below(
     Ok(conn.execute(
         "UPDATE memory SET archived = 1, updated_at = ?4 \
          WHERE agent_name = ?1 AND user_id = ?2 AND archived = 0 AND weight < ?3",
-        params![scope.agent, scope.user, threshold, format_time(now)],
+        params![scope.agent(), scope.user(), threshold, format_time(now)],
     )?)
 }
 
@@ -270,7 +270,7 @@ pub(crate) fn maintenance(
     report.buffer_purged = tx.execute(
         "DELETE FROM dialogue_buffer WHERE agent_name = ?1 AND user_id = ?2 \
          AND applied_at IS NOT NULL AND applied_at < ?3",
-        params![scope.agent, scope.user, format_time(purge_before)],
+        params![scope.agent(), scope.user(), format_time(purge_before)],
     )?;
     tx.commit()?;
     Ok(report)

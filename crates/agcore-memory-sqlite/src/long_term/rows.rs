@@ -85,7 +85,7 @@ pub(crate) fn load(conn: &Connection, scope: &MemoryScope, id: i64) -> Result<Op
         "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.id = ?1 AND m.agent_name = ?2 AND m.user_id = ?3"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![id, scope.agent, scope.user])?;
+    let mut rows = stmt.query(params![id, scope.agent(), scope.user()])?;
     rows.next()?.map(entry_from_row).transpose()
 }
 
@@ -98,7 +98,7 @@ pub(crate) fn id_by_key(conn: &Connection, scope: &MemoryScope, key: &str) -> Re
         .prepare_cached(
             "SELECT id FROM memory WHERE agent_name = ?1 AND user_id = ?2 AND content_key = ?3",
         )?
-        .query_row(params![scope.agent, scope.user, key], |r| r.get(0))
+        .query_row(params![scope.agent(), scope.user(), key], |r| r.get(0))
         .optional()?)
 }
 
@@ -210,7 +210,7 @@ pub(crate) fn insert(conn: &Connection, entry: &MemoryEntry) -> Result<i64> {
 pub(crate) fn unindex(conn: &Connection, scope: &MemoryScope, id: i64, terms: &str) -> Result<()> {
     crate::impact::remove_docs(
         conn,
-        scope_id(&scope.agent, &scope.user),
+        scope_id(scope.agent(), scope.user()),
         &[(id, terms)],
         SCOPE_TOKENS,
     )

@@ -50,7 +50,7 @@ pub(crate) fn search(
         archived_sql(request.archived)
     ))?;
     let mut fetch = |id: i64| -> Result<Option<Fetched<i64>>> {
-        let mut rows = by_id.query(params![id, scope.agent, scope.user, ty])?;
+        let mut rows = by_id.query(params![id, scope.agent(), scope.user(), ty])?;
         Ok(match rows.next()? {
             Some(row) => Some(Fetched {
                 key: row.get(0)?,
@@ -60,7 +60,7 @@ pub(crate) fn search(
         })
     };
     let top = TopKQuery {
-        scope: rows::scope_id(&scope.agent, &scope.user),
+        scope: rows::scope_id(scope.agent(), scope.user()),
         terms: &terms,
         limit: request.limit,
         min_score: None,

@@ -6,9 +6,10 @@
 use chrono::{DateTime, Utc};
 
 use super::changes::{MemoryUpdate, NewMemory};
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
 use super::limits::validate_fields;
 use super::normalize::{normalize_tags, validate_content, validate_weight};
+use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
 
@@ -21,8 +22,8 @@ pub fn new_entry(
 ) -> MemoryEntry {
     MemoryEntry {
         id: 0,
-        agent_name: scope.agent.clone(),
-        user_id: scope.user.clone(),
+        agent_name: scope.agent().to_owned(),
+        user_id: scope.user().to_owned(),
         memory_type: new.memory_type,
         name: new.name,
         content: new.content,

@@ -4,12 +4,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::changes::{MemoryUpdate, NewMemory};
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
 pub use super::records::{
     DialogueTurn, HistoryEntry, HistoryReason, MaintenanceReport, SaveOutcome, ScoredEntry,
     UsageLogRow, UsageRecord,
 };
 pub use super::requests::{ArchivedFilter, ListOrder, ListRequest, SearchRequest};
+use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::backend::{ArchivedFilter, ListRequest, SaveOutcome, ScoredEntry, SearchRequest};
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
+use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;
 use crate::MemoryError;
 use crate::hybrid::rank::{Lists, rank};
@@ -26,7 +27,12 @@ pub struct LongTermDense {
 /// The vector namespace of a scope: `lt:` + the agent's byte length + `:` +
 /// agent + user, so no two scopes share one whatever their names hold.
 pub fn scope_namespace(scope: &MemoryScope) -> String {
-    format!("lt:{}:{}{}", scope.agent.len(), scope.agent, scope.user)
+    format!(
+        "lt:{}:{}{}",
+        scope.agent().len(),
+        scope.agent(),
+        scope.user()
+    )
 }
 
 fn admits(request: &SearchRequest, entry: &MemoryEntry) -> bool {

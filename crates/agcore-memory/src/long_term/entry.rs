@@ -1,27 +1,42 @@
 //! The long-term memory record ([`MemoryEntry`]), its kind ([`MemoryType`])
-//! and its owner ([`MemoryScope`]); the write inputs are in `changes.rs`.
+//! and the way to its owner ([`MemoryScope`]); the write inputs are in
+//! `changes.rs`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::scope::MemoryScope;
 use crate::MemoryError;
 
-/// Longest agent name or user id, in bytes.
-pub const MAX_SCOPE_PART_BYTES: usize = 256;
 /// Longest memory content, in bytes (64 KiB: a memory is a fact, not a document).
 pub const MAX_ENTRY_CONTENT_BYTES: usize = 64 * 1024;
 
 /// The four kinds of long-term memory (see `docs/memory.md`, *Entries and types*).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// Serialized as its lowercase name; the JSON Schema (`schemars`) is the
+/// `type` argument of the memory tools, its variants' descriptions included.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
-    /// The user: preferences, role, habits.
+    /// The user's profile: preferences, role, habits.
     User,
     /// Project knowledge: progress, decisions, constraints.
     Project,
-    /// Feedback on the agent's behaviour: corrections and confirmations.
+    /// Feedback on the assistant's behaviour: corrections and confirmations.
     Feedback,
-    /// References: links to external resources and documents.
+    /// Links to external resources and documents.
     Reference,
 }
 
@@ -61,51 +76,6 @@ impl MemoryType {
 impl std::fmt::Display for MemoryType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// The owner of a memory: one agent serving one user. Every long-term memory
-/// call is confined to one scope.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct MemoryScope {
-    /// The agent's name (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
-    pub agent: String,
-    /// The user's id (non-empty, at most [`MAX_SCOPE_PART_BYTES`]).
-    pub user: String,
-}
-
-impl MemoryScope {
-    /// A scope; check it with [`MemoryScope::validate`].
-    pub fn new(agent: impl Into<String>, user: impl Into<String>) -> Self {
-        Self {
-            agent: agent.into(),
-            user: user.into(),
-        }
-    }
-
-    /// Checks both parts are non-empty, at most [`MAX_SCOPE_PART_BYTES`] and
-    /// free of control characters.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] naming the bad part.
-    pub fn validate(&self) -> Result<(), MemoryError> {
-        for (what, part) in [("agent name", &self.agent), ("user id", &self.user)] {
-            if part.trim().is_empty() {
-                return Err(MemoryError::InvalidInput(format!("{what} is empty")));
-            }
-            if part.len() > MAX_SCOPE_PART_BYTES {
-                return Err(MemoryError::InvalidInput(format!(
-                    "{what} is {} bytes (max {MAX_SCOPE_PART_BYTES})",
-                    part.len()
-                )));
-            }
-            if part.chars().any(char::is_control) {
-                return Err(MemoryError::InvalidInput(format!(
-                    "{what} contains control characters"
-                )));
-            }
-        }
-        Ok(())
     }
 }
 
@@ -149,7 +119,11 @@ pub struct MemoryEntry {
 
 impl MemoryEntry {
     /// The scope the entry belongs to.
-    pub fn scope(&self) -> MemoryScope {
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] when `agent_name` / `user_id` do not
+    /// form a valid [`MemoryScope`] (an entry read from a backup file).
+    pub fn scope(&self) -> Result<MemoryScope, MemoryError> {
         MemoryScope::new(self.agent_name.clone(), self.user_id.clone())
     }
 

@@ -8,7 +8,7 @@ use super::normalize::now;
 use super::backend::LongTermBackend;
 use super::config::LongTermConfig;
 use super::dense::{LongTermDense, scope_namespace};
-use super::entry::MemoryScope;
+use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -86,21 +86,14 @@ impl LongTermMemory {
     pub async fn backfill_vectors(&self) -> Result<usize, MemoryError> {
         let mut total = 0;
         for scope in self.backend.scopes().await? {
-            let handle = ScopedMemory::new(
-                Arc::clone(&self.backend),
-                scope,
-                self.rules,
-                self.buffer_retention,
-                self.dense.clone(),
-            );
-            total += handle.backfill_vectors().await?;
+            total += self.scoped(scope).backfill_vectors().await?;
         }
         Ok(total)
     }
 
-    /// The vector namespace of the scope (`agent`, `user`).
-    pub fn vector_namespace(agent: &str, user: &str) -> String {
-        scope_namespace(&MemoryScope::new(agent, user))
+    /// The vector namespace of `scope` (see [`scope_namespace`]).
+    pub fn vector_namespace(scope: &MemoryScope) -> String {
+        scope_namespace(scope)
     }
 
     /// Applies the weight rules, archive threshold and buffer retention of
@@ -143,24 +136,30 @@ impl LongTermMemory {
         &self.backend
     }
 
-    /// A handle confined to the memories of `agent` serving `user`.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] for an empty, oversized or control-character name.
-    pub fn scope(
-        &self,
-        agent: impl Into<String>,
-        user: impl Into<String>,
-    ) -> Result<ScopedMemory, MemoryError> {
-        let scope = MemoryScope::new(agent, user);
-        scope.validate()?;
-        Ok(ScopedMemory::new(
+    /// A handle confined to the memories of `scope`.
+    pub fn scoped(&self, scope: MemoryScope) -> ScopedMemory {
+        ScopedMemory::new(
             Arc::clone(&self.backend),
             scope,
             self.rules,
             self.buffer_retention,
             self.dense.clone(),
-        ))
+        )
+    }
+
+    /// A handle confined to the memories of `agent` serving `user`:
+    /// [`MemoryScope::new`] then [`LongTermMemory::scoped`].
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] when the ids do not form a valid
+    /// [`MemoryScope`] (empty, padded, oversized, control or invisible
+    /// characters, a reserved separator in the agent name).
+    pub fn scope(
+        &self,
+        agent: impl Into<String>,
+        user: impl Into<String>,
+    ) -> Result<ScopedMemory, MemoryError> {
+        Ok(self.scoped(MemoryScope::new(agent, user)?))
     }
 
     /// Every scope holding memories or buffered turns.
@@ -209,7 +208,7 @@ impl LongTermMemory {
         let outcomes = self.backend.import_entries(entries).await?;
         if let Some(dense) = &self.dense {
             for o in &outcomes {
-                let ns = scope_namespace(&o.entry.scope());
+                let ns = scope_namespace(&o.entry.scope()?);
                 let id = o.entry.id.to_string();
                 dense.index.enqueue(&ns, &id, &o.entry.search_text()).await;
             }

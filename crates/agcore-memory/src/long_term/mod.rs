@@ -54,6 +54,7 @@ mod memory;
 mod normalize;
 mod records;
 mod requests;
+mod scope;
 mod scoped;
 mod weights;
 
@@ -70,10 +71,8 @@ pub use config::{
     parse_duration,
 };
 pub use dense::{LongTermDense, scope_namespace};
-pub use entry::{
-    MAX_ENTRY_CONTENT_BYTES, MAX_SCOPE_PART_BYTES, MemoryEntry, MemoryScope, MemoryType,
-};
-pub use facts::{Fact, ParsedFacts, extractor_prompt, parse_facts};
+pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType};
+pub use facts::{Fact, ParsedFacts, extractor_prompt, extractor_prompt_with, parse_facts};
 pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
 pub use in_memory::InMemoryLongTerm;
 pub use limits::{
@@ -82,5 +81,6 @@ pub use limits::{
 };
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
+pub use scope::{MAX_SCOPE_PART_BYTES, MemoryScope, RESERVED_AGENT_CHARS};
 pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};
 pub use weights::WeightRules;

@@ -3,6 +3,7 @@
 
 mod parse;
 
+use agcore_prompt::builtin::texts::MEMORY_EXTRACTION;
 use serde::{Deserialize, Serialize};
 
 use super::backend::DialogueTurn;
@@ -70,22 +71,29 @@ pub struct ParsedFacts {
 
 /// The system prompt asking a model for facts as JSON, given the buffered
 /// `turns`, the scope's `existing` memories (so it can name one to replace)
-/// and the most facts wanted.
+/// and the most facts wanted; the instructions are the built-in
+/// `memory.extraction` prompt ([`extractor_prompt_with`] takes others).
 pub fn extractor_prompt(
     turns: &[DialogueTurn],
     existing: &[MemoryEntry],
     max_facts: usize,
 ) -> String {
-    let mut out = String::from(
-        "You extract durable facts about the user and their work from a dialogue, for long-term memory.\n\
-         Reply with JSON only: {\"facts\": [{\"content\": string, \"type\": \"user\"|\"project\"|\"feedback\"|\"reference\", \
-         \"tags\": [string], \"confidence\": number between 0 and 1, \"replace\": string or null}]}\n\
-         Rules:\n\
-         - user: preferences, role, habits; project: progress, decisions, constraints; \
-         feedback: corrections or confirmations of the assistant's behaviour; reference: links and documents.\n\
-         - One self-contained sentence per fact, in the dialogue's language. Skip small talk and one-off requests.\n\
-         - When a fact updates a known memory, set \"replace\" to that memory's exact text.\n",
-    );
+    extractor_prompt_with(MEMORY_EXTRACTION, turns, existing, max_facts)
+}
+
+/// [`extractor_prompt`] with `instructions` (an overridden
+/// `memory.extraction` prompt) in place of the built-in ones; the fact
+/// limit, known memories and dialogue follow them.
+pub fn extractor_prompt_with(
+    instructions: &str,
+    turns: &[DialogueTurn],
+    existing: &[MemoryEntry],
+    max_facts: usize,
+) -> String {
+    let mut out = String::from(instructions);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
     out.push_str(&format!(
         "- At most {max_facts} facts; {{\"facts\": []}} when nothing is worth keeping.\n"
     ));

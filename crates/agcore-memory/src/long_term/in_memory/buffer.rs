@@ -7,7 +7,7 @@ use super::InMemoryLongTerm;
 use super::data::BufferedTurn;
 use crate::MemoryError;
 use crate::long_term::backend::DialogueTurn;
-use crate::long_term::entry::MemoryScope;
+use crate::long_term::scope::MemoryScope;
 
 impl InMemoryLongTerm {
     /// [`LongTermBackend::buffer_append`](crate::long_term::LongTermBackend::buffer_append).

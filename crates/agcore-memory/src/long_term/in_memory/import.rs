@@ -15,12 +15,16 @@ impl InMemoryLongTerm {
         &self,
         entries: Vec<MemoryEntry>,
     ) -> Result<Vec<SaveOutcome>, MemoryError> {
+        let scopes = entries
+            .iter()
+            .map(MemoryEntry::scope)
+            .collect::<Result<Vec<_>, _>>()?;
         let mut state = self.lock()?;
         let mut outcomes = Vec::with_capacity(entries.len());
-        for mut entry in entries {
+        for (mut entry, scope) in entries.into_iter().zip(scopes) {
             let key = content_key(&entry.content);
             let next = state.next_id.saturating_add(1);
-            let data = state.scopes.entry(entry.scope()).or_default();
+            let data = state.scopes.entry(scope).or_default();
             if let Some(existing) = data.keys.get(&key).and_then(|id| data.entries.get(id)) {
                 outcomes.push(SaveOutcome {
                     entry: existing.entry.clone(),

@@ -20,7 +20,8 @@ use super::backend::{
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
 };
 use super::changes::{MemoryUpdate, NewMemory};
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
+use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
 

@@ -7,7 +7,7 @@ use super::InMemoryLongTerm;
 use crate::MemoryError;
 use crate::long_term::apply::apply_use;
 use crate::long_term::backend::{UsageLogRow, UsageRecord};
-use crate::long_term::entry::MemoryScope;
+use crate::long_term::scope::MemoryScope;
 use crate::long_term::weights::WeightRules;
 
 impl InMemoryLongTerm {

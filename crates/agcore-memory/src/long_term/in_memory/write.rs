@@ -9,8 +9,9 @@ use crate::MemoryError;
 use crate::long_term::apply::{apply_update, merge_duplicate, new_entry};
 use crate::long_term::backend::{HistoryEntry, HistoryReason, SaveOutcome};
 use crate::long_term::changes::{MemoryUpdate, NewMemory};
-use crate::long_term::entry::{MemoryEntry, MemoryScope};
+use crate::long_term::entry::MemoryEntry;
 use crate::long_term::normalize::content_key;
+use crate::long_term::scope::MemoryScope;
 use crate::long_term::weights::WeightRules;
 
 impl InMemoryLongTerm {

@@ -14,9 +14,10 @@ use super::backend::{
 };
 use super::changes::{MemoryUpdate, NewMemory};
 use super::dense::LongTermDense;
-use super::entry::{MemoryEntry, MemoryScope};
+use super::entry::MemoryEntry;
 use super::limits::{clip_query, validate_fields};
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
+use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
 
@@ -54,8 +55,7 @@ pub(crate) fn validate_import(entries: &[MemoryEntry]) -> Result<(), MemoryError
     for (n, entry) in entries.iter().enumerate() {
         entry
             .scope()
-            .validate()
-            .and_then(|()| validate_content(&entry.content))
+            .and_then(|_| validate_content(&entry.content))
             .and_then(|()| validate_weight(entry.weight))
             .and_then(|()| {
                 validate_fields(
@@ -282,8 +282,8 @@ impl ScopedMemory {
         mut entries: Vec<MemoryEntry>,
     ) -> Result<Vec<SaveOutcome>, MemoryError> {
         for entry in &mut entries {
-            entry.agent_name.clone_from(&self.scope.agent);
-            entry.user_id.clone_from(&self.scope.user);
+            self.scope.agent().clone_into(&mut entry.agent_name);
+            self.scope.user().clone_into(&mut entry.user_id);
         }
         validate_import(&entries)?;
         let outcomes = self.backend.import_entries(entries).await?;

@@ -3,9 +3,11 @@
 //! separators, SQL and full-text syntax, bidi controls, over-long and
 //! control-character ids), each holding secrets, then thousands of
 //! generated attempts by one scope to read, find, change or delete another's
-//! entries through every call of `ScopedMemory`. Ids the API refuses count
-//! as refused; ids it accepts are distinct scopes unless the API itself maps
-//! them to the same [`MemoryScope`](crate::long_term::MemoryScope).
+//! entries through every call of `ScopedMemory`. Ids
+//! [`MemoryScope::new`](crate::long_term::MemoryScope::new) refuses (blank,
+//! padded, control or format characters, a reserved separator in the agent
+//! name) count as refused; ids it accepts are distinct scopes unless the API
+//! itself maps them to the same [`MemoryScope`](crate::long_term::MemoryScope).
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

@@ -38,7 +38,7 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
         .entry;
     let mut a = backup_entry(
         &m,
-        &MemoryScope::new("elsewhere", "x"),
+        &MemoryScope::new("elsewhere", "x")?,
         "p",
         "Imported project note",
     );
@@ -94,8 +94,8 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
         format!("3 entries expected after import, found {n}")
     })?;
 
-    let u2 = MemoryScope::new("agent", "u2");
-    let u3 = MemoryScope::new("planner", "u3");
+    let u2 = MemoryScope::new("agent", "u2")?;
+    let u3 = MemoryScope::new("planner", "u3")?;
     let c = backup_entry(&m, &u2, "c", "Likes green tea");
     let d = backup_entry(&m, &u3, "d", "Planner note");
     let outcomes = memory.import_entries(vec![c, d]).await?;
@@ -104,11 +104,12 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
         || format!("multi-scope import: {outcomes:?}"),
     )?;
     for (scope, text) in [(&u2, "Likes green tea"), (&u3, "Planner note")] {
-        let h = memory.scope(scope.agent.clone(), scope.user.clone())?;
+        let h = memory.scoped(scope.clone());
         let found = h.find_by_content(text).await?;
-        ensure(found.is_some_and(|e| e.scope() == *scope), || {
-            format!("{scope:?} must hold its imported entry")
-        })?;
+        ensure(
+            found.is_some_and(|e| e.scope().is_ok_and(|s| s == *scope)),
+            || format!("{scope:?} must hold its imported entry"),
+        )?;
     }
     let scopes = memory.scopes().await?;
     ensure(scopes.contains(&u2) && scopes.contains(&u3), || {
@@ -159,12 +160,13 @@ pub async fn check_import_all_or_nothing(memory: LongTermMemory) -> CheckResult 
             })?;
         }
     }
-    let other = MemoryScope::new("agent", "u2");
-    let bad_scope = MemoryScope::new("", "u3");
+    let other = MemoryScope::new("agent", "u2")?;
+    let mut bad_scope = backup_entry(&m, &other, "b", "Bad scope note");
+    bad_scope.user_id = String::new();
     let batch = vec![
         backup_entry(&m, &other, "a", "Other scope note"),
         good(3),
-        backup_entry(&m, &bad_scope, "b", "Bad scope note"),
+        bad_scope,
     ];
     let result = memory.import_entries(batch).await;
     ensure(matches!(result, Err(MemoryError::InvalidInput(_))), || {

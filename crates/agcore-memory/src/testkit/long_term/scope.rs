@@ -147,9 +147,9 @@ pub async fn check_scopes(memory: LongTermMemory) -> CheckResult {
     let mut got = memory.scopes().await?;
     got.sort();
     let mut want = vec![
-        MemoryScope::new("assistant", "alice"),
-        MemoryScope::new("assistant", "bob"),
-        MemoryScope::new("planner", "用户"),
+        MemoryScope::new("assistant", "alice")?,
+        MemoryScope::new("assistant", "bob")?,
+        MemoryScope::new("planner", "用户")?,
     ];
     want.sort();
     ensure(got == want, || format!("scopes {got:?}, want {want:?}"))
