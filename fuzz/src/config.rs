@@ -1,0 +1,40 @@
+//! The attachment configuration (`memory.stores`, `agents[].memories`) in
+//! YAML and TOML: parsing never panics, and an accepted configuration written
+//! back (as JSON, which is YAML 1.2, or as TOML) reads back the same.
+
+use agcore_agent::attach::{AttachConfig, ConfigFormat};
+
+use crate::input::Input;
+
+/// The first byte picks the format (even: YAML, odd: TOML), the rest is the file.
+pub fn run(data: &[u8]) {
+    let mut input = Input::new(data);
+    let format = if input.byte() % 2 == 0 {
+        ConfigFormat::Yaml
+    } else {
+        ConfigFormat::Toml
+    };
+    let text = input.text();
+    let Ok(config) = AttachConfig::parse(&text, format, None) else {
+        return;
+    };
+    for agent in &config.agents {
+        for attachment in &agent.memories {
+            assert!(
+                config.store(&attachment.name).is_some(),
+                "an attachment names an undeclared store"
+            );
+        }
+    }
+    let json = serde_json::to_string(&config).expect("a configuration serializes");
+    let back = AttachConfig::parse(&json, ConfigFormat::Yaml, None)
+        .unwrap_or_else(|e| panic!("written as JSON, the configuration is refused: {e}\n{json}"));
+    assert_eq!(back, config, "JSON/YAML round trip\n{json}");
+    // TOML has no null; configurations holding one are not written as TOML.
+    if let Ok(toml) = toml::to_string(&config) {
+        let back = AttachConfig::parse(&toml, ConfigFormat::Toml, None).unwrap_or_else(|e| {
+            panic!("written as TOML, the configuration is refused: {e}\n{toml}")
+        });
+        assert_eq!(back, config, "TOML round trip\n{toml}");
+    }
+}
