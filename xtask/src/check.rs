@@ -3,6 +3,7 @@
 use std::process::Command;
 
 use crate::examples::examples;
+use crate::fuzz::{CI_SECONDS, FuzzArgs, fuzz};
 use crate::step::{Context, read_env_file};
 
 /// fmt check, clippy, tests, docs and (when installed) cargo-deny.
@@ -114,7 +115,8 @@ fn deny(ctx: &Context) -> Result<(), String> {
     )
 }
 
-/// Starts the services, runs [`check`] and, when it passes, [`examples`] with
+/// Starts the services, runs [`check`] and, when it passes, a short [`fuzz`] run of
+/// every target and [`examples`] with
 /// `AGCORE_REQUIRE_SERVICES=1`, then stops the services again, also on failure.
 ///
 /// When the llama server was already running before (a developer's machine), it is left
@@ -143,7 +145,9 @@ pub fn ci() -> Result<(), String> {
         .clone()
         .with_env("AGCORE_REQUIRE_SERVICES", "1")
         .with_env("CARGO_INCREMENTAL", "0");
-    let checked = check(&ci_ctx, false).and_then(|()| examples(&ci_ctx));
+    let checked = check(&ci_ctx, false)
+        .and_then(|()| fuzz(&ci_ctx, &FuzzArgs::all(CI_SECONDS)))
+        .and_then(|()| examples(&ci_ctx));
     report_disk(&ctx.root, "after");
     let stopped = if was_running {
         println!("\n==> [services stop] skipped: the services were running before `ci` started");
