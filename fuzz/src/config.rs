@@ -9,7 +9,7 @@ use crate::input::Input;
 /// The first byte picks the format (even: YAML, odd: TOML), the rest is the file.
 pub fn run(data: &[u8]) {
     let mut input = Input::new(data);
-    let format = if input.byte() % 2 == 0 {
+    let format = if input.byte().is_multiple_of(2) {
         ConfigFormat::Yaml
     } else {
         ConfigFormat::Toml

@@ -30,7 +30,7 @@ fn entry(id: usize, kind: &str, name: &str, content: &str, source: &str) -> Memo
 pub fn run(data: &[u8]) {
     let mut input = Input::new(data);
     let flags = input.byte();
-    let header = if flags % 2 == 0 {
+    let header = if flags.is_multiple_of(2) {
         MEMORY_CONTEXT_PREAMBLE_EN
     } else {
         MEMORY_CONTEXT_PREAMBLE_ZH

@@ -2,6 +2,8 @@
 //! through its target, so the seeds keep exercising the code and every crash
 //! found by fuzzing stays fixed.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 use agcore_fuzz::{Target, run};

@@ -11,7 +11,7 @@
 //! target crashed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::step::Context;
@@ -95,15 +95,7 @@ struct Stats {
 pub fn fuzz(ctx: &Context, args: &FuzzArgs) -> Result<(), String> {
     ensure_cargo_afl(ctx)?;
     let afl_target = ctx.root.join("target").join("afl");
-    let mut build = ctx.cargo(&[
-        "afl",
-        "build",
-        "--release",
-        "-p",
-        "agcore-fuzz",
-        "--features",
-        "afl",
-    ]);
+    let mut build = ctx.cargo(&["afl", "build", "--release", "-p", "agcore-fuzz"]);
     build.env("CARGO_TARGET_DIR", &afl_target);
     ctx.run("fuzz build", build)?;
     let binary = afl_target.join("release").join("agcore-fuzz");
