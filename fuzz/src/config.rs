@@ -34,7 +34,7 @@ pub fn run(data: &[u8]) {
     {
         memory.remove("attachment_header");
     }
-    let json = value.to_string();
+    let json = yaml_printable(&value.to_string());
     let back = AttachConfig::parse(&json, ConfigFormat::Yaml, None)
         .unwrap_or_else(|e| panic!("written as JSON, the configuration is refused: {e}\n{json}"));
     assert_eq!(back, config, "JSON/YAML round trip\n{json}");
@@ -45,4 +45,23 @@ pub fn run(data: &[u8]) {
         });
         assert_eq!(back, config, "TOML round trip\n{toml}");
     }
+}
+
+/// `json` with the characters YAML does not allow unescaped (C1 controls,
+/// DEL, U+FFFE, U+FFFF; JSON allows them raw) and the line separators NEL,
+/// U+2028 and U+2029 written as `\uXXXX`: only then is JSON text also YAML.
+fn yaml_printable(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        let printable = matches!(c, '\t' | '\n' | '\r' | ' '..='~')
+            || (('\u{A0}'..='\u{D7FF}').contains(&c) && !matches!(c, '\u{2028}' | '\u{2029}'))
+            || ('\u{E000}'..='\u{FFFD}').contains(&c)
+            || c >= '\u{10000}';
+        if printable {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\u{:04X}", u32::from(c)));
+        }
+    }
+    out
 }
