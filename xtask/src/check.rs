@@ -114,7 +114,8 @@ fn deny(ctx: &Context) -> Result<(), String> {
     )
 }
 
-/// Starts the services, runs [`check`] and, when it passes, [`examples`] with
+/// Starts the services, runs [`check`] (whose tests replay every fuzz corpus and
+/// regression file) and, when it passes, [`examples`] with
 /// `AGCORE_REQUIRE_SERVICES=1`, then stops the services again, also on failure.
 ///
 /// When the llama server was already running before (a developer's machine), it is left

@@ -13,10 +13,12 @@
 //!   cover every `[[example]]` of `examples/Cargo.toml`). Offline examples run without `OPENAI_*` variables; the others
 //!   get the llama.cpp server or the MCP server from `.services/env` and are skipped when
 //!   those variables are missing, or fail when `CI=true` or `AGCORE_REQUIRE_SERVICES=1`.
-//! - `ci`: `scripts/services.sh start`, then `check` and, when it passes, `examples`, both
+//! - `ci`: `scripts/services.sh start`, then `check` and, when it passes, a short
+//!   `fuzz all` and `examples`, all
 //!   with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
 //! - `reliability [--full] [--soak-minutes M]` (alias `stress`): the load, crash and fault campaigns of
 //!   `agcore-reliability` against the local servers (see `reliability.rs`).
+//! - `fuzz TARGET|all [--time S]`: AFL++ runs of the `agcore-fuzz` targets (see `fuzz.rs`).
 //! - `bench [--quick] [FILTER]`: the criterion benches, then a summary table;
 //!   `bench --report` only prints the summary of the results already on disk.
 //!
@@ -28,6 +30,7 @@
 mod bench;
 mod check;
 mod examples;
+mod fuzz;
 mod reliability;
 mod report;
 mod step;
@@ -45,12 +48,15 @@ commands:
   examples              build every example, run each (120 s limit), check its exit code
                         and expected line; servers from .services/env, else skipped
                         (failed with CI=true or AGCORE_REQUIRE_SERVICES=1)
-  ci                    services start, check and examples with AGCORE_REQUIRE_SERVICES=1,
-                        services stop
+  ci                    services start, check, fuzz all (short) and examples with
+                        AGCORE_REQUIRE_SERVICES=1, services stop
   reliability [--full] [--soak-minutes M]
                         load, SIGKILL, disk-full and soak campaigns against the local
                         servers (--full: the sizes of docs/reliability.md); `stress`
                         is the same command
+  fuzz TARGET|all [--time S]
+                        AFL++ (cargo-afl) on the agcore-fuzz targets, S seconds each
+                        (default 60); table of executions and crashes, fails on a crash
   bench [--quick] [F]   criterion benches (optionally filtered by F), then a summary table
   bench --report        summary table of the criterion results already on disk
   help                  this text";
@@ -76,6 +82,9 @@ fn main() -> ExitCode {
         "ci" => no_args(command, rest).and_then(|()| check::ci()),
         "reliability" | "stress" => reliability::ReliabilityArgs::parse(rest)
             .and_then(|args| reliability::reliability(&step::Context::new(), args)),
+        "fuzz" => {
+            fuzz::FuzzArgs::parse(rest).and_then(|args| fuzz::fuzz(&step::Context::new(), &args))
+        }
         "bench" => bench::BenchArgs::parse(rest).and_then(|args| bench::bench(&args)),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");

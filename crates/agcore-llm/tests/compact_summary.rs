@@ -54,8 +54,11 @@ async fn replaces_the_older_part_with_one_summary() {
     assert_eq!(request.model, "summariser");
     assert_eq!(request.messages[0].role, Role::System);
     let transcript = request.messages[1].text();
-    assert!(transcript.contains("user: 我叫小王,住在上海。"));
-    assert!(transcript.contains("user: weather?"));
+    assert!(
+        transcript.contains("user:\n> 我叫小王,住在上海。"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("user:\n> weather?"), "{transcript}");
     assert!(!transcript.contains("thanks"));
     assert!(!transcript.contains("sys"));
 }

@@ -201,8 +201,8 @@ impl TypedTool for MemorySaveTool {
                     .filter(|c| !c.trim().is_empty())
                     .ok_or_else(|| failed(tool, "`content` is required to create a memory"))?;
                 let provenance = provenance(tool, ctx);
-                let mut new = NewMemory::new(args.memory_type, args.name, content)
-                    .with_metadata(provenance);
+                let mut new =
+                    NewMemory::new(args.memory_type, args.name, content).with_metadata(provenance);
                 if let Some(description) = args.description {
                     new = new.with_description(description);
                 }

@@ -8,6 +8,7 @@
 //! (<https://platform.openai.com/docs/api-reference/chat-streaming>) and are
 //! implemented by [`ChunkDecoder`].
 
+mod bom;
 mod decoder;
 pub(crate) mod error_object;
 
@@ -76,7 +77,7 @@ where
     E: Into<LlmError> + 'static,
 {
     let state = DecodeState {
-        events: Box::pin(bytes.eventsource()),
+        events: Box::pin(bom::StripBom::new(bytes).eventsource()),
         decoder: ChunkDecoder::new(),
         pending: VecDeque::new(),
         scratch: Vec::new(),

@@ -41,3 +41,14 @@ pub use config::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServerConfig}
 pub use naming::{MAX_TOOL_NAME_LEN, exposed_tool_names, qualified_tool_name, sanitize};
 pub use tool::McpTool;
 pub use transport::{McpTransport, StdioTransport, StreamableHttpTransport};
+
+/// What [`McpTool`] makes of a `tools/call` result: the model-facing output of
+/// a successful call and the message of an `isError` one. Not a stable API:
+/// public for the fuzz targets of `agcore-fuzz`, which have no server to call.
+#[doc(hidden)]
+pub fn call_result_text(result: &rmcp::model::CallToolResult) -> (crate::ToolOutput, String) {
+    (
+        content::result_output(result),
+        content::error_message(result),
+    )
+}
