@@ -13,9 +13,8 @@
 //!   cover every `[[example]]` of `examples/Cargo.toml`). Offline examples run without `OPENAI_*` variables; the others
 //!   get the llama.cpp server or the MCP server from `.services/env` and are skipped when
 //!   those variables are missing, or fail when `CI=true` or `AGCORE_REQUIRE_SERVICES=1`.
-//! - `ci`: `scripts/services.sh start`, then `check` and, when it passes, a short
-//!   `fuzz all` and `examples`, all
-//!   with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
+//! - `ci`: `scripts/services.sh start`, then `check` (its tests replay the fuzz corpora)
+//!   and, when it passes, `examples`, both with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
 //! - `reliability [--full] [--soak-minutes M]` (alias `stress`): the load, crash and fault campaigns of
 //!   `agcore-reliability` against the local servers (see `reliability.rs`).
 //! - `fuzz TARGET|all [--time S]`: AFL++ runs of the `agcore-fuzz` targets (see `fuzz.rs`).
@@ -48,7 +47,7 @@ commands:
   examples              build every example, run each (120 s limit), check its exit code
                         and expected line; servers from .services/env, else skipped
                         (failed with CI=true or AGCORE_REQUIRE_SERVICES=1)
-  ci                    services start, check, fuzz all (short) and examples with
+  ci                    services start, check and examples with
                         AGCORE_REQUIRE_SERVICES=1, services stop
   reliability [--full] [--soak-minutes M]
                         load, SIGKILL, disk-full and soak campaigns against the local
