@@ -69,7 +69,7 @@ pub fn merge_duplicate(
 }
 
 /// Checks the fields `update` sets: content, weight and the size limits of
-/// [`limits`](super::limits).
+/// `docs/memory.md`, *Entries and types*.
 ///
 /// # Errors
 /// [`MemoryError::InvalidInput`] naming the first bad field.

@@ -101,7 +101,7 @@ pub(crate) fn validate_weight(weight: f64) -> Result<(), MemoryError> {
 ///
 /// # Errors
 /// [`MemoryError::InvalidInput`] for empty or oversized content, a field
-/// over its limit (see [`limits`](super::limits)) or a non-finite weight.
+/// over its limit (see `docs/memory.md`, *Entries and types*) or a non-finite weight.
 pub(crate) fn prepare_new(mut new: NewMemory) -> Result<NewMemory, MemoryError> {
     validate_content(&new.content)?;
     validate_fields(
