@@ -12,6 +12,7 @@
 
 mod analyzer;
 mod config;
+mod fts_mysql;
 mod fts_sqlite;
 mod input;
 mod jsonl;
@@ -39,6 +40,8 @@ pub enum Target {
     Analyzer,
     /// The SQLite FTS5 `MATCH` builder through the public search API.
     FtsSqlite,
+    /// The MySQL / MariaDB `MATCH … AGAINST` text builder.
+    FtsMysql,
     /// JSONL import lines: the `MemoryEntry` records of `agcore memory import`.
     Jsonl,
     /// The attachment configuration (YAML and TOML).
@@ -51,12 +54,13 @@ pub enum Target {
 
 impl Target {
     /// Every target, in the order `cargo xtask fuzz all` runs them.
-    pub const ALL: [Target; 9] = [
+    pub const ALL: [Target; 10] = [
         Target::Sse,
         Target::Plan,
         Target::Template,
         Target::Analyzer,
         Target::FtsSqlite,
+        Target::FtsMysql,
         Target::Jsonl,
         Target::Config,
         Target::Mcp,
@@ -71,6 +75,7 @@ impl Target {
             Target::Template => "template",
             Target::Analyzer => "analyzer",
             Target::FtsSqlite => "fts_sqlite",
+            Target::FtsMysql => "fts_mysql",
             Target::Jsonl => "jsonl",
             Target::Config => "config",
             Target::Mcp => "mcp",
@@ -92,6 +97,7 @@ pub fn run(target: Target, data: &[u8]) {
         Target::Template => template::run(data),
         Target::Analyzer => analyzer::run(data),
         Target::FtsSqlite => fts_sqlite::run(data),
+        Target::FtsMysql => fts_mysql::run(data),
         Target::Jsonl => jsonl::run(data),
         Target::Config => config::run(data),
         Target::Mcp => mcp::run(data),

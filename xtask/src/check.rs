@@ -3,6 +3,7 @@
 use std::process::Command;
 
 use crate::examples::examples;
+use crate::fuzz::{FuzzArgs, fuzz};
 use crate::step::{Context, read_env_file};
 
 /// fmt check, clippy, tests, docs and (when installed) cargo-deny.
@@ -116,7 +117,9 @@ fn deny(ctx: &Context) -> Result<(), String> {
 
 /// Starts the services, runs [`check`] (whose tests replay every fuzz corpus and
 /// regression file) and, when it passes, [`examples`] with
-/// `AGCORE_REQUIRE_SERVICES=1`, then stops the services again, also on failure.
+/// `AGCORE_REQUIRE_SERVICES=1`, then stops the services again, also on failure;
+/// last, the short coverage-guided run of every fuzz target ([`FuzzArgs::ci`]),
+/// which needs no server.
 ///
 /// When the llama server was already running before (a developer's machine), it is left
 /// running so other users of it are not disturbed.
@@ -154,6 +157,7 @@ pub fn ci() -> Result<(), String> {
     };
     checked?;
     stopped?;
+    fuzz(&ci_ctx, &FuzzArgs::ci())?;
     println!("\n==> ci passed");
     Ok(())
 }

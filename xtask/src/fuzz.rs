@@ -9,6 +9,11 @@
 //! crashes and hangs per target, appends one JSON line per target to
 //! `target/fuzz/report.jsonl`, and fails naming the crash files when any
 //! target crashed.
+//!
+//! `--quick` builds without optimisation (`AFL_OPT_LEVEL=0`) into
+//! `target/afl-quick` and writes into `target/fuzz-quick`: a much cheaper
+//! cold build for fewer executions per second, what CI's short run uses
+//! ([`FuzzArgs::ci`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -17,36 +22,53 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::step::Context;
 
 /// Every target of `agcore_fuzz::Target::ALL`, in the same order.
-const TARGETS: [&str; 9] = [
+const TARGETS: [&str; 10] = [
     "sse",
     "plan",
     "template",
     "analyzer",
     "fts_sqlite",
+    "fts_mysql",
     "jsonl",
     "config",
     "mcp",
     "memory_context",
 ];
 
+/// Seconds per target of CI's short run.
+pub const CI_SECONDS: u64 = 10;
+
 /// Parsed arguments of `fuzz`.
 #[derive(Debug, Clone)]
 pub struct FuzzArgs {
     targets: Vec<&'static str>,
     seconds: u64,
+    quick: bool,
 }
 
 impl FuzzArgs {
-    /// Parses `TARGET|all [--time S]` (default 60 s per target).
+    /// CI's short run: every target for [`CI_SECONDS`] from an unoptimised
+    /// (`--quick`) build.
+    pub fn ci() -> Self {
+        Self {
+            targets: TARGETS.to_vec(),
+            seconds: CI_SECONDS,
+            quick: true,
+        }
+    }
+
+    /// Parses `TARGET|all [--time S] [--quick]` (default 60 s per target).
     ///
     /// # Errors
     /// A message for an unknown target or a bad time.
     pub fn parse(args: &[String]) -> Result<Self, String> {
         let mut targets = None;
         let mut seconds = 60;
+        let mut quick = false;
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
             match arg.as_str() {
+                "--quick" => quick = true,
                 "--time" => {
                     let value = rest.next().and_then(|s| s.parse::<u64>().ok());
                     seconds = value
@@ -63,7 +85,11 @@ impl FuzzArgs {
             }
         }
         let targets = targets.ok_or("`fuzz` takes a target name or `all`")?;
-        Ok(Self { targets, seconds })
+        Ok(Self {
+            targets,
+            seconds,
+            quick,
+        })
     }
 }
 
@@ -83,12 +109,21 @@ struct Stats {
 /// A message when a step fails or any target crashed (naming the files).
 pub fn fuzz(ctx: &Context, args: &FuzzArgs) -> Result<(), String> {
     ensure_cargo_afl(ctx)?;
-    let afl_target = ctx.root.join("target").join("afl");
+    let (build_dir, out_dir) = if args.quick {
+        ("afl-quick", "fuzz-quick")
+    } else {
+        ("afl", "fuzz")
+    };
+    let afl_target = ctx.root.join("target").join(build_dir);
     let mut build = ctx.cargo(&["afl", "build", "--release", "-p", "agcore-fuzz"]);
     build.env("CARGO_TARGET_DIR", &afl_target);
+    if args.quick {
+        // cargo-afl's own variable: `-C opt-level` of the instrumented build.
+        build.env("AFL_OPT_LEVEL", "0");
+    }
     ctx.run("fuzz build", build)?;
     let binary = afl_target.join("release").join("agcore-fuzz");
-    let out_root = ctx.root.join("target").join("fuzz");
+    let out_root = ctx.root.join("target").join(out_dir);
     std::fs::create_dir_all(&out_root).map_err(|e| format!("{}: {e}", out_root.display()))?;
     let mut rows = Vec::new();
     let mut crash_files = Vec::new();

@@ -14,10 +14,11 @@
 //!   get the llama.cpp server or the MCP server from `.services/env` and are skipped when
 //!   those variables are missing, or fail when `CI=true` or `AGCORE_REQUIRE_SERVICES=1`.
 //! - `ci`: `scripts/services.sh start`, then `check` (its tests replay the fuzz corpora)
-//!   and, when it passes, `examples`, both with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure).
+//!   and, when it passes, `examples`, both with `AGCORE_REQUIRE_SERVICES=1`, then `scripts/services.sh stop` (also on failure),
+//!   then the short AFL++ run of every fuzz target (`fuzz all --time 10 --quick`).
 //! - `reliability [--full] [--soak-minutes M]` (alias `stress`): the load, crash and fault campaigns of
 //!   `agcore-reliability` against the local servers (see `reliability.rs`).
-//! - `fuzz TARGET|all [--time S]`: AFL++ runs of the `agcore-fuzz` targets (see `fuzz.rs`).
+//! - `fuzz TARGET|all [--time S] [--quick]`: AFL++ runs of the `agcore-fuzz` targets (see `fuzz.rs`).
 //! - `bench [--quick] [FILTER]`: the criterion benches, then a summary table;
 //!   `bench --report` only prints the summary of the results already on disk.
 //!
@@ -48,14 +49,16 @@ commands:
                         and expected line; servers from .services/env, else skipped
                         (failed with CI=true or AGCORE_REQUIRE_SERVICES=1)
   ci                    services start, check and examples with
-                        AGCORE_REQUIRE_SERVICES=1, services stop
+                        AGCORE_REQUIRE_SERVICES=1, services stop, then the fuzz
+                        short run (fuzz all --time 10 --quick)
   reliability [--full] [--soak-minutes M]
                         load, SIGKILL, disk-full and soak campaigns against the local
                         servers (--full: the sizes of docs/reliability.md); `stress`
                         is the same command
-  fuzz TARGET|all [--time S]
+  fuzz TARGET|all [--time S] [--quick]
                         AFL++ (cargo-afl) on the agcore-fuzz targets, S seconds each
-                        (default 60); table of executions and crashes, fails on a crash
+                        (default 60); table of executions and crashes, fails on a crash;
+                        --quick: unoptimised instrumented build, cheap when cold
   bench [--quick] [F]   criterion benches (optionally filtered by F), then a summary table
   bench --report        summary table of the criterion results already on disk
   help                  this text";

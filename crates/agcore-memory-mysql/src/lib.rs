@@ -40,6 +40,8 @@ pub use database::MysqlDatabase;
 pub use error::MysqlError;
 pub use long_term::MysqlLongTerm;
 pub use store::MysqlStore;
+#[cfg(feature = "testkit")]
+pub use terms::{FulltextQuery, fulltext_column, fulltext_query};
 pub use vectors::{MysqlRows, MysqlVectors};
 
 /// Opens the MySQL or MariaDB database named by `url`

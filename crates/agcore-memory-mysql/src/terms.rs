@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use agcore_memory::retriever::Bm25;
+use agcore_memory::retriever::{Bm25, unique_index_terms};
 use sha2::{Digest, Sha256};
 
 /// Most distinct query terms used (as in the SQLite backend).
@@ -63,6 +63,46 @@ pub(crate) fn column<'a>(prefix: &str, tokens: impl IntoIterator<Item = &'a Stri
 /// words without operators, each optional (boolean mode's OR).
 pub(crate) fn any_of(words: &[String]) -> String {
     words.join(" ")
+}
+
+/// The index words a search for `query` looks up, after `prefix`: the
+/// query's distinct analyzer tokens (at most [`MAX_QUERY_TERMS`]) as
+/// [`word`]s, in the analyzer's order. Empty when the query has no token.
+pub(crate) fn query_words(prefix: &str, query: &str) -> Vec<String> {
+    let mut tokens = unique_index_terms(query);
+    tokens.truncate(MAX_QUERY_TERMS);
+    tokens.iter().map(|t| word(prefix, t)).collect()
+}
+
+/// What a search sends to the server for one query text, exposed for the
+/// fuzz target of the full-text query builder (feature `testkit`).
+#[cfg(feature = "testkit")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FulltextQuery {
+    /// The index words looked up, one per distinct query token.
+    pub words: Vec<String>,
+    /// The `AGAINST (… IN BOOLEAN MODE)` text bound as a parameter.
+    pub against: String,
+}
+
+/// The full-text query a search builds for `query` under `prefix` (`""` for
+/// the store, `s<scope id>` for long-term memory); `None` when the query has
+/// no token and no statement is sent.
+#[cfg(feature = "testkit")]
+pub fn fulltext_query(prefix: &str, query: &str) -> Option<FulltextQuery> {
+    let words = query_words(prefix, query);
+    if words.is_empty() {
+        return None;
+    }
+    let against = any_of(&words);
+    Some(FulltextQuery { words, against })
+}
+
+/// The `terms` column written for `text` (feature `testkit`): every token
+/// occurrence of the analyzer as ` word `.
+#[cfg(feature = "testkit")]
+pub fn fulltext_column(prefix: &str, text: &str) -> String {
+    column(prefix, &agcore_memory::retriever::index_terms(text))
 }
 
 /// BM25 over the candidates of one `MATCH`, in one statement: the SQL

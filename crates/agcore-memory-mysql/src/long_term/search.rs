@@ -13,7 +13,7 @@ use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row};
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, Bm25Sql, MAX_QUERY_TERMS};
+use crate::terms::{self, Bm25Sql};
 
 pub(crate) async fn search(
     conn: &mut Conn,
@@ -21,16 +21,13 @@ pub(crate) async fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let mut tokens = unique_index_terms(query);
-    tokens.truncate(MAX_QUERY_TERMS);
-    if tokens.is_empty() || request.limit == 0 {
+    if unique_index_terms(query).is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }
     let Some(scope_id) = rows::existing_scope_id(conn, scope).await? else {
         return Ok(Vec::new());
     };
-    let prefix = format!("s{scope_id}");
-    let words: Vec<String> = tokens.iter().map(|t| terms::word(&prefix, t)).collect();
+    let words = terms::query_words(&format!("s{scope_id}"), query);
     let bm25 = Bm25Sql::new(words.len());
     // Parameters in the order their `?` appear in the statement below.
     let ty = request

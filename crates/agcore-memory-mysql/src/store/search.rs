@@ -3,7 +3,6 @@
 //! words), scored in SQL with the same formula and statistics as the SQLite
 //! backend (see [`Bm25Sql`]), ties broken by id.
 
-use agcore_memory::retriever::unique_index_terms;
 use agcore_memory::{ScoredItem, SearchOptions};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
@@ -12,7 +11,7 @@ use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, Bm25Sql, MAX_QUERY_TERMS};
+use crate::terms::{self, Bm25Sql};
 
 /// The store's BM25 statistics as `(d, l)` doubles.
 const STATS: &str = "SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d, \
@@ -24,12 +23,10 @@ pub(crate) async fn search(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>> {
-    let mut tokens = unique_index_terms(query);
-    tokens.truncate(MAX_QUERY_TERMS);
-    if tokens.is_empty() {
+    let words = terms::query_words("", query);
+    if words.is_empty() {
         return Ok(Vec::new());
     }
-    let words: Vec<String> = tokens.iter().map(|t| terms::word("", t)).collect();
     let bm25 = Bm25Sql::new(words.len());
     let cond = Where::of(&options.filter);
     // Parameters in the order their `?` appear in the statement below.
