@@ -46,7 +46,8 @@ fn fixture(extractor: MockProvider, turns: usize) -> Fixture {
         .build()
         .unwrap();
     let session = AgentSession::with_id("s1", Arc::new(SimpleAgent::new("assistant")), bundle)
-        .with_user_id("alice");
+        .with_user_id("alice")
+        .unwrap();
     let scope = memory.scope("assistant", "alice").unwrap();
     Fixture {
         chat,

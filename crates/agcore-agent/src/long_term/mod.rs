@@ -34,7 +34,7 @@
 //!     .build()?;
 //! assert!(bundle.tool_registry.contains("memory_save"));
 //! let agent = Arc::new(SimpleAgent::new("assistant"));
-//! let mut session = AgentSession::new(agent, bundle).with_user_id("alice");
+//! let mut session = AgentSession::new(agent, bundle).with_user_id("alice")?;
 //! session.submit_turn("Hello there").await?; // the first round injects nothing
 //! session.submit_turn("Which tea do I like?").await?;
 //! let system = provider.requests()[1].messages[0].text();

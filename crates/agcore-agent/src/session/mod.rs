@@ -13,7 +13,7 @@ use agcore_llm::CostTracker;
 use agcore_types::ChatMessage;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Agent, RuntimeBundle, SessionMemory};
+use crate::{Agent, AgentError, RuntimeBundle, SessionMemory};
 
 pub use stream::{AgentEvent, AgentStream};
 
@@ -91,9 +91,31 @@ impl AgentSession {
         }
     }
 
-    /// Sets the end user's id (passed to tools as `ToolContext::user_id`).
-    pub fn with_user_id(mut self, user_id: impl Into<String>) -> Self {
-        self.user_id = Some(user_id.into());
+    /// Sets the end user's id: the user part of the long-term memory scope
+    /// and `ToolContext::user_id` of the session's tool calls.
+    ///
+    /// # Errors
+    /// [`AgentError::Memory`] with [`MemoryError::InvalidInput`] when the id
+    /// breaks the rules of [`MemoryScope::new`] (empty, padded, over
+    /// [`MAX_SCOPE_PART_BYTES`] bytes, control or invisible format
+    /// characters, whitespace other than a space); the session is not built,
+    /// so no turn runs with memory silently off.
+    ///
+    /// [`MemoryError::InvalidInput`]: agcore_memory::MemoryError::InvalidInput
+    /// [`MemoryScope::new`]: agcore_memory::long_term::MemoryScope::new
+    /// [`MAX_SCOPE_PART_BYTES`]: agcore_memory::long_term::MAX_SCOPE_PART_BYTES
+    pub fn with_user_id(mut self, user_id: impl Into<String>) -> Result<Self, AgentError> {
+        let user_id = user_id.into();
+        agcore_memory::long_term::MemoryScope::check_user(&user_id)?;
+        self.user_id = Some(user_id);
+        Ok(self)
+    }
+
+    /// Sets a user id that already passed the checks of
+    /// [`AgentSession::with_user_id`] (a `ChatAgent`'s own user, or
+    /// [`crate::DEFAULT_USER_ID`], which a test checks).
+    pub(crate) fn with_checked_user_id(mut self, user_id: String) -> Self {
+        self.user_id = Some(user_id);
         self
     }
 
