@@ -2,7 +2,6 @@
 
 mod attach;
 mod long_term;
-mod recall_feedback;
 mod stream;
 mod turn;
 
@@ -37,7 +36,9 @@ pub struct AgentSession {
     cancel: CancellationToken,
     pending_reminder: Option<String>,
     bridged: Vec<String>,
-    long_term: long_term::LongTermState,
+    /// The long-term memory steps of the current agent and user, once a
+    /// turn needed them.
+    long_term: Option<agcore_memory::long_term::turn::TurnMemory>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -48,12 +49,6 @@ impl std::fmt::Debug for AgentSession {
             .field("turn_index", &self.turn_index)
             .field("history", &self.history.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for AgentSession {
-    fn drop(&mut self) {
-        self.finish_on_drop();
     }
 }
 
@@ -87,7 +82,7 @@ impl AgentSession {
             cancel: CancellationToken::new(),
             pending_reminder: None,
             bridged: Vec::new(),
-            long_term: long_term::LongTermState::default(),
+            long_term: None,
         }
     }
 
