@@ -47,7 +47,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .await?;
 
     println!("\n== session 1 (user alice)");
-    let mut first = agent.session("alice");
+    let mut first = agent.session("alice")?;
     for input in [
         "Please keep your answers short, bullet points.",
         "I live in Lyon by the way.",
@@ -72,7 +72,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
 
     println!("\n== session 2 (user alice, new session)");
-    let mut second = agent.session("alice");
+    let mut second = agent.session("alice")?;
     let input = "Which parks in Lyon should I visit? Short answers please.";
     let reply = second.submit_turn(input).await?;
     println!("user: {input}\nassistant: {}", reply.text());

@@ -95,7 +95,9 @@ pub async fn run(
     let mut warm: Option<(Sample, u64)> = None;
     let mut peak_rss = 0;
     while !done(turns, length) {
-        let mut session = agent.session(format!("user-{}", sessions % 50));
+        let mut session = agent
+            .session(format!("user-{}", sessions % 50))
+            .map_err(|e| HarnessError::Usage(format!("session user id: {e}")))?;
         for t in 0..turns_per_session {
             session
                 .submit_turn(format!(

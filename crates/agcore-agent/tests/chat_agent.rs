@@ -1,6 +1,7 @@
 //! `ChatAgent`, the front door: defaults, one conversation across `chat`
 //! calls, streaming, sessions per user, long-term memory wiring, tools, and
 //! the errors of a misconfigured builder.
+#![cfg(test)]
 
 use std::sync::Arc;
 
@@ -120,7 +121,9 @@ async fn long_term_memory_is_scoped_to_agent_and_user() {
     assert_eq!(saved[0].content, "The user lives in Lyon");
     let bob = memory.scope("travel", "bob").unwrap();
     assert!(bob.search("Lyon", 5).await.unwrap().is_empty());
-    assert_eq!(agent.session("bob").user_id(), Some("bob"));
+    assert_eq!(agent.session("bob").unwrap().user_id(), Some("bob"));
+    assert!(agent.session("").is_err());
+    assert!(agent.session("bob\u{200b}").is_err());
 }
 
 #[tokio::test]

@@ -65,7 +65,9 @@ fn session(
         .long_term_memory(memory.clone(), LongTermOptions::new().extraction(false))
         .build()
         .unwrap();
-    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap()
 }
 
 async fn turn(session: &mut AgentSession, text: &str) -> Result<String, AgentError> {

@@ -46,7 +46,8 @@ fn fixture(extractor: MockProvider, turns: usize) -> Fixture {
         .build()
         .unwrap();
     let session = AgentSession::with_id("s1", Arc::new(SimpleAgent::new("assistant")), bundle)
-        .with_user_id("alice");
+        .with_user_id("alice")
+        .unwrap();
     let scope = memory.scope("assistant", "alice").unwrap();
     Fixture {
         chat,
@@ -146,7 +147,14 @@ async fn a_model_that_times_out_keeps_the_buffer_and_the_turn_does_not_wait() {
     // The turn returned while the extraction request hangs.
     assert_eq!(f.session.history().len(), 4);
     let err = f.session.flush_memory().await.unwrap_err();
-    assert!(matches!(err, AgentError::LimitExceeded(_)), "{err}");
+    assert!(
+        matches!(
+            err,
+            AgentError::Memory(agcore_memory::MemoryError::Timeout(_))
+        ),
+        "{err}"
+    );
+    assert!(err.is_recoverable());
     assert_eq!(f.scope.buffer_pending("s1", 100).await.unwrap().len(), 2);
 
     turns(&mut f, &["third", "fourth"]).await;

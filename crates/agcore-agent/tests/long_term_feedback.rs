@@ -1,6 +1,7 @@
 //! Recall feedback: entries returned by a `memory_recall` call are recorded
 //! at the end of the turn like prefetched ones — used (weight raised) when
 //! the reply refers to them, shown (weight decayed) when it does not.
+#![cfg(test)]
 
 use std::sync::Arc;
 
@@ -38,8 +39,9 @@ async fn recalled_entries_are_recorded_as_used_or_shown() {
         )
         .build()
         .unwrap();
-    let mut session =
-        AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice");
+    let mut session = AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap();
 
     session.submit_turn("What should I drink?").await.unwrap();
     let used = scope.get(tea.id).await.unwrap().unwrap();

@@ -92,7 +92,9 @@ fn session(provider: &Arc<MockProvider>, memory: &LongTermMemory) -> AgentSessio
         )
         .build()
         .unwrap();
-    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

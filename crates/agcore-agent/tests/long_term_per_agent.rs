@@ -2,6 +2,7 @@
 //! and injects nothing, `tools = false` keeps prefetch without tools or their
 //! instructions, `writable_types` limits what `memory_save` and extraction
 //! write — two agents with different settings side by side on one memory.
+#![cfg(test)]
 
 use std::sync::Arc;
 
@@ -42,7 +43,9 @@ fn bundle(
 }
 
 fn session(bundle: &Arc<RuntimeBundle>, agent: &str) -> AgentSession {
-    AgentSession::new(Arc::new(SimpleAgent::new(agent)), Arc::clone(bundle)).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new(agent)), Arc::clone(bundle))
+        .with_user_id("alice")
+        .unwrap()
 }
 
 #[tokio::test]

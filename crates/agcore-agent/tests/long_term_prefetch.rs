@@ -54,7 +54,9 @@ fn session(
         .long_term_memory(memory.clone(), options.extraction(false))
         .build()
         .unwrap();
-    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap()
 }
 
 #[tokio::test]

@@ -29,7 +29,7 @@ fn session(
         .unwrap();
     let session = AgentSession::new(Arc::new(SimpleAgent::new(agent)), bundle);
     match user {
-        Some(user) => session.with_user_id(user),
+        Some(user) => session.with_user_id(user).unwrap(),
         None => session,
     }
 }

@@ -58,7 +58,9 @@ fn session(provider: &Arc<MockProvider>, memory: &LongTermMemory) -> AgentSessio
         )
         .build()
         .unwrap();
-    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap()
 }
 
 /// The quoted text of the first entry of a `<memory-context>` body.

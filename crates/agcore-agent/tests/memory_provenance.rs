@@ -47,7 +47,9 @@ fn session(provider: &Arc<MockProvider>, memory: &LongTermMemory) -> AgentSessio
         )
         .build()
         .unwrap();
-    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice")
+    AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap()
 }
 
 fn calls(provider: &MockProvider, calls: &[(&str, &str)]) {

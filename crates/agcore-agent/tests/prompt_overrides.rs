@@ -56,8 +56,9 @@ async fn memory_prompts_are_overridden_and_entries_stay_quoted() {
         ]))
         .build()
         .unwrap();
-    let mut session =
-        AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice");
+    let mut session = AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap();
     session
         .submit_turn("which green tea do I like")
         .await
@@ -132,8 +133,9 @@ async fn the_extraction_instructions_are_overridden() {
         )]))
         .build()
         .unwrap();
-    let mut session =
-        AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id("alice");
+    let mut session = AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+        .with_user_id("alice")
+        .unwrap();
     session.submit_turn("I moved to Lyon").await.unwrap();
     session.finish().await.unwrap();
     let requests = extractor.requests();

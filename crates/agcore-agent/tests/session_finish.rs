@@ -1,6 +1,7 @@
 //! `AgentSession::finish` extracts the turns left in the dialogue buffer at
 //! the end of a session; a session dropped without it starts that extraction
 //! in the background.
+#![cfg(test)]
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +34,7 @@ fn bundle(
 fn session(bundle: &Arc<RuntimeBundle>) -> AgentSession {
     AgentSession::new(Arc::new(SimpleAgent::new("travel")), Arc::clone(bundle))
         .with_user_id("alice")
+        .unwrap()
 }
 
 async fn stored(memory: &LongTermMemory) -> Result<Vec<String>, MemoryError> {

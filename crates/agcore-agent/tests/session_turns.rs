@@ -316,7 +316,9 @@ async fn tools_receive_the_session_scope() {
         HookExecutor::new(),
         AgentConfig::new("m"),
     );
-    let mut session = AgentSession::with_id("s-42", agent(), bundle).with_user_id("alice");
+    let mut session = AgentSession::with_id("s-42", agent(), bundle)
+        .with_user_id("alice")
+        .unwrap();
     session.submit_turn("who am I").await.unwrap();
     assert_eq!(
         session.history()[2].text(),

@@ -63,7 +63,9 @@ impl Harness {
             )
             .build()
             .unwrap();
-        AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle).with_user_id(USERS[user])
+        AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle)
+            .with_user_id(USERS[user])
+            .unwrap()
     }
 
     /// One turn in which the model calls `tool` with `args`; the tool's result.

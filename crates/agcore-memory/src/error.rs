@@ -42,18 +42,34 @@ pub enum MemoryError {
     /// still stored and searchable by words.
     #[error("Embedding error: {0}")]
     Embedding(String),
+    /// The chat model asked for memory work (fact extraction) failed; the
+    /// dialogue buffer is kept for a later run.
+    #[error("Model error: {0}")]
+    Llm(#[from] agcore_llm::LlmError),
+    /// Memory work got no answer within its limit (the extraction timeout);
+    /// nothing was applied.
+    #[error("Timed out: {0}")]
+    Timeout(String),
 }
 
 impl MemoryError {
     /// Whether the caller can carry on: a missing item, a failed search or
-    /// an unavailable backend or a failed embedding call (retry later) is
-    /// recoverable; storage, serialization, invalid input and an embedding
-    /// model mismatch are not.
+    /// an unavailable backend, a failed embedding call or a timeout (retry
+    /// later) is recoverable, a model error as the model's error says;
+    /// storage, serialization, invalid input and an embedding model mismatch
+    /// are not.
     pub fn is_recoverable(&self) -> bool {
-        matches!(
-            self,
-            Self::NotFound(_) | Self::RetrievalError(_) | Self::Unavailable(_) | Self::Embedding(_)
-        )
+        match self {
+            Self::Llm(err) => err.is_recoverable(),
+            other => matches!(
+                other,
+                Self::NotFound(_)
+                    | Self::RetrievalError(_)
+                    | Self::Unavailable(_)
+                    | Self::Embedding(_)
+                    | Self::Timeout(_)
+            ),
+        }
     }
 }
 

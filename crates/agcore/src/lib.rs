@@ -52,7 +52,7 @@
 //! assert_eq!(agent.history().await.len(), 4); // user, tool call, tool result, answer
 //!
 //! // One conversation per end user; long-term memory is scoped to agent + user.
-//! let alice = agent.session("alice");
+//! let alice = agent.session("alice")?;
 //! assert_eq!(alice.user_id(), Some("alice"));
 //! # Ok(())
 //! # }

@@ -230,7 +230,7 @@ impl ChatAgentBuilder {
             agent = agent.with_system_prompt(instructions);
         }
         let bundle = inner.build()?;
-        let chat = ChatAgent::with_user(Arc::new(agent), bundle, self.user_id);
+        let chat = ChatAgent::with_user(Arc::new(agent), bundle, self.user_id)?;
         #[cfg(feature = "mcp")]
         let chat = ChatAgent {
             mcp_clients,

@@ -82,18 +82,32 @@ impl ChatAgent {
 
     /// `agent` on `bundle`, its own conversation for [`DEFAULT_USER_ID`].
     pub fn new(agent: Arc<dyn Agent>, bundle: Arc<RuntimeBundle>) -> Self {
-        Self::with_user(agent, bundle, DEFAULT_USER_ID)
+        let session = AgentSession::new(Arc::clone(&agent), Arc::clone(&bundle))
+            .with_checked_user_id(DEFAULT_USER_ID.to_owned());
+        Self::from_session(agent, bundle, DEFAULT_USER_ID.to_owned(), session)
     }
 
     /// `agent` on `bundle`, its own conversation for `user_id`.
+    ///
+    /// # Errors
+    /// The errors of [`AgentSession::with_user_id`] for an invalid id.
     pub fn with_user(
         agent: Arc<dyn Agent>,
         bundle: Arc<RuntimeBundle>,
         user_id: impl Into<String>,
-    ) -> Self {
+    ) -> Result<Self, AgentError> {
         let user_id = user_id.into();
         let session = AgentSession::new(Arc::clone(&agent), Arc::clone(&bundle))
-            .with_user_id(user_id.clone());
+            .with_user_id(user_id.clone())?;
+        Ok(Self::from_session(agent, bundle, user_id, session))
+    }
+
+    fn from_session(
+        agent: Arc<dyn Agent>,
+        bundle: Arc<RuntimeBundle>,
+        user_id: String,
+        session: AgentSession,
+    ) -> Self {
         Self {
             agent,
             bundle,
@@ -138,7 +152,10 @@ impl ChatAgent {
     /// A new conversation of this agent for one end user (long-term memory
     /// is scoped to this agent and `user_id`). Sessions run independently of
     /// each other and of [`ChatAgent::chat`].
-    pub fn session(&self, user_id: impl Into<String>) -> AgentSession {
+    ///
+    /// # Errors
+    /// The errors of [`AgentSession::with_user_id`] for an invalid id.
+    pub fn session(&self, user_id: impl Into<String>) -> Result<AgentSession, AgentError> {
         AgentSession::new(Arc::clone(&self.agent), Arc::clone(&self.bundle)).with_user_id(user_id)
     }
 
@@ -157,7 +174,8 @@ impl ChatAgent {
     pub async fn reset(&self) -> Result<Option<ExtractionReport>, AgentError> {
         let mut session = self.conversation.lock().await;
         let finished = session.finish().await;
-        *session = self.session(self.user_id.clone());
+        *session = AgentSession::new(Arc::clone(&self.agent), Arc::clone(&self.bundle))
+            .with_checked_user_id(self.user_id.clone());
         finished
     }
 
@@ -199,5 +217,17 @@ impl ChatAgent {
     #[cfg(feature = "mcp")]
     pub fn mcp_clients(&self) -> &[agcore_tools::McpClient] {
         &self.mcp_clients
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agcore_memory::long_term::MemoryScope;
+
+    use super::DEFAULT_USER_ID;
+
+    #[test]
+    fn the_default_user_id_passes_the_scope_checks() {
+        assert!(MemoryScope::check_user(DEFAULT_USER_ID).is_ok());
     }
 }

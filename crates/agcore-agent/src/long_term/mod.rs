@@ -1,7 +1,9 @@
 //! Long-term memory in the agent runtime (see `docs/memory.md`,
-//! *Long-term memory*): the `memory_save` / `memory_recall` tools,
-//! prefetch into the system prompt, the dialogue buffer and background fact
-//! extraction.
+//! *Long-term memory*): the `memory_save` / `memory_recall` tools here, and
+//! the steps of each turn — prefetch into the system prompt, the dialogue
+//! buffer and background fact extraction — owned by
+//! [`TurnMemory`] of `agcore_memory::long_term::turn`, re-exported with its
+//! options.
 //!
 //! Turned on for every session of a bundle by
 //! [`AgentBuilder::long_term_memory`](crate::AgentBuilder::long_term_memory).
@@ -34,7 +36,7 @@
 //!     .build()?;
 //! assert!(bundle.tool_registry.contains("memory_save"));
 //! let agent = Arc::new(SimpleAgent::new("assistant"));
-//! let mut session = AgentSession::new(agent, bundle).with_user_id("alice");
+//! let mut session = AgentSession::new(agent, bundle).with_user_id("alice")?;
 //! session.submit_turn("Hello there").await?; // the first round injects nothing
 //! session.submit_turn("Which tea do I like?").await?;
 //! let system = provider.requests()[1].messages[0].text();
@@ -42,27 +44,19 @@
 //! # Ok(()) }
 //! ```
 
-mod extract;
-mod options;
-mod prefetch;
-mod prompt;
-mod structured;
 mod tools;
-mod writable;
 
-pub use extract::{ExtractionReport, MAX_EXTRACTION_TURNS, run_extraction};
-pub use options::{InstructionLanguage, LongTermOptions};
-pub use prefetch::{Prefetched, prefetch, prefetch_with_header};
-pub use prompt::{
+pub use agcore_memory::long_term::turn::{
+    ExtractionModel, ExtractionReport, InstructionLanguage, LongTermOptions, MAX_EXTRACTION_TURNS,
     MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_CONTEXT_PREAMBLE_EN,
-    MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH,
-    format_memory_context, memory_context_header, memory_context_preamble, memory_instructions,
-    render_memory_instructions,
+    MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, Prefetched,
+    TurnMemory, WritableTypes, format_memory_context, memory_context_header,
+    memory_context_preamble, memory_instructions, prefetch, prefetch_with_header,
+    render_memory_instructions, run_extraction,
 };
 pub use tools::{
     MAX_RECALL_LIMIT, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction, SaveArgs,
 };
-pub use writable::WritableTypes;
 
 use agcore_memory::long_term::LongTermMemory;
 

@@ -2,7 +2,6 @@
 
 mod attach;
 mod long_term;
-mod recall_feedback;
 mod stream;
 mod turn;
 
@@ -13,7 +12,7 @@ use agcore_llm::CostTracker;
 use agcore_types::ChatMessage;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Agent, RuntimeBundle, SessionMemory};
+use crate::{Agent, AgentError, RuntimeBundle, SessionMemory};
 
 pub use stream::{AgentEvent, AgentStream};
 
@@ -37,7 +36,9 @@ pub struct AgentSession {
     cancel: CancellationToken,
     pending_reminder: Option<String>,
     bridged: Vec<String>,
-    long_term: long_term::LongTermState,
+    /// The long-term memory steps of the current agent and user, once a
+    /// turn needed them.
+    long_term: Option<agcore_memory::long_term::turn::TurnMemory>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -48,12 +49,6 @@ impl std::fmt::Debug for AgentSession {
             .field("turn_index", &self.turn_index)
             .field("history", &self.history.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for AgentSession {
-    fn drop(&mut self) {
-        self.finish_on_drop();
     }
 }
 
@@ -87,13 +82,35 @@ impl AgentSession {
             cancel: CancellationToken::new(),
             pending_reminder: None,
             bridged: Vec::new(),
-            long_term: long_term::LongTermState::default(),
+            long_term: None,
         }
     }
 
-    /// Sets the end user's id (passed to tools as `ToolContext::user_id`).
-    pub fn with_user_id(mut self, user_id: impl Into<String>) -> Self {
-        self.user_id = Some(user_id.into());
+    /// Sets the end user's id: the user part of the long-term memory scope
+    /// and `ToolContext::user_id` of the session's tool calls.
+    ///
+    /// # Errors
+    /// [`AgentError::Memory`] with [`MemoryError::InvalidInput`] when the id
+    /// breaks the rules of [`MemoryScope::new`] (empty, padded, over
+    /// [`MAX_SCOPE_PART_BYTES`] bytes, control or invisible format
+    /// characters, whitespace other than a space); the session is not built,
+    /// so no turn runs with memory silently off.
+    ///
+    /// [`MemoryError::InvalidInput`]: agcore_memory::MemoryError::InvalidInput
+    /// [`MemoryScope::new`]: agcore_memory::long_term::MemoryScope::new
+    /// [`MAX_SCOPE_PART_BYTES`]: agcore_memory::long_term::MAX_SCOPE_PART_BYTES
+    pub fn with_user_id(mut self, user_id: impl Into<String>) -> Result<Self, AgentError> {
+        let user_id = user_id.into();
+        agcore_memory::long_term::MemoryScope::check_user(&user_id)?;
+        self.user_id = Some(user_id);
+        Ok(self)
+    }
+
+    /// Sets a user id that already passed the checks of
+    /// [`AgentSession::with_user_id`] (a `ChatAgent`'s own user, or
+    /// [`crate::DEFAULT_USER_ID`], which a test checks).
+    pub(crate) fn with_checked_user_id(mut self, user_id: String) -> Self {
+        self.user_id = Some(user_id);
         self
     }
 

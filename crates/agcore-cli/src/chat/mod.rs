@@ -119,7 +119,7 @@ async fn read_loop(
                 Action::Continue => {}
                 Action::Exit => break,
                 Action::Reset => {
-                    chat.reset().await;
+                    chat.reset().await?;
                     eprintln!("(new conversation; memories kept)");
                 }
             }

@@ -73,7 +73,7 @@ impl Chat {
         let scope = opened.scoped.scope();
         let agent = Arc::new(SimpleAgent::new(scope.agent()));
         let user = scope.user().to_owned();
-        let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user);
+        let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user)?;
         Ok(Self {
             session,
             agent,
@@ -134,10 +134,15 @@ impl Chat {
     }
 
     /// Flushes memory and starts a new session (memories are kept).
-    pub(crate) async fn reset(&mut self) {
+    ///
+    /// # Errors
+    /// The user id refused by [`AgentSession::with_user_id`] (it was checked
+    /// when the chat opened, so only a changed rule would do it).
+    pub(crate) async fn reset(&mut self) -> Result<(), AgentError> {
         self.flush().await;
         self.session = AgentSession::new(self.agent.clone(), Arc::clone(&self.bundle))
-            .with_user_id(&self.user);
+            .with_user_id(&self.user)?;
+        Ok(())
     }
 
     /// Flushes memory before exit; Ctrl-C skips the flush (the turns stay

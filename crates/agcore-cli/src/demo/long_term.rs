@@ -42,7 +42,7 @@ pub(super) async fn run(dir: &Path) -> Result<(), CliError> {
         .map_err(CliError::Agent)?;
     let agent = Arc::new(SimpleAgent::new("travel"));
 
-    let mut first = AgentSession::new(agent.clone(), bundle.clone()).with_user_id("alice");
+    let mut first = AgentSession::new(agent.clone(), bundle.clone()).with_user_id("alice")?;
     let input = "Please keep your answers short, bullet points.";
     let reply = first.submit_turn(input).await?;
     output::line(&format!(
@@ -60,7 +60,7 @@ pub(super) async fn run(dir: &Path) -> Result<(), CliError> {
         ))?;
     }
 
-    let mut second = AgentSession::new(agent, bundle).with_user_id("alice");
+    let mut second = AgentSession::new(agent, bundle).with_user_id("alice")?;
     let input = "Which parks in Lyon should I visit? Short answers please.";
     let reply = second.submit_turn(input).await?;
     output::line(&format!(

@@ -56,6 +56,7 @@ mod records;
 mod requests;
 mod scope;
 mod scoped;
+pub mod turn;
 mod weights;
 
 pub use apply_facts::{FactReport, detect_references};

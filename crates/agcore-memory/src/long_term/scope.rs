@@ -70,6 +70,17 @@ impl MemoryScope {
         Ok(Self { agent, user })
     }
 
+    /// Checks a user id alone by the rules of [`MemoryScope::new`], for
+    /// APIs that take the user before the agent is known (a session's user,
+    /// which serves whichever agent is active).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] naming the `user id` and what is wrong
+    /// with it.
+    pub fn check_user(user: &str) -> Result<(), MemoryError> {
+        check_part("user id", user, &[])
+    }
+
     /// The scopes of `pairs` that are valid; the others are skipped with a
     /// warning (rows stored before these checks existed cannot be addressed
     /// through the API). For backends listing their stored scopes.

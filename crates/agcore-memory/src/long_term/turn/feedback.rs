@@ -6,12 +6,12 @@ use agcore_types::{ChatMessage, Role};
 use serde_json::Value;
 
 /// The name the `memory_recall` tool is registered under.
-const RECALL_TOOL: &str = "memory_recall";
+pub const RECALL_TOOL: &str = "memory_recall";
 
 /// Ids of the memories returned by the `memory_recall` calls of the turn
 /// that starts after the last user message of `history`, in order, without
 /// repeats. Results that are not the tool's JSON (an error message) give no ids.
-pub(super) fn recalled_ids(history: &[ChatMessage]) -> Vec<i64> {
+pub fn recalled_ids(history: &[ChatMessage]) -> Vec<i64> {
     let start = history
         .iter()
         .rposition(|m| m.role == Role::User)

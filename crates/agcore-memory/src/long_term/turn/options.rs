@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::long_term::{ExtractConfig, InjectConfig, MemorySettings};
 use agcore_llm::LlmProvider;
-use agcore_memory::long_term::{ExtractConfig, InjectConfig, MemorySettings};
 
 use super::WritableTypes;
 
@@ -64,7 +64,7 @@ pub struct LongTermOptions {
     /// Language of the instructions appended to the system prompt.
     pub language: InstructionLanguage,
     /// Share of a memory's keywords a reply must contain to count as
-    /// referencing it ([`detect_references`](agcore_memory::long_term::detect_references)).
+    /// referencing it ([`detect_references`](crate::long_term::detect_references)).
     pub reference_min_overlap: f64,
     /// The extraction response format the server accepted last.
     pub(crate) format_state: super::structured::FormatState,
@@ -134,8 +134,8 @@ impl LongTermOptions {
     /// empty) and timeout.
     ///
     /// # Errors
-    /// [`agcore_memory::MemoryError::InvalidInput`] for an unreadable `timeout`.
-    pub fn from_settings(settings: &MemorySettings) -> Result<Self, agcore_memory::MemoryError> {
+    /// [`crate::MemoryError::InvalidInput`] for an unreadable `timeout`.
+    pub fn from_settings(settings: &MemorySettings) -> Result<Self, crate::MemoryError> {
         let agent = &settings.memory_agent;
         let enabled = settings.memory.enabled && settings.memory.long_term.enabled;
         Ok(Self {

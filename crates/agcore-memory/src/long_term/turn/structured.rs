@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::long_term::{ParsedFacts, StructuredOutput, facts_json_schema, parse_facts};
 use agcore_llm::{LlmError, LlmProvider};
-use agcore_memory::long_term::{ParsedFacts, StructuredOutput, facts_json_schema, parse_facts};
 use agcore_types::{ChatMessage, ChatRequest, ResponseFormat};
 
-use crate::AgentError;
+use crate::MemoryError;
 
 /// The user message of the extraction request.
 const ASK: &str = "Extract the facts as JSON.";
@@ -59,11 +59,11 @@ fn ladder(mode: StructuredOutput, max_facts: usize) -> Vec<Option<ResponseFormat
 
 /// Whether `err` is a server refusing the `response_format` it was sent
 /// (unknown type, unsupported field), as opposed to any other failure.
-fn refuses_format(err: &AgentError) -> bool {
+fn refuses_format(err: &MemoryError) -> bool {
     let text = match err {
-        AgentError::Llm(LlmError::InvalidRequest { message })
-        | AgentError::Llm(LlmError::Server { message, .. }) => message,
-        AgentError::Llm(LlmError::Http { body, .. }) => body,
+        MemoryError::Llm(LlmError::InvalidRequest { message })
+        | MemoryError::Llm(LlmError::Server { message, .. }) => message,
+        MemoryError::Llm(LlmError::Http { body, .. }) => body,
         _ => return false,
     };
     text.contains("response_format") || text.contains("json_schema")
@@ -73,12 +73,12 @@ fn refuses_format(err: &AgentError) -> bool {
 /// the one that worked last, then repairs once when the reply does not parse.
 ///
 /// # Errors
-/// The request's errors ([`AgentError::Llm`], [`AgentError::LimitExceeded`]
-/// on timeout); [`AgentError::Memory`] when the repaired reply still is not
+/// The request's errors ([`MemoryError::Llm`], [`MemoryError::Timeout`]);
+/// the parse error of [`parse_facts`] when the repaired reply still is not
 /// fact JSON.
 pub(crate) async fn request_facts(
     request: FactRequest<'_>,
-) -> Result<(ParsedFacts, RequestOutcome), AgentError> {
+) -> Result<(ParsedFacts, RequestOutcome), MemoryError> {
     let formats = ladder(request.mode, request.max_facts);
     let first = request
         .state
@@ -117,8 +117,9 @@ pub(crate) async fn request_facts(
             Err(err) => return Err(err),
         }
     }
-    Err(last_err
-        .unwrap_or_else(|| AgentError::Other("fact extraction: no request was made".into())))
+    Err(last_err.unwrap_or_else(|| {
+        MemoryError::InvalidInput("fact extraction: no request was made".into())
+    }))
 }
 
 /// The follow-up message after a reply that is not fact JSON.
@@ -133,14 +134,14 @@ async fn call(
     request: &FactRequest<'_>,
     messages: &[ChatMessage],
     format: Option<ResponseFormat>,
-) -> Result<String, AgentError> {
+) -> Result<String, MemoryError> {
     let mut chat = ChatRequest::new(request.model.to_owned(), messages.to_vec());
     chat.response_format = format;
     chat.max_tokens = Some(reply_token_budget(request.max_facts));
     let response = tokio::time::timeout(request.timeout, request.provider.chat(chat))
         .await
         .map_err(|_| {
-            AgentError::LimitExceeded(format!(
+            MemoryError::Timeout(format!(
                 "fact extraction got no reply within {:?}",
                 request.timeout
             ))
@@ -177,13 +178,13 @@ mod tests {
 
     #[test]
     fn only_format_refusals_move_down_the_ladder() {
-        let refused = AgentError::Llm(LlmError::Server {
+        let refused = MemoryError::Llm(LlmError::Server {
             status: 500,
             message: "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
                 .into(),
         });
         assert!(refuses_format(&refused));
-        let other = AgentError::Llm(LlmError::Server {
+        let other = MemoryError::Llm(LlmError::Server {
             status: 503,
             message: "overloaded".into(),
         });

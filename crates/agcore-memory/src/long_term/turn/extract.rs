@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use agcore_llm::LlmProvider;
-use agcore_memory::long_term::{
+use crate::long_term::{
     FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt, extractor_prompt_with,
 };
+use agcore_llm::LlmProvider;
 
 use super::LongTermOptions;
 use super::structured::{FactRequest, request_facts};
-use crate::AgentError;
+use crate::MemoryError;
 
 /// Most buffered turns one extraction reads.
 pub const MAX_EXTRACTION_TURNS: usize = 50;
@@ -48,16 +48,16 @@ pub struct ExtractionReport {
 /// `options`); a reply that does not parse gets one repair request.
 ///
 /// # Errors
-/// [`AgentError::Memory`] for storage failures and replies that are not fact
-/// JSON; [`AgentError::Llm`] when the request fails;
-/// [`AgentError::LimitExceeded`] on timeout.
+/// [`MemoryError`] for storage failures and replies that are not fact JSON;
+/// [`MemoryError::Llm`] when the request fails; [`MemoryError::Timeout`] on
+/// timeout.
 pub async fn run_extraction(
     scoped: ScopedMemory,
     session_id: String,
     provider: Arc<dyn LlmProvider>,
     model: String,
     options: LongTermOptions,
-) -> Result<ExtractionReport, AgentError> {
+) -> Result<ExtractionReport, MemoryError> {
     let turns = scoped
         .buffer_pending(&session_id, MAX_EXTRACTION_TURNS)
         .await?;
