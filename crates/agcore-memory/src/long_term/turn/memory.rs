@@ -320,15 +320,15 @@ impl Drop for TurnMemory {
                 tracing::warn!(
                     session = %self.session_id,
                     turns,
-                    "session dropped without finish(): extracting its last turns in the background"
+                    "conversation memory dropped without finish() (session ended or agent switched): extracting its last turns in the background"
                 );
                 drop(handle.spawn(job));
             }
             (Err(_), Some(_)) => tracing::warn!(
                 session = %self.session_id,
                 turns,
-                "session dropped without finish() outside a Tokio runtime: its last turns stay \
-                 in the dialogue buffer for a later extraction"
+                "conversation memory dropped without finish() outside a Tokio runtime: its last \
+                 turns stay in the dialogue buffer for a later extraction"
             ),
             (_, None) => {}
         }
