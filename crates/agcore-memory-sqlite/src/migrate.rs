@@ -260,7 +260,7 @@ mod tests {
         )
         .unwrap();
         let err = migrate(&mut conn).unwrap_err().to_string();
-        assert!(err.contains("`store` schema is version 4"), "{err}");
+        assert!(err.contains("`store` schema is version 5"), "{err}");
     }
 
     #[test]

@@ -216,7 +216,7 @@ async fn version_one_databases_upgrade_with_every_row() {
             [
                 ("bm25".into(), 1),
                 ("long_term".into(), 5),
-                ("store".into(), 3)
+                ("store".into(), 4)
             ]
         );
         let n: i64 = conn

@@ -8,14 +8,19 @@
 //! Versions: 1 — items, FTS5 index, triggers; 2 — the items in the
 //! impact-ordered BM25 index (`bm25_*` tables of the `bm25` component),
 //! rebuilt from the rows; 3 — every row re-tokenised with the stemming
-//! analyzer and the analyzer recorded ([`crate::analysis`]).
+//! analyzer and the analyzer recorded ([`crate::analysis`]); 4 — the FTS5
+//! table recreated with `remove_diacritics 0`, so it matches the analyzer's
+//! terms exactly as the impact index does (with 2, FTS5 also folded `ę` to
+//! `e`, and the exhaustive reference ranked `ęnglish` as `english` where the
+//! search does not — found by the `fts_sqlite` fuzz target).
 
 use rusqlite::{Connection, Transaction};
 
 use crate::error::{Result, storage};
 use crate::migrate::Component;
 
-/// Version 1's layout. `terms` holds the analyzer's terms of `content`
+/// The layout of a new database (version 1's with version 4's tokenizer).
+/// `terms` holds the analyzer's terms of `content`
 /// joined by spaces (words lowercased and stemmed, CJK text as character
 /// bigrams; [`agcore_memory::retriever::index_terms`]), so
 /// only whitespace separates tokens: letters, numbers, private-use characters
@@ -35,7 +40,7 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
     terms,
     content = 'memory_items',
     content_rowid = 'pk',
-    tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 );
 CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
     INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
@@ -53,7 +58,7 @@ END;
 /// The store's component.
 pub(crate) const COMPONENT: Component = Component {
     name: "store",
-    latest: 3,
+    latest: 4,
     create: |tx| {
         tx.execute_batch(ITEMS)?;
         crate::analysis::record(tx, "store")
@@ -65,9 +70,23 @@ fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
     match target {
         2 => backfill_impacts(tx),
         3 => crate::analysis::reindex(tx, "store"),
+        4 => Ok(tx.execute_batch(EXACT_FTS)?),
         other => Err(storage(format!("store: no upgrade to version {other}"))),
     }
 }
+
+/// Version 4: the FTS5 table rebuilt with a tokenizer that keeps diacritics
+/// (the triggers name the table and carry over).
+const EXACT_FTS: &str = r#"
+DROP TABLE memory_fts;
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    terms,
+    content = 'memory_items',
+    content_rowid = 'pk',
+    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+);
+INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
+"#;
 
 /// Version 2: the index of every existing row, in batches.
 fn backfill_impacts(tx: &Connection) -> Result<()> {
@@ -92,6 +111,68 @@ fn backfill_impacts(tx: &Connection) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn matches(conn: &Connection, term: &str) -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
+            [format!("\"{term}\"")],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_full_text_table_matches_terms_exactly() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut conn).unwrap();
+        conn.execute(
+            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+             VALUES ('a', 'x', 'null', 0, 0, 'english café')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(matches(&conn, "english"), 1);
+        assert_eq!(matches(&conn, "ęnglish"), 0, "diacritics are kept");
+        assert_eq!(matches(&conn, "cafe"), 0);
+    }
+
+    #[test]
+    fn version_4_rebuilds_a_folding_table() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut conn).unwrap();
+        // A version-3 database: the folding tokenizer, rows indexed by it.
+        conn.execute_batch(
+            "DROP TABLE memory_fts;
+             CREATE VIRTUAL TABLE memory_fts USING fts5(terms, content = 'memory_items', \
+               content_rowid = 'pk', \
+               tokenize = \"unicode61 remove_diacritics 2 categories 'L* N* Co M*'\");
+             INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+               VALUES ('a', 'x', 'null', 0, 0, 'english');
+             UPDATE agcore_schema SET version = 3 WHERE component = 'store';",
+        )
+        .unwrap();
+        assert_eq!(matches(&conn, "ęnglish"), 1);
+        crate::migrate::migrate(&mut conn).unwrap();
+        assert_eq!(crate::migrate::version(&conn, "store").unwrap(), 4);
+        assert_eq!(matches(&conn, "english"), 1, "rows carried over");
+        assert_eq!(matches(&conn, "ęnglish"), 0);
+        conn.execute(
+            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
+             VALUES ('b', 'y', 'null', 0, 0, 'english')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(
+            matches(&conn, "english"),
+            2,
+            "the triggers feed the new table"
+        );
+        conn.execute(
+            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+            [],
+        )
+        .unwrap();
+    }
 
     #[test]
     fn triggers_keep_the_index_in_sync() {
