@@ -44,11 +44,14 @@ async fn recalled_entries_are_recorded_as_used_or_shown() {
         .unwrap();
 
     session.submit_turn("What should I drink?").await.unwrap();
+    // Feedback is written off the turn's path; flush waits for it.
+    session.flush_memory().await.unwrap();
     let used = scope.get(tea.id).await.unwrap().unwrap();
     assert_eq!(used.use_count, 1);
     assert!(used.weight > tea.weight, "{} > {}", used.weight, tea.weight);
 
     session.submit_turn("Anything else?").await.unwrap();
+    session.flush_memory().await.unwrap();
     let shown = scope.get(tea.id).await.unwrap().unwrap();
     assert_eq!(shown.use_count, 2);
     assert!(

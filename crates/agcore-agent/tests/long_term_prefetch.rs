@@ -96,7 +96,9 @@ async fn injection_rules_format_and_history() {
         assert!(!message.text().contains("memory-context"));
         assert!(!message.text().contains(MEMORY_CONTEXT_HEADER_EN));
     }
-    // The reply used the memory: one use recorded, weight raised.
+    // The reply used the memory: one use recorded (off the turn's path:
+    // flush waits for it), weight raised.
+    s.flush_memory().await.unwrap();
     let entry = memory
         .scope("assistant", "alice")
         .unwrap()

@@ -57,6 +57,9 @@ async fn before_and_after_a_turn_prefetch_record_use_and_buffer() {
     assert!(context.contains("> Alice prefers green tea"), "{context}");
     let reply = "You prefer green tea.";
     turns.after_turn(reply, &history(query, reply)).await;
+    // The buffer is written on the turn's path, the feedback off it.
+    assert_eq!(alice.buffer_pending("s1", 10).await.unwrap().len(), 1);
+    assert!(turns.flush().await.unwrap().is_none());
 
     let entry = alice.get(saved.entry.id).await.unwrap().unwrap();
     assert!(

@@ -66,6 +66,9 @@ pub struct TurnMemory {
     turns_since_extraction: usize,
     /// The extraction running in the background, if any.
     extraction: Option<Extraction>,
+    /// The usage feedback of the last turn, written in the background (each
+    /// turn's task waits for the previous one, so they apply in order).
+    feedback: Option<JoinHandle<()>>,
     /// [`TurnMemory::finish`] ran after the last buffered turn.
     finished: bool,
 }
@@ -106,6 +109,7 @@ impl TurnMemory {
             injected: Vec::new(),
             turns_since_extraction: 0,
             extraction: None,
+            feedback: None,
             finished: false,
         }
     }
@@ -147,25 +151,31 @@ impl TurnMemory {
     /// After a committed turn whose final reply is `reply` and whose
     /// messages end `history`: records the use of the memories injected or
     /// returned by `memory_recall` in this turn (used when `reply` refers to
-    /// them, shown otherwise), appends the turn to the dialogue buffer and
-    /// starts a background extraction every `extract.batch_size` turns.
-    /// Failures are logged.
+    /// them, shown otherwise) in the background, off the turn's path;
+    /// appends the turn to the dialogue buffer (durable when this returns)
+    /// and starts a background extraction every `extract.batch_size` turns.
+    /// Failures are logged. [`TurnMemory::flush`] and
+    /// [`TurnMemory::finish`] wait for the background writes.
     pub async fn after_turn(&mut self, reply: &str, history: &[ChatMessage]) {
         let query = std::mem::take(&mut self.query);
-        let mut injected = std::mem::take(&mut self.injected);
-        for id in recalled_ids(history) {
-            if injected.iter().any(|e| e.id == id) {
-                continue;
-            }
-            match self.scoped.get(id).await {
-                Ok(Some(entry)) => injected.push(entry),
-                Ok(None) => {}
-                Err(err) => {
-                    tracing::warn!(error = %err, "long-term memory: reading a recalled entry failed");
+        let injected = std::mem::take(&mut self.injected);
+        let recalled = recalled_ids(history);
+        if !injected.is_empty() || !recalled.is_empty() {
+            let previous = self.feedback.take();
+            let feedback = Feedback {
+                scoped: self.scoped.clone(),
+                session_id: self.session_id.clone(),
+                query: query.clone(),
+                reply: reply.to_owned(),
+                min_overlap: self.options.reference_min_overlap,
+            };
+            self.feedback = Some(tokio::spawn(async move {
+                if let Some(previous) = previous {
+                    let _ = previous.await;
                 }
-            }
+                feedback.record(injected, recalled).await;
+            }));
         }
-        self.record_use(&query, &injected, reply).await;
         if !self.options.extraction {
             return;
         }
@@ -194,27 +204,12 @@ impl TurnMemory {
         self.extraction = self.extraction_job().map(tokio::spawn);
     }
 
-    async fn record_use(&self, query: &str, shown: &[MemoryEntry], reply: &str) {
-        if shown.is_empty() {
-            return;
-        }
-        let referenced = detect_references(reply, shown, self.options.reference_min_overlap);
-        let unreferenced: Vec<i64> = shown
-            .iter()
-            .map(|e| e.id)
-            .filter(|id| !referenced.contains(id))
-            .collect();
-        for (ids, used) in [(referenced, true), (unreferenced, false)] {
-            if ids.is_empty() {
-                continue;
-            }
-            if let Err(err) = self
-                .scoped
-                .record_use(&self.session_id, query, &ids, used)
-                .await
-            {
-                tracing::warn!(error = %err, "long-term memory: recording use failed");
-            }
+    /// Waits for the usage feedback written in the background.
+    async fn flush_feedback(&mut self) {
+        if let Some(task) = self.feedback.take()
+            && let Err(err) = task.await
+        {
+            tracing::warn!(error = %err, "long-term memory: the usage feedback task failed");
         }
     }
 
@@ -262,8 +257,9 @@ impl TurnMemory {
         })
     }
 
-    /// Waits for the background extraction started by an earlier turn, if
-    /// one is running or finished unobserved, and returns its report;
+    /// Waits for the usage feedback of earlier turns and for the background
+    /// extraction started by an earlier turn, if one is running or finished
+    /// unobserved, and returns its report;
     /// `Ok(None)` when none was started since the last call.
     ///
     /// # Errors
@@ -271,6 +267,7 @@ impl TurnMemory {
     /// next run); [`MemoryError::Storage`] when the task panicked or was
     /// aborted.
     pub async fn flush(&mut self) -> Result<Option<ExtractionReport>, MemoryError> {
+        self.flush_feedback().await;
         let Some(handle) = self.extraction.take() else {
             return Ok(None);
         };
@@ -331,6 +328,55 @@ impl Drop for TurnMemory {
                  turns stay in the dialogue buffer for a later extraction"
             ),
             (_, None) => {}
+        }
+    }
+}
+
+/// One turn's usage feedback, written off the turn's path.
+struct Feedback {
+    scoped: ScopedMemory,
+    session_id: String,
+    query: String,
+    reply: String,
+    min_overlap: f64,
+}
+
+impl Feedback {
+    /// Records `injected` and the entries of `recalled` ids (read here) as
+    /// used when the reply refers to them, shown otherwise.
+    async fn record(self, mut shown: Vec<MemoryEntry>, recalled: Vec<i64>) {
+        for id in recalled {
+            if shown.iter().any(|e| e.id == id) {
+                continue;
+            }
+            match self.scoped.get(id).await {
+                Ok(Some(entry)) => shown.push(entry),
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "long-term memory: reading a recalled entry failed");
+                }
+            }
+        }
+        if shown.is_empty() {
+            return;
+        }
+        let referenced = detect_references(&self.reply, &shown, self.min_overlap);
+        let unreferenced: Vec<i64> = shown
+            .iter()
+            .map(|e| e.id)
+            .filter(|id| !referenced.contains(id))
+            .collect();
+        for (ids, used) in [(referenced, true), (unreferenced, false)] {
+            if ids.is_empty() {
+                continue;
+            }
+            if let Err(err) = self
+                .scoped
+                .record_use(&self.session_id, &self.query, &ids, used)
+                .await
+            {
+                tracing::warn!(error = %err, "long-term memory: recording use failed");
+            }
         }
     }
 }
