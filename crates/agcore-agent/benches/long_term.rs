@@ -20,7 +20,7 @@
 )]
 
 use agcore_memory_sqlite::SqliteLongTerm;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agcore_agent::long_term::{LongTermOptions, prefetch};
 use agcore_memory::long_term::{
@@ -28,49 +28,14 @@ use agcore_memory::long_term::{
 };
 use criterion::Criterion;
 
-const SCOPES: usize = 100;
-const OTHER_SCOPE_ENTRIES: usize = 20;
-const TOPICS: [&str; 8] = [
-    "green tea",
-    "python tooling",
-    "rust compiler",
-    "hiking trips",
-    "jazz records",
-    "database tuning",
-    "garden roses",
-    "chess openings",
-];
+#[path = "support/long_term.rs"]
+mod support;
 
-fn text(i: usize) -> String {
-    let topic = TOPICS[i % TOPICS.len()];
-    format!(
-        "Note {i}: the user mentioned {topic} on day {} with detail {}",
-        i / 7,
-        i * 31 % 997
-    )
-}
+use support::{TOPICS, percentiles, text};
 
 async fn seed(n: usize, dir: &std::path::Path) -> (LongTermMemory, ScopedMemory, SqliteLongTerm) {
-    let backend = SqliteLongTerm::open(dir.join(format!("bench-{n}.db")))
-        .await
-        .unwrap();
-    let memory = LongTermMemory::new(backend.clone());
-    for s in 1..SCOPES {
-        let scope = memory.scope("bench", format!("user-{s}")).unwrap();
-        for i in 0..OTHER_SCOPE_ENTRIES {
-            scope
-                .save(NewMemory::new(MemoryType::User, "n", text(i)))
-                .await
-                .unwrap();
-        }
-    }
+    let (memory, backend) = support::seed(n, dir, "bench").await;
     let target = memory.scope("bench", "user-0").unwrap();
-    for i in 0..n {
-        target
-            .save(NewMemory::new(MemoryType::User, "n", text(i)))
-            .await
-            .unwrap();
-    }
     (memory, target, backend)
 }
 
@@ -78,12 +43,6 @@ fn options() -> LongTermOptions {
     let mut inject = InjectConfig::default();
     inject.first_round_empty = false;
     LongTermOptions::new().inject(inject)
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
-    (at(0.50), at(0.99))
 }
 
 fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory, backend: &SqliteLongTerm) {

@@ -31,25 +31,17 @@ use std::time::{Duration, Instant};
 
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::{ChatStream, LlmError, LlmProvider, events_from_response};
-use agcore_memory::long_term::{InjectConfig, LongTermMemory, MemoryType, NewMemory};
-use agcore_memory_sqlite::SqliteLongTerm;
+use agcore_memory::long_term::{InjectConfig, LongTermMemory};
 use agcore_types::{ChatMessage, ChatRequest, ChatResponse, FinishReason};
 use async_trait::async_trait;
 use criterion::Criterion;
 
-const SCOPES: usize = 100;
-const OTHER_SCOPE_ENTRIES: usize = 20;
+#[path = "support/long_term.rs"]
+mod support;
+
+use support::{TOPICS, percentiles};
+
 const TURNS: usize = 400;
-const TOPICS: [&str; 8] = [
-    "green tea",
-    "python tooling",
-    "rust compiler",
-    "hiking trips",
-    "jazz records",
-    "database tuning",
-    "garden roses",
-    "chess openings",
-];
 
 /// Answers every chat request at once: fact extractions (requests with a
 /// response format) with one fact, everything else with a short text.
@@ -83,37 +75,8 @@ impl LlmProvider for InstantModel {
     }
 }
 
-fn text(i: usize) -> String {
-    let topic = TOPICS[i % TOPICS.len()];
-    format!(
-        "Note {i}: the user mentioned {topic} on day {} with detail {}",
-        i / 7,
-        i * 31 % 997
-    )
-}
-
 async fn seed(n: usize, dir: &std::path::Path) -> LongTermMemory {
-    let backend = SqliteLongTerm::open(dir.join(format!("turn-{n}.db")))
-        .await
-        .unwrap();
-    let memory = LongTermMemory::new(backend);
-    for s in 1..SCOPES {
-        let scope = memory.scope("bench", format!("user-{s}")).unwrap();
-        for i in 0..OTHER_SCOPE_ENTRIES {
-            scope
-                .save(NewMemory::new(MemoryType::User, "n", text(i)))
-                .await
-                .unwrap();
-        }
-    }
-    let target = memory.scope("bench", "user-0").unwrap();
-    for i in 0..n {
-        target
-            .save(NewMemory::new(MemoryType::User, "n", text(i)))
-            .await
-            .unwrap();
-    }
-    memory
+    support::seed(n, dir, "turn").await.0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,12 +119,6 @@ fn session(memory: &LongTermMemory, variant: Variant) -> AgentSession {
 
 fn query(i: usize) -> String {
     format!("What did I say about {} again?", TOPICS[i % TOPICS.len()])
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
-    (at(0.50), at(0.99))
 }
 
 fn report(rt: &tokio::runtime::Runtime, n: usize, memory: &LongTermMemory) {
