@@ -65,12 +65,16 @@ pub(crate) fn any_of(words: &[String]) -> String {
     words.join(" ")
 }
 
-/// The index words a search for `query` looks up, after `prefix`: the
-/// query's distinct analyzer tokens (at most [`MAX_QUERY_TERMS`]) as
-/// [`word`]s, in the analyzer's order. Empty when the query has no token.
-pub(crate) fn query_words(prefix: &str, query: &str) -> Vec<String> {
+/// The distinct analyzer tokens a search for `query` looks up (at most
+/// [`MAX_QUERY_TERMS`]), in the analyzer's order.
+pub(crate) fn query_tokens(query: &str) -> Vec<String> {
     let mut tokens = unique_index_terms(query);
     tokens.truncate(MAX_QUERY_TERMS);
+    tokens
+}
+
+/// `tokens` as index [`word`]s after `prefix`.
+pub(crate) fn words(prefix: &str, tokens: &[String]) -> Vec<String> {
     tokens.iter().map(|t| word(prefix, t)).collect()
 }
 
@@ -90,7 +94,7 @@ pub struct FulltextQuery {
 /// no token and no statement is sent.
 #[cfg(feature = "testkit")]
 pub fn fulltext_query(prefix: &str, query: &str) -> Option<FulltextQuery> {
-    let words = query_words(prefix, query);
+    let words = words(prefix, &query_tokens(query));
     if words.is_empty() {
         return None;
     }

@@ -5,7 +5,6 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -21,13 +20,14 @@ pub(crate) async fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    if unique_index_terms(query).is_empty() || request.limit == 0 {
+    let tokens = terms::query_tokens(query);
+    if tokens.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }
     let Some(scope_id) = rows::existing_scope_id(conn, scope).await? else {
         return Ok(Vec::new());
     };
-    let words = terms::query_words(&format!("s{scope_id}"), query);
+    let words = terms::words(&format!("s{scope_id}"), &tokens);
     let bm25 = Bm25Sql::new(words.len());
     // Parameters in the order their `?` appear in the statement below.
     let ty = request

@@ -23,7 +23,7 @@ pub(crate) async fn search(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>> {
-    let words = terms::query_words("", query);
+    let words = terms::words("", &terms::query_tokens(query));
     if words.is_empty() {
         return Ok(Vec::new());
     }
