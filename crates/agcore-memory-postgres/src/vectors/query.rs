@@ -98,7 +98,7 @@ pub(super) async fn search(
         client
             .query(
                 &format!(
-                    "SELECT namespace, id, (1 - (embedding OPERATOR({ext}.<=>) $3::text::{ext}.vector))::float4 AS score
+                    "SELECT namespace, id, (1 - (embedding OPERATOR({ext}.<=>) $3::text::{ext}.vector))::float4 AS score, content_hash
                      FROM agcore_vectors WHERE {FILTER}
                      ORDER BY score DESC, namespace COLLATE \"C\", id COLLATE \"C\" LIMIT $4"
                 ),
@@ -115,7 +115,7 @@ pub(super) async fn search(
         let rows = tx
             .query(
                 &format!(
-                    "SELECT namespace, id, (1 - (embedding OPERATOR({ext}.<=>) $3::text::{ext}.vector))::float4
+                    "SELECT namespace, id, (1 - (embedding OPERATOR({ext}.<=>) $3::text::{ext}.vector))::float4, content_hash
                      FROM agcore_vectors WHERE {FILTER}
                      ORDER BY embedding OPERATOR({ext}.<=>) $3::text::{ext}.vector LIMIT $4"
                 ),
@@ -125,22 +125,24 @@ pub(super) async fn search(
         tx.commit().await?;
         rows
     };
-    let mut hits: Vec<(f32, VectorKey)> = rows
+    let mut hits: Vec<(f32, VectorKey, String)> = rows
         .iter()
         .map(|r| {
             (
                 r.get::<_, f32>(2),
                 VectorKey::new(r.get::<_, String>(0), r.get::<_, String>(1)),
+                r.get::<_, String>(3),
             )
         })
         .collect();
     hits.sort_by(|a, b| rank_order(a.0, &a.1, b.0, &b.1));
     Ok(hits
         .into_iter()
-        .map(|(score, key)| VectorHit {
+        .map(|(score, key, hash)| VectorHit {
             namespace: key.namespace,
             id: key.id,
             score,
+            content_hash: Some(hash),
         })
         .collect())
 }

@@ -204,7 +204,10 @@ impl DenseIndex {
 
     /// Keeps the hits whose stored vector was computed from the text the
     /// memory holds now (`current(id)`, `None` when the memory is gone): a
-    /// vector left from a replaced text must not recall the new one.
+    /// vector left from a replaced text must not recall the new one. The
+    /// hash a hit carries ([`VectorHit::content_hash`], read with the vector
+    /// it scored) is compared; hits without one are looked up, which a
+    /// vector written after the search could answer.
     ///
     /// # Errors
     /// Vector store errors.
@@ -214,22 +217,32 @@ impl DenseIndex {
         hits: Vec<VectorHit>,
         current: impl Fn(&str) -> Option<String>,
     ) -> Result<Vec<VectorHit>, MemoryError> {
-        if hits.is_empty() {
-            return Ok(hits);
+        let missing: Vec<String> = hits
+            .iter()
+            .filter(|h| h.content_hash.is_none())
+            .map(|h| h.id.clone())
+            .collect();
+        let mut looked_up = if missing.is_empty() {
+            Vec::new()
+        } else {
+            self.vectors.content_hashes(namespace, &missing).await?
         }
-        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
-        let stored = self.vectors.content_hashes(namespace, &ids).await?;
+        .into_iter();
         let model = self.embedder.model_id();
-        Ok(hits
-            .into_iter()
-            .zip(stored)
-            .filter(|(hit, hash)| {
-                current(&hit.id).is_some_and(|text| {
-                    hash.as_deref() == Some(super::content_hash(model, &text).as_str())
-                })
-            })
-            .map(|(hit, _)| hit)
-            .collect())
+        let mut kept = Vec::with_capacity(hits.len());
+        for hit in hits {
+            let stored = match &hit.content_hash {
+                Some(hash) => Some(hash.clone()),
+                None => looked_up.next().flatten(),
+            };
+            let is_fresh = current(&hit.id).is_some_and(|text| {
+                stored.as_deref() == Some(super::content_hash(model, &text).as_str())
+            });
+            if is_fresh {
+                kept.push(hit);
+            }
+        }
+        Ok(kept)
     }
 
     /// The `k` nearest vectors to the embedding of `query` passing `filter`,

@@ -114,6 +114,12 @@ pub struct VectorHit {
     pub id: String,
     /// Cosine similarity to the query, in `[-1, 1]`.
     pub score: f32,
+    /// The content hash stored with the vector that was scored, read in the
+    /// same snapshot as the vector (`None` when the store does not report
+    /// it; callers then look it up with [`VectorStore::content_hashes`],
+    /// which may see a newer vector written after the search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
 }
 
 /// A vector store: upsert, delete and k-nearest-neighbour search by cosine

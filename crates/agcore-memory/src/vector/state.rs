@@ -257,6 +257,7 @@ impl State {
         };
         hits.into_iter()
             .map(|(score, key)| VectorHit {
+                content_hash: self.hashes.get(&key).cloned(),
                 namespace: key.namespace.clone(),
                 id: key.id.clone(),
                 score,

@@ -125,7 +125,8 @@ pub async fn check_delete_counts(store: Arc<dyn VectorStore>) -> CheckResult {
 }
 
 /// `content_hashes` answers in the order asked, `None` for ids without a
-/// vector or in another namespace.
+/// vector or in another namespace; a search hit that reports a content
+/// hash reports the one stored with its vector.
 ///
 /// # Errors
 /// [`CheckFailure`] describing the first broken expectation.
@@ -149,7 +150,18 @@ pub async fn check_content_hashes(store: Arc<dyn VectorStore>) -> CheckResult {
         format!("hash seen through another namespace: {other:?}")
     })?;
     let empty = store.content_hashes("s", &[]).await?;
-    ensure(empty.is_empty(), || format!("no ids gave {empty:?}"))
+    ensure(empty.is_empty(), || format!("no ids gave {empty:?}"))?;
+    let hits = store
+        .search(&axis(d, 1), 2, &crate::vector::VectorFilter::default())
+        .await?;
+    ensure(
+        hits.iter().all(|h| {
+            h.content_hash
+                .as_ref()
+                .is_none_or(|hash| *hash == format!("h:{}", h.id))
+        }),
+        || format!("search hits report hashes other than the stored ones: {hits:?}"),
+    )
 }
 
 fn expect_invalid<T: std::fmt::Debug>(what: &str, got: Result<T, MemoryError>) -> CheckResult {

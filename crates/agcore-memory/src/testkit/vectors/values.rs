@@ -56,6 +56,7 @@ pub fn brute_force(
             namespace: key.namespace,
             id: key.id,
             score,
+            content_hash: None,
         })
         .collect()
 }
