@@ -74,3 +74,48 @@ async fn summary_compaction_when_microcompact_is_not_enough() {
     assert_eq!(cycle.messages().len(), 4, "summary, answer 9, next, ok");
     assert_eq!(cycle.usage().prompt_tokens, 2_100);
 }
+
+fn long_history() -> Vec<ChatMessage> {
+    (0..10)
+        .flat_map(|i| {
+            [
+                ChatMessage::user(format!("question {i} {}", "q".repeat(400))),
+                ChatMessage::assistant(format!("answer {i} {}", "a".repeat(400))),
+            ]
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn summary_requests_go_to_the_summary_model() {
+    let chat = Arc::new(MockProvider::new().push_text("ok"));
+    let memory_model = Arc::new(MockProvider::new().push_text("Ten questions."));
+    let mut cycle = LlmCycle::new_with_arc(chat.clone(), CycleConfig::new("chat-model"))
+        .with_messages(long_history())
+        .with_compact_config(CompactConfig::new(1_000, 100, 2))
+        .with_summary_model(memory_model.clone(), "small-local");
+    cycle.submit("next").await.unwrap();
+    assert_eq!(chat.request_count(), 1, "the chat model answered only");
+    assert_eq!(memory_model.requests()[0].model, "small-local");
+    assert!(
+        chat.requests()[0].messages[0]
+            .text()
+            .ends_with("Ten questions.")
+    );
+}
+
+#[tokio::test]
+async fn summary_step_off_or_below_its_trigger_makes_no_model_call() {
+    for config in [
+        CompactConfig::new(1_000, 100, 2).with_summarize(false),
+        CompactConfig::new(1_000, 100, 2).with_summary_threshold(1_000_000),
+    ] {
+        let mock = Arc::new(MockProvider::new().push_text("ok"));
+        let mut cycle = LlmCycle::new_with_arc(mock.clone(), CycleConfig::new("m"))
+            .with_messages(long_history())
+            .with_compact_config(config);
+        cycle.submit("next").await.unwrap();
+        assert_eq!(mock.request_count(), 1);
+        assert_eq!(mock.requests()[0].messages.len(), 21, "nothing summarised");
+    }
+}

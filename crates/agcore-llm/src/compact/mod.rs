@@ -70,6 +70,12 @@ pub struct CompactConfig {
     /// The system message of summary requests; `None` (default) sends the
     /// built-in `compaction.summary` prompt ([`SUMMARY_INSTRUCTION`]).
     pub summary_instruction: Option<String>,
+    /// Whether the second step, [`summarize`], may run (default `true`);
+    /// `false` compacts by [`microcompact`] alone, with no model call.
+    pub summarize: bool,
+    /// Prompt size (tokens) above which the summary step runs; `None`
+    /// (default) uses [`Self::threshold`], the microcompaction threshold.
+    pub summary_threshold: Option<usize>,
 }
 
 impl CompactConfig {
@@ -82,7 +88,29 @@ impl CompactConfig {
             keep_recent,
             model: None,
             summary_instruction: None,
+            summarize: true,
+            summary_threshold: None,
         }
+    }
+
+    /// Turns the summary step on or off (off: microcompaction only).
+    pub fn with_summarize(mut self, summarize: bool) -> Self {
+        self.summarize = summarize;
+        self
+    }
+
+    /// Runs the summary step only above `tokens` (instead of
+    /// [`Self::threshold`]); microcompaction still starts at the threshold.
+    pub fn with_summary_threshold(mut self, tokens: usize) -> Self {
+        self.summary_threshold = Some(tokens);
+        self
+    }
+
+    /// The prompt size (tokens) above which the summary step runs, when
+    /// [`Self::summarize`] is on: [`Self::summary_threshold`], else
+    /// [`Self::threshold`].
+    pub fn summary_trigger(&self) -> usize {
+        self.summary_threshold.unwrap_or_else(|| self.threshold())
     }
 
     /// Sends `instruction` as the system message of summary requests

@@ -1,6 +1,7 @@
 //! Compaction of an [`LlmCycle`]'s conversation before a request:
-//! microcompaction, then a summary when the prompt is still over the
-//! threshold of its [`CompactConfig`].
+//! microcompaction over the threshold of its [`CompactConfig`], then a
+//! summary when the prompt is still over the summary trigger (and the
+//! summary step is on), by the summary provider when one is set.
 
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use crate::compact::{self, CompactConfig};
 
 impl LlmCycle {
     /// When a compact config is set and the prompt is over its threshold:
-    /// microcompact, then summarise when still over.
+    /// microcompact, then summarise when still over the summary trigger.
     pub(super) async fn maybe_compact(&mut self) -> Result<(), LlmError> {
         let Some(config) = &self.compact else {
             return Ok(());
@@ -22,39 +23,36 @@ impl LlmCycle {
         if config.model.is_none() {
             config.model = Some(self.config.model.clone());
         }
-        if !self.over_threshold(&config) {
+        if !self.over(&config, config.threshold()) {
             return Ok(());
         }
         let shrunk = compact::microcompact(&mut self.messages, &config);
         tracing::debug!(shrunk, "microcompact");
-        if !self.over_threshold(&config) {
+        if !config.summarize || !self.over(&config, config.summary_trigger()) {
             return Ok(());
         }
-        let provider = Arc::clone(&self.provider);
+        let (provider, model) = match &self.summary_model {
+            Some((provider, model)) => (Arc::clone(provider), model.clone()),
+            None => (Arc::clone(&self.provider), self.config.model.clone()),
+        };
         let outcome = cancellable(
             &self.cancel,
-            compact::summarize(
-                provider.as_ref(),
-                &self.config.model,
-                &mut self.messages,
-                &config,
-            ),
+            compact::summarize(provider.as_ref(), &model, &mut self.messages, &config),
         )
         .await??;
         tracing::debug!(summarized = outcome.summarized, "summary compaction");
         if let Some(usage) = &outcome.usage {
-            let model = outcome.model.as_deref().filter(|m| !m.is_empty());
-            self.cost
-                .record(model.unwrap_or(self.config.model.as_str()), usage);
+            let answered = outcome.model.as_deref().filter(|m| !m.is_empty());
+            self.cost.record(answered.unwrap_or(model.as_str()), usage);
         }
         Ok(())
     }
 
-    fn over_threshold(&self, config: &CompactConfig) -> bool {
+    fn over(&self, config: &CompactConfig, tokens: usize) -> bool {
         let counter = config.token_counter();
         let system = self.system_prompt.as_ref().map_or(0, |p| {
             counter.count_message(&ChatMessage::system(p.clone()))
         });
-        counter.count_messages(&self.messages) + system > config.threshold()
+        counter.count_messages(&self.messages) + system > tokens
     }
 }

@@ -66,6 +66,8 @@ pub struct LlmCycle {
     hooks: Option<Arc<HookExecutor>>,
     tools: Option<Arc<dyn ToolExecutor>>,
     compact: Option<CompactConfig>,
+    /// Provider and model of summary compaction (`None`: the cycle's own).
+    summary_model: Option<(Arc<dyn LlmProvider>, String)>,
     cancel: CancellationToken,
     cost: CostTracker,
 }
@@ -99,6 +101,7 @@ impl LlmCycle {
             hooks: None,
             tools: None,
             compact: None,
+            summary_model: None,
             cancel: CancellationToken::new(),
             cost,
         }
@@ -133,6 +136,18 @@ impl LlmCycle {
     /// threshold (counted with the cycle's model unless the config names one).
     pub fn with_compact_config(mut self, config: CompactConfig) -> Self {
         self.compact = Some(config);
+        self
+    }
+
+    /// Sends summary-compaction requests to `provider` with `model` (e.g. a
+    /// cheaper or local model for memory work) instead of the cycle's own
+    /// provider and model. Their usage is counted in [`Self::cost`].
+    pub fn with_summary_model(
+        mut self,
+        provider: Arc<dyn LlmProvider>,
+        model: impl Into<String>,
+    ) -> Self {
+        self.summary_model = Some((provider, model.into()));
         self
     }
 
