@@ -45,8 +45,13 @@ impl AgentSession {
     /// Prefetch for the turn whose user message is `query`: the
     /// `<memory-context>` body, or `None`.
     pub(super) async fn long_term_before_turn(&mut self, query: &str) -> Option<String> {
-        let prior = self.history.len();
-        self.turn_memory()?.before_turn(query, prior).await
+        let history = std::mem::take(&mut self.history);
+        let context = match self.turn_memory() {
+            Some(memory) => memory.before_turn(query, &history).await,
+            None => None,
+        };
+        self.history = history;
+        context
     }
 
     /// After a committed turn whose final reply is `reply`: usage feedback,

@@ -1,6 +1,7 @@
 //! [`AgentSession`]: one conversation of one agent, turn by turn.
 
 mod attach;
+mod history;
 mod long_term;
 mod stream;
 mod turn;

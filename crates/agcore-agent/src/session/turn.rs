@@ -200,6 +200,17 @@ impl AgentSession {
         }
         if let Some(compact) = &bundle.config.compact_config {
             cycle = cycle.with_compact_config(self.compact_config(compact));
+            if let Some(lt) = &bundle.long_term
+                && let Some(provider) = &lt.options.extraction_provider
+            {
+                // The `[memory_agent]` model writes the summaries too.
+                let model = lt
+                    .options
+                    .extraction_model
+                    .clone()
+                    .unwrap_or_else(|| bundle.config.llm.model.clone());
+                cycle = cycle.with_summary_model(Arc::clone(provider), model);
+            }
         }
         cycle
     }
@@ -261,6 +272,12 @@ impl AgentSession {
         self.turn_index += 1;
         self.long_term_after_turn(&response.text()).await;
         self.attachments_after_turn(stage, before).await;
+        if let Some(max) = self.bundle.config.max_history {
+            let dropped = super::history::trim_history(&mut self.history, max);
+            if dropped > 0 {
+                tracing::debug!(dropped, max, "history trimmed to max_history");
+            }
+        }
         Ok(())
     }
 }

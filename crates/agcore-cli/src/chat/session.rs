@@ -52,7 +52,9 @@ impl Chat {
         if let Some(memory_model) = memory_provider(&config.settings.memory_agent)? {
             options = options.extraction_provider(memory_model);
         }
-        let mut agent_config = AgentConfig::new(endpoint.model.clone()).with_max_turns(MAX_TURNS);
+        let mut agent_config = AgentConfig::new(endpoint.model.clone())
+            .with_max_turns(MAX_TURNS)
+            .with_memory_settings(&config.settings);
         if let Some(max_tokens) = config.llm.max_tokens {
             agent_config = agent_config
                 .with_llm(CycleConfig::new(endpoint.model.clone()).with_max_tokens(max_tokens));
