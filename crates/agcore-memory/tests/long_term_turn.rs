@@ -53,7 +53,7 @@ async fn before_and_after_a_turn_prefetch_record_use_and_buffer() {
     let mut turns = turn_memory(&memory, MockProvider::new(), 10);
 
     let query = "Which tea do I like?";
-    let context = turns.before_turn(query, 0).await.unwrap();
+    let context = turns.before_turn(query, &[]).await.unwrap();
     assert!(context.contains("> Alice prefers green tea"), "{context}");
     let reply = "You prefer green tea.";
     turns.after_turn(reply, &history(query, reply)).await;
@@ -70,7 +70,10 @@ async fn before_and_after_a_turn_prefetch_record_use_and_buffer() {
     assert_eq!(alice.buffer_pending("s1", 10).await.unwrap().len(), 1);
 
     // Nothing relevant: nothing injected, the turn is still buffered.
-    assert_eq!(turns.before_turn("Bonjour", 2).await, None);
+    assert_eq!(
+        turns.before_turn("Bonjour", &history(query, reply)).await,
+        None
+    );
     turns
         .after_turn("Salut", &history("Bonjour", "Salut"))
         .await;
@@ -86,7 +89,7 @@ async fn extraction_runs_every_batch_and_finish_extracts_the_rest() {
         .push_text(r#"{"facts": []}"#);
     let mut turns = turn_memory(&memory, provider, 2);
     for (user, reply) in [("I live in Lyon", "Noted."), ("Nice city", "Yes.")] {
-        turns.before_turn(user, 0).await;
+        turns.before_turn(user, &[]).await;
         turns.after_turn(reply, &history(user, reply)).await;
     }
     let report = turns.flush().await.unwrap().unwrap();
@@ -95,9 +98,15 @@ async fn extraction_runs_every_batch_and_finish_extracts_the_rest() {
     let all = alice.list(&ListRequest::all()).await.unwrap();
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].content, "The user lives in Lyon");
+    // auto_tag (on by default): the model gave no tags, a rule did.
+    assert!(
+        all[0].tags.contains(&"lyon".to_owned()),
+        "{:?}",
+        all[0].tags
+    );
 
     // One turn short of a batch: only finish sends it.
-    turns.before_turn("And the weather?", 4).await;
+    turns.before_turn("And the weather?", &[]).await;
     turns
         .after_turn("Mild.", &history("And the weather?", "Mild."))
         .await;
@@ -123,4 +132,33 @@ async fn dropped_without_finish_it_extracts_in_the_background() {
         waited += Duration::from_millis(10);
     }
     assert!(alice.buffer_pending("s1", 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn auto_tag_off_adds_no_tags() {
+    let memory = LongTermMemory::new(InMemoryLongTerm::new());
+    let alice = memory.scope("travel", "alice").unwrap();
+    let tagged = FACT.replace(r#""tags": []"#, r#""tags": ["city"]"#);
+    let mut extract = agcore_memory::long_term::ExtractConfig::default();
+    extract.auto_tag = false;
+    extract.batch_size = 1;
+    let mut turns = TurnMemory::new(
+        memory.clone(),
+        alice.clone(),
+        LongTermOptions::new().extract(extract),
+        "s1",
+        ExtractionModel {
+            provider: Arc::new(MockProvider::new().push_text(tagged)),
+            model: "m".into(),
+        },
+        Arc::new(PromptTemplateRegistry::with_builtins().unwrap()),
+    );
+    turns.before_turn("I live in Lyon", &[]).await;
+    turns
+        .after_turn("Noted.", &history("I live in Lyon", "Noted."))
+        .await;
+    turns.flush().await.unwrap().unwrap();
+    let all = alice.list(&ListRequest::all()).await.unwrap();
+    assert_eq!(all.len(), 1);
+    assert!(all[0].tags.is_empty(), "{:?}", all[0].tags);
 }

@@ -36,6 +36,10 @@ pub mod names {
     pub const MEMORY_CONTEXT_PREAMBLE_EN: &str = "memory.context_preamble.en";
     /// The opening lines of the `<memory-context>` block, in Chinese.
     pub const MEMORY_CONTEXT_PREAMBLE_ZH: &str = "memory.context_preamble.zh";
+    /// The heading of the short-term turns in the `<memory-context>` block, in English.
+    pub const MEMORY_SHORT_TERM_HEADER_EN: &str = "memory.short_term_header.en";
+    /// The heading of the short-term turns in the `<memory-context>` block, in Chinese.
+    pub const MEMORY_SHORT_TERM_HEADER_ZH: &str = "memory.short_term_header.zh";
     /// The planning turn of a planning agent (variable `goal`).
     pub const TASK_PLANNING: &str = "task.planning";
     /// The review turn of a planning agent (variable `goal`).
@@ -62,7 +66,7 @@ pub struct BuiltinPrompt {
 }
 
 /// Every built-in prompt.
-pub const BUILTIN_PROMPTS: [BuiltinPrompt; 9] = [
+pub const BUILTIN_PROMPTS: [BuiltinPrompt; 11] = [
     BuiltinPrompt {
         name: names::MEMORY_INSTRUCTIONS_EN,
         source: texts::MEMORY_INSTRUCTIONS_EN,
@@ -85,6 +89,18 @@ pub const BUILTIN_PROMPTS: [BuiltinPrompt; 9] = [
         name: names::MEMORY_CONTEXT_PREAMBLE_ZH,
         source: texts::MEMORY_CONTEXT_PREAMBLE_ZH,
         used_by: "agcore-agent: first lines of the prefetched `<memory-context>` block (Chinese)",
+        variables: &[],
+    },
+    BuiltinPrompt {
+        name: names::MEMORY_SHORT_TERM_HEADER_EN,
+        source: texts::MEMORY_SHORT_TERM_HEADER_EN,
+        used_by: "agcore-memory: heading of the recent short-term turns in the `<memory-context>` block (English, or instructions off)",
+        variables: &[],
+    },
+    BuiltinPrompt {
+        name: names::MEMORY_SHORT_TERM_HEADER_ZH,
+        source: texts::MEMORY_SHORT_TERM_HEADER_ZH,
+        used_by: "agcore-memory: heading of the recent short-term turns in the `<memory-context>` block (Chinese)",
         variables: &[],
     },
     BuiltinPrompt {

@@ -109,7 +109,11 @@ pub struct ExtractConfig {
     pub max_facts: usize,
     /// Facts below this confidence are dropped (default 0.7).
     pub min_confidence: f64,
-    /// Ask the extractor for tags (default `true`).
+    /// Tag entries (default `true`): extracted facts keep the tags the
+    /// model gave and get rule-based ones
+    /// ([`rule_tags`](crate::long_term::rule_tags)) when it gave none, as do
+    /// `memory_save` entries; `false`: no tags are added (the model's are
+    /// dropped).
     pub auto_tag: bool,
     /// How the reply is constrained to the fact JSON (default
     /// [`StructuredOutput::JsonSchema`], falling back by itself when the
@@ -152,14 +156,16 @@ impl Default for ExtractConfig {
     }
 }
 
-/// `[memory_agent.summarize]`: history summarisation.
+/// `[memory_agent.summarize]`: summary compaction of the message history by
+/// the `[memory_agent]` model (applied by `AgentConfig::with_memory_settings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct SummarizeConfig {
     /// Summarisation on (default `false`).
     pub enabled: bool,
-    /// Summarise once the history exceeds this many tokens (default 6000).
+    /// Summarise the older messages into one once the history exceeds this
+    /// many tokens (default 6000).
     pub trigger_tokens: usize,
 }
 

@@ -67,6 +67,9 @@ impl MemorySettings {
         if self.memory.long_term.max_return == 0 {
             return invalid("memory.long_term.max_return must be ≥ 1");
         }
+        if self.memory.short_term.max_items == 0 {
+            return invalid("memory.short_term.max_items must be ≥ 1");
+        }
         let extract = &self.memory_agent.extract;
         if !(0.0..=1.0).contains(&extract.min_confidence) {
             return invalid("memory_agent.extract.min_confidence must be in [0, 1]");
@@ -86,7 +89,8 @@ impl MemorySettings {
 pub struct MemoryConfig {
     /// Master switch (default `true`).
     pub enabled: bool,
-    /// Most conversation messages kept per session (default 50).
+    /// Most messages a session keeps in its history (default 50; 0 = no
+    /// limit; applied by `AgentConfig::with_memory_settings`).
     pub max_history: usize,
     /// `[memory.short_term]`.
     pub short_term: ShortTermConfig,
@@ -108,14 +112,20 @@ impl Default for MemoryConfig {
     }
 }
 
-/// `[memory.short_term]`: the session's working memory.
+/// `[memory.short_term]`: the conversation's working memory — its recent
+/// turns, kept in the dialogue buffer until fact extraction promotes them
+/// to long-term memory — and the compaction of its message history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ShortTermConfig {
-    /// Most short-term items kept per session (default 20).
+    /// Most recent turns kept as short-term memory per conversation
+    /// (default 20, ≥ 1): past it an extraction starts, or with extraction
+    /// off the oldest leave the buffer (see `LongTermOptions::short_term_items`).
     pub max_items: usize,
-    /// Compress the history once it exceeds this many tokens (default 4000).
+    /// Microcompact the message history (old tool results replaced by a
+    /// marker) once it exceeds this many tokens (default 4000; 0 = off;
+    /// applied by `AgentConfig::with_memory_settings`).
     pub compression_threshold: usize,
 }
 
@@ -212,7 +222,8 @@ pub struct InjectConfig {
     /// the first turn of a new session is where memories of earlier
     /// sessions matter most).
     pub first_round_empty: bool,
-    /// Recent short-term items injected (default 3).
+    /// Most recent short-term turns that are no longer in the message
+    /// history injected into the `<memory-context>` block (default 3; 0 = none).
     pub short_term_count: usize,
     /// When to search long-term memory (default `always`).
     pub long_term_trigger: LongTermTrigger,

@@ -91,6 +91,14 @@ pub async fn run_extraction(
         .into_iter()
         .partition(|fact| writable.allows(fact.memory_type));
     parsed.facts = facts;
+    for fact in &mut parsed.facts {
+        // `auto_tag`: the model's tags, or by rule when it gave none; off: none.
+        if !options.extract.auto_tag {
+            fact.tags.clear();
+        } else if fact.tags.is_empty() {
+            fact.tags = crate::long_term::rule_tags(&fact.content, crate::long_term::RULE_TAGS);
+        }
+    }
     parsed.rejected.extend(
         refused
             .iter()

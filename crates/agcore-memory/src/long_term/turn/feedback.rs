@@ -5,6 +5,8 @@
 use agcore_types::{ChatMessage, Role};
 use serde_json::Value;
 
+use crate::long_term::{MemoryEntry, ScopedMemory, detect_references};
+
 /// The name the `memory_recall` tool is registered under.
 pub const RECALL_TOOL: &str = "memory_recall";
 
@@ -47,6 +49,55 @@ pub fn recalled_ids(history: &[ChatMessage]) -> Vec<i64> {
         }
     }
     ids
+}
+
+/// One turn's usage feedback, written off the turn's path.
+pub(super) struct Feedback {
+    pub(super) scoped: ScopedMemory,
+    pub(super) session_id: String,
+    pub(super) query: String,
+    pub(super) reply: String,
+    pub(super) min_overlap: f64,
+}
+
+impl Feedback {
+    /// Records `injected` and the entries of `recalled` ids (read here) as
+    /// used when the reply refers to them, shown otherwise.
+    pub(super) async fn record(self, mut shown: Vec<MemoryEntry>, recalled: Vec<i64>) {
+        for id in recalled {
+            if shown.iter().any(|e| e.id == id) {
+                continue;
+            }
+            match self.scoped.get(id).await {
+                Ok(Some(entry)) => shown.push(entry),
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "long-term memory: reading a recalled entry failed");
+                }
+            }
+        }
+        if shown.is_empty() {
+            return;
+        }
+        let referenced = detect_references(&self.reply, &shown, self.min_overlap);
+        let unreferenced: Vec<i64> = shown
+            .iter()
+            .map(|e| e.id)
+            .filter(|id| !referenced.contains(id))
+            .collect();
+        for (ids, used) in [(referenced, true), (unreferenced, false)] {
+            if ids.is_empty() {
+                continue;
+            }
+            if let Err(err) = self
+                .scoped
+                .record_use(&self.session_id, &self.query, &ids, used)
+                .await
+            {
+                tracing::warn!(error = %err, "long-term memory: recording use failed");
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,11 +11,13 @@ use tokio::task::JoinHandle;
 
 use super::LongTermOptions;
 use super::extract::{ExtractionReport, run_extraction};
-use super::feedback::recalled_ids;
+use super::feedback::{Feedback, recalled_ids};
 use super::prefetch::prefetch_with_header;
 use super::prompt::memory_context_preamble;
+use super::prompt::short_term_header;
+use super::short_term::{ShortTerm, format_short_term};
 use crate::MemoryError;
-use crate::long_term::{LongTermMemory, MemoryEntry, ScopedMemory, detect_references};
+use crate::long_term::{LongTermMemory, MemoryEntry, ScopedMemory};
 
 type Extraction = JoinHandle<Result<ExtractionReport, MemoryError>>;
 
@@ -71,6 +73,8 @@ pub struct TurnMemory {
     feedback: Option<JoinHandle<()>>,
     /// [`TurnMemory::finish`] ran after the last buffered turn.
     finished: bool,
+    /// The conversation's recent turns (short-term memory).
+    short_term: ShortTerm,
 }
 
 impl std::fmt::Debug for TurnMemory {
@@ -111,6 +115,7 @@ impl TurnMemory {
             extraction: None,
             feedback: None,
             finished: false,
+            short_term: ShortTerm::default(),
         }
     }
 
@@ -119,11 +124,13 @@ impl TurnMemory {
         &self.scoped
     }
 
-    /// Prefetch for the turn whose user message is `query`, after
-    /// `prior_messages` messages of history: the `<memory-context>` body, or
-    /// `None` (prefetch off, a rule says no, nothing found, or a failure,
-    /// which is logged).
-    pub async fn before_turn(&mut self, query: &str, prior_messages: usize) -> Option<String> {
+    /// Prefetch for the turn whose user message is `query`, sent after the
+    /// messages `history`: the `<memory-context>` body — the long-term
+    /// entries found for `query`, then the last `inject.short_term_count`
+    /// short-term turns no longer in `history`, within the token budget —
+    /// or `None` (prefetch off, the rules say no and no short-term turn is
+    /// due, nothing found, or a failure, which is logged).
+    pub async fn before_turn(&mut self, query: &str, history: &[ChatMessage]) -> Option<String> {
         query.clone_into(&mut self.query);
         self.injected.clear();
         let header = match memory_context_preamble(&self.prompts, self.options.language) {
@@ -133,8 +140,14 @@ impl TurnMemory {
                 return None;
             }
         };
-        match prefetch_with_header(&self.scoped, &self.options, &header, query, prior_messages)
-            .await
+        let long_term = match prefetch_with_header(
+            &self.scoped,
+            &self.options,
+            &header,
+            query,
+            history.len(),
+        )
+        .await
         {
             Ok(Some(found)) => {
                 self.injected = found.entries;
@@ -145,6 +158,56 @@ impl TurnMemory {
                 tracing::warn!(error = %err, "long-term memory: prefetch failed; nothing injected");
                 None
             }
+        };
+        let short_term = self.short_term_context(history, long_term.as_deref()).await;
+        match (long_term, short_term) {
+            (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The short-term part of the block: the last `inject.short_term_count`
+    /// recent turns outside `history`, in what the long-term part
+    /// (`used`) left of the token budget.
+    async fn short_term_context(
+        &mut self,
+        history: &[ChatMessage],
+        used: Option<&str>,
+    ) -> Option<String> {
+        let count = self.options.inject.short_term_count;
+        if !self.options.prefetch || count == 0 {
+            return None;
+        }
+        self.load_short_term().await;
+        let turns = self.short_term.outside(history, count);
+        if turns.is_empty() {
+            return None;
+        }
+        let header = match short_term_header(&self.prompts, self.options.language) {
+            Ok(header) => header,
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: the short-term heading failed to render; no turns injected");
+                return None;
+            }
+        };
+        let counter = agcore_llm::tokens::TokenCounter::estimate();
+        let left = self
+            .options
+            .inject
+            .token_budget
+            .saturating_sub(used.map_or(0, |text| counter.count_text(text)));
+        format_short_term(&header, &turns, left, &counter)
+    }
+
+    /// Reads the conversation's buffered turns once (a resumed conversation).
+    async fn load_short_term(&mut self) {
+        let max = self.options.short_term_items.max(1);
+        if let Err(err) = self
+            .short_term
+            .load(&self.scoped, &self.session_id, max)
+            .await
+        {
+            tracing::warn!(error = %err, "long-term memory: reading the short-term turns failed");
         }
     }
 
@@ -176,20 +239,39 @@ impl TurnMemory {
                 feedback.record(injected, recalled).await;
             }));
         }
-        if !self.options.extraction {
+        if !self.options.extraction && self.options.inject.short_term_count == 0 {
             return;
         }
-        if let Err(err) = self
+        self.load_short_term().await;
+        let turn = match self
             .scoped
             .buffer_append(&self.session_id, &query, reply)
             .await
         {
-            tracing::warn!(error = %err, "long-term memory: buffering the turn failed");
+            Ok(turn) => turn,
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: buffering the turn failed");
+                return;
+            }
+        };
+        let max_items = self.options.short_term_items.max(1);
+        let pushed_out = self.short_term.record(turn, max_items);
+        if !self.options.extraction {
+            // Nothing promotes these turns: the oldest leave the buffer.
+            if let Some(last) = pushed_out.last()
+                && let Err(err) = self
+                    .scoped
+                    .buffer_mark_applied(&self.session_id, last.id)
+                    .await
+            {
+                tracing::warn!(error = %err, "long-term memory: trimming the short-term turns failed");
+            }
             return;
         }
         self.turns_since_extraction += 1;
         self.finished = false;
-        if self.turns_since_extraction < self.options.extract.batch_size.max(1) {
+        let due = self.options.extract.batch_size.max(1).min(max_items);
+        if self.turns_since_extraction < due {
             return;
         }
         if self.extraction.as_ref().is_some_and(|h| !h.is_finished()) {
@@ -328,55 +410,6 @@ impl Drop for TurnMemory {
                  turns stay in the dialogue buffer for a later extraction"
             ),
             (_, None) => {}
-        }
-    }
-}
-
-/// One turn's usage feedback, written off the turn's path.
-struct Feedback {
-    scoped: ScopedMemory,
-    session_id: String,
-    query: String,
-    reply: String,
-    min_overlap: f64,
-}
-
-impl Feedback {
-    /// Records `injected` and the entries of `recalled` ids (read here) as
-    /// used when the reply refers to them, shown otherwise.
-    async fn record(self, mut shown: Vec<MemoryEntry>, recalled: Vec<i64>) {
-        for id in recalled {
-            if shown.iter().any(|e| e.id == id) {
-                continue;
-            }
-            match self.scoped.get(id).await {
-                Ok(Some(entry)) => shown.push(entry),
-                Ok(None) => {}
-                Err(err) => {
-                    tracing::warn!(error = %err, "long-term memory: reading a recalled entry failed");
-                }
-            }
-        }
-        if shown.is_empty() {
-            return;
-        }
-        let referenced = detect_references(&self.reply, &shown, self.min_overlap);
-        let unreferenced: Vec<i64> = shown
-            .iter()
-            .map(|e| e.id)
-            .filter(|id| !referenced.contains(id))
-            .collect();
-        for (ids, used) in [(referenced, true), (unreferenced, false)] {
-            if ids.is_empty() {
-                continue;
-            }
-            if let Err(err) = self
-                .scoped
-                .record_use(&self.session_id, &self.query, &ids, used)
-                .await
-            {
-                tracing::warn!(error = %err, "long-term memory: recording use failed");
-            }
         }
     }
 }

@@ -13,6 +13,7 @@ mod memory;
 mod options;
 mod prefetch;
 mod prompt;
+mod short_term;
 mod structured;
 mod writable;
 
@@ -25,6 +26,6 @@ pub use prompt::{
     MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_CONTEXT_PREAMBLE_EN,
     MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH,
     format_memory_context, memory_context_header, memory_context_preamble, memory_instructions,
-    render_memory_instructions,
+    render_memory_instructions, short_term_header,
 };
 pub use writable::WritableTypes;

@@ -51,7 +51,14 @@ pub struct LongTermOptions {
     pub inject: InjectConfig,
     /// Most entries injected per turn (`[memory.long_term] max_return`, default 5).
     pub prefetch_limit: usize,
-    /// Feed the dialogue buffer and run fact extraction.
+    /// Most recent turns of a conversation kept as short-term memory
+    /// (`[memory.short_term] max_items`, default 20): with extraction on, an
+    /// extraction (promotion to long-term memory) starts once this many
+    /// turns await it, even before `extract.batch_size`; with extraction off
+    /// older turns leave the dialogue buffer. `inject.short_term_count` of
+    /// them, those no longer in the message history, are injected.
+    pub short_term_items: usize,
+    /// Run fact extraction over the dialogue buffer.
     pub extraction: bool,
     /// Extraction settings; `batch_size` is the number of turns between runs.
     pub extract: ExtractConfig,
@@ -82,6 +89,7 @@ impl std::fmt::Debug for LongTermOptions {
             .field("prefetch", &self.prefetch)
             .field("inject", &self.inject)
             .field("prefetch_limit", &self.prefetch_limit)
+            .field("short_term_items", &self.short_term_items)
             .field("extraction", &self.extraction)
             .field("extract", &self.extract)
             .field("extraction_model", &self.extraction_model)
@@ -108,6 +116,7 @@ impl Default for LongTermOptions {
             prefetch: true,
             inject: InjectConfig::default(),
             prefetch_limit: 5,
+            short_term_items: 20,
             extraction: true,
             extract: ExtractConfig::default(),
             extraction_model: None,
@@ -143,6 +152,7 @@ impl LongTermOptions {
             prefetch: enabled,
             inject: settings.memory.inject.clone(),
             prefetch_limit: settings.memory.long_term.max_return,
+            short_term_items: settings.memory.short_term.max_items,
             extraction: agent.enabled,
             extract: agent.extract.clone(),
             extraction_model: (!agent.model.trim().is_empty()).then(|| agent.model.clone()),
@@ -194,7 +204,14 @@ impl LongTermOptions {
         self
     }
 
-    /// Turns the dialogue buffer and extraction on or off.
+    /// Sets the most turns kept as short-term memory (at least 1).
+    #[must_use]
+    pub fn short_term_items(mut self, turns: usize) -> Self {
+        self.short_term_items = turns.max(1);
+        self
+    }
+
+    /// Turns fact extraction on or off.
     #[must_use]
     pub fn extraction(mut self, enabled: bool) -> Self {
         self.extraction = enabled;

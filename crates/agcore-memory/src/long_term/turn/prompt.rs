@@ -58,6 +58,25 @@ pub fn memory_context_preamble(
     prompts.render_or_builtin(preamble_name(language), &TemplateContext::new())
 }
 
+/// The heading of the short-term turns in the `<memory-context>` block for
+/// `language` from `prompts` (`memory.short_term_header.en` / `.zh`: an
+/// override, else the built-in text; English when instructions are off).
+///
+/// # Errors
+/// [`PromptError`] when an override fails to render.
+pub fn short_term_header(
+    prompts: &PromptTemplateRegistry,
+    language: InstructionLanguage,
+) -> Result<String, PromptError> {
+    let name = match language {
+        InstructionLanguage::Chinese => names::MEMORY_SHORT_TERM_HEADER_ZH,
+        InstructionLanguage::English | InstructionLanguage::None => {
+            names::MEMORY_SHORT_TERM_HEADER_EN
+        }
+    };
+    prompts.render_or_builtin(name, &TemplateContext::new())
+}
+
 /// The built-in instructions of `language`, `None` for
 /// [`InstructionLanguage::None`]. [`render_memory_instructions`] applies
 /// overrides.
