@@ -236,7 +236,8 @@ impl AgentBuilder {
         let long_term = self.long_term.filter(|lt| lt.options.enabled);
         if let Some(long_term) = long_term.as_ref().filter(|lt| lt.options.tools) {
             let save = MemorySaveTool::new(long_term.memory.clone())
-                .with_writable_types(long_term.options.writable_types.clone());
+                .with_writable_types(long_term.options.writable_types.clone())
+                .with_auto_tag(long_term.options.extract.auto_tag);
             tool_registry.register(save.into_tool())?;
             tool_registry.register(MemoryRecallTool::new(long_term.memory.clone()).into_tool())?;
         }

@@ -181,6 +181,12 @@ async fn duplicate_save_through_the_tool_updates_instead_of_adding() {
     assert_eq!(stored.len(), 1);
     // Provenance: the entry says it was written by the model through the tool.
     assert_eq!(stored[0].metadata["source"], "model (memory_save tool)");
+    // auto_tag (on by default): rule-based tags from the content.
+    assert!(
+        stored[0].tags.contains(&"concise".to_owned()),
+        "{:?}",
+        stored[0].tags
+    );
 }
 
 #[tokio::test]

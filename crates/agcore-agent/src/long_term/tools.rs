@@ -7,7 +7,8 @@
 use super::WritableTypes;
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
-    LongTermMemory, MemoryEntry, MemoryType, MemoryUpdate, NewMemory, ScopedMemory, SearchRequest,
+    LongTermMemory, MemoryEntry, MemoryType, MemoryUpdate, NewMemory, RULE_TAGS, ScopedMemory,
+    SearchRequest, rule_tags,
 };
 use agcore_tools::{ToolContext, ToolError, TypedTool};
 use async_trait::async_trait;
@@ -148,6 +149,7 @@ fn memory_failed(tool: &str, id: Option<i64>, err: MemoryError) -> ToolError {
 pub struct MemorySaveTool {
     memory: LongTermMemory,
     writable: WritableTypes,
+    auto_tag: bool,
 }
 
 impl MemorySaveTool {
@@ -156,7 +158,17 @@ impl MemorySaveTool {
         Self {
             memory,
             writable: WritableTypes::all(),
+            auto_tag: false,
         }
+    }
+
+    /// Gives created memories rule-based tags
+    /// ([`rule_tags`](agcore_memory::long_term::rule_tags); `[memory_agent.extract]
+    /// auto_tag`, off by default).
+    #[must_use]
+    pub fn with_auto_tag(mut self, auto_tag: bool) -> Self {
+        self.auto_tag = auto_tag;
+        self
     }
 
     /// Refuses (with a tool error naming the allowed types) to create,
@@ -201,8 +213,14 @@ impl TypedTool for MemorySaveTool {
                     .filter(|c| !c.trim().is_empty())
                     .ok_or_else(|| failed(tool, "`content` is required to create a memory"))?;
                 let provenance = provenance(tool, ctx);
-                let mut new =
-                    NewMemory::new(args.memory_type, args.name, content).with_metadata(provenance);
+                let tags = if self.auto_tag {
+                    rule_tags(&content, RULE_TAGS)
+                } else {
+                    Vec::new()
+                };
+                let mut new = NewMemory::new(args.memory_type, args.name, content)
+                    .with_metadata(provenance)
+                    .with_tags(tags);
                 if let Some(description) = args.description {
                     new = new.with_description(description);
                 }

@@ -56,6 +56,7 @@ mod records;
 mod requests;
 mod scope;
 mod scoped;
+mod tags;
 pub mod turn;
 mod weights;
 
@@ -84,4 +85,5 @@ pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
 pub use scope::{MAX_SCOPE_PART_BYTES, MemoryScope, RESERVED_AGENT_CHARS};
 pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};
+pub use tags::{RULE_TAGS, rule_tags};
 pub use weights::WeightRules;
