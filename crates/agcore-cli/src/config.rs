@@ -5,9 +5,9 @@
 //! `agents`, see `docs/memory-attachments.md`, read into
 //! [`AppConfig::attach`]), the memory sections (`[memory]`, `[memory.long_term]`,
 //! `[memory.inject]`, `[memory_agent]`, …, parsed by [`MemorySettings`]; every
-//! key in `config.example.toml`, see `docs/memory.md`, *Configuration*), the
-//! program's `[llm]` endpoint section,
+//! key in `docs/configuration.md`), the program's `[llm]` endpoint section,
 //! `[storage]`, and `[embedding]` / `[retrieval]` for dense and hybrid search.
+//! Any other key is an error naming the nearest valid one.
 //! Lookup order: `--config PATH`, `$AGCORE_CONFIG`, then
 //! `<config dir>/agcore.toml` (`directories`, e.g. `~/.config/agcore/agcore.toml`).
 //! A missing file in the config dir is not an error: every key has a default.
@@ -18,12 +18,27 @@ use agcore::attach::{AttachConfig, ConfigFormat};
 use agcore::embedding::EmbeddingConfig;
 use agcore::memory::hybrid::HybridConfig;
 use agcore::memory::long_term::MemorySettings;
+use agcore::memory::long_term::suggest::{self, Notation};
 use serde::Deserialize;
 
 use crate::error::CliError;
 
 /// File name looked up in the user's config dir.
 pub const CONFIG_FILE: &str = "agcore.toml";
+
+/// The top-level keys of the file.
+const TOP_LEVEL_KEYS: [&str; 7] = [
+    "llm",
+    "storage",
+    "embedding",
+    "retrieval",
+    "memory",
+    "memory_agent",
+    "agents",
+];
+
+/// Keys read by the memory attachments, beside those of [`MemorySettings`].
+const ATTACHMENT_PATHS: [&str; 2] = ["memory.stores", "memory.attachment_header"];
 
 /// `[llm]`: the chat endpoint. Environment variables override these keys,
 /// command-line flags override both. `Debug` shows whether an `api_key` is
@@ -145,13 +160,15 @@ impl AppConfig {
         let attach = AttachConfig::parse(text, format, Some(path))?;
         let mut table = crate::config_doc::table(text, format).map_err(bad)?;
         crate::config_doc::remove_attachment_keys(&mut table);
-        let settings: MemorySettings = toml::Value::Table(table.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        let notation = match format {
+            ConfigFormat::Toml => Notation::Toml,
+            ConfigFormat::Yaml => Notation::Plain,
+        };
+        suggest::check_top_level(&table, &TOP_LEVEL_KEYS, notation, false).map_err(bad)?;
+        let settings: MemorySettings =
+            suggest::from_table(&table, notation, &ATTACHMENT_PATHS).map_err(bad)?;
         settings.validate().map_err(|e| bad(e.to_string()))?;
-        let program: ProgramSections = toml::Value::Table(table.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+        let program: ProgramSections = suggest::from_table(&table, notation, &[]).map_err(bad)?;
         let memory = table.get("memory").and_then(toml::Value::as_table);
         let memory_db = memory
             .and_then(|m| m.get("long_term"))
@@ -249,76 +266,5 @@ pub fn ensure_parent(path: &Path) -> Result<(), CliError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sections_parse_and_paths_resolve_against_the_file() {
-        let text = "[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n\n\
-                    [memory.long_term]\npath = \"mem.db\"\nmax_return = 3\n\n\
-                    [memory_agent]\nenabled = false\n";
-        let config = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
-        assert_eq!(config.llm.model.as_deref(), Some("m"));
-        assert_eq!(config.settings.memory.long_term.max_return, 3);
-        assert_eq!(config.memory_db, Some(PathBuf::from("/etc/agcore/mem.db")));
-        assert!(config.extraction_configured);
-        let bare = AppConfig::parse("", Path::new("a.toml")).unwrap();
-        assert_eq!(bare.memory_db, None);
-        assert_eq!(bare.storage_url, None);
-        let text = "[storage]\nurl = \"postgres://agcore@db.internal/agcore\"\n";
-        let pg = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
-        assert_eq!(
-            pg.storage_url.as_deref(),
-            Some("postgres://agcore@db.internal/agcore")
-        );
-        let text = "[storage]\nurl = \"data/all.db\"\n";
-        let file = AppConfig::parse(text, Path::new("/etc/agcore/agcore.toml")).unwrap();
-        assert_eq!(file.storage_url.as_deref(), Some("/etc/agcore/data/all.db"));
-        let err = AppConfig::parse("[storage]\npath = 1\n", Path::new("x.toml")).unwrap_err();
-        assert!(err.to_string().contains("x.toml"), "{err}");
-        assert!(!bare.extraction_configured);
-    }
-
-    #[test]
-    fn debug_never_shows_an_api_key() {
-        let canary = "sk-canary-3f9a7c1e";
-        let text =
-            format!("[llm]\napi_key = \"{canary}\"\n\n[memory_agent]\napi_key = \"{canary}\"\n");
-        let config = AppConfig::parse(&text, Path::new("a.toml")).unwrap();
-        assert_eq!(config.llm.api_key.as_deref(), Some(canary));
-        let shown = format!("{config:?} {config:#?}");
-        assert!(!shown.contains(canary), "{shown}");
-        assert!(shown.contains("has_api_key: true"), "{shown}");
-    }
-
-    #[test]
-    fn embedding_and_retrieval_sections() {
-        let text = "[embedding]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n\
-                    model = \"e5\"\nquery_style = \"input_type\"\n\n\
-                    [retrieval]\nmode = \"hybrid\"\ncandidates = 30\nmin_similarity = 0.75\n";
-        let config = AppConfig::parse(text, Path::new("a.toml")).unwrap();
-        assert_eq!(config.embedding.unwrap().model.as_deref(), Some("e5"));
-        assert_eq!(config.retrieval.candidates, 30);
-        assert_eq!(config.retrieval.min_similarity, Some(0.75));
-        assert!(
-            AppConfig::parse("", Path::new("a.toml"))
-                .unwrap()
-                .embedding
-                .is_none()
-        );
-        let err = AppConfig::parse("[embedding]\napi_key = \"x\"\n", Path::new("a.toml"));
-        assert!(err.is_err(), "keys never live in the file");
-    }
-
-    #[test]
-    fn unknown_keys_are_errors_naming_the_file() {
-        let err = AppConfig::parse("[llm]\nbase = 1\n", Path::new("x.toml")).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("x.toml is not a valid configuration")
-        );
-        assert_eq!(err.exit_code(), 2);
-        let err = AppConfig::parse("[memory]\nnope = 1\n", Path::new("x.toml")).unwrap_err();
-        assert!(!err.to_string().contains('\n'));
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

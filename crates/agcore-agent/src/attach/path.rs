@@ -17,21 +17,12 @@ pub fn child(at: &ConfigLocation, key: &str) -> ConfigLocation {
     }
 }
 
-/// The entry of `candidates` nearest to `word` (Jaro–Winkler similarity
-/// ≥ 0.8, or a Levenshtein distance ≤ 2), for "did you mean" hints.
+/// The entry of `candidates` nearest to `word`, for "did you mean" hints:
+/// the rule of every configuration file
+/// ([`agcore_memory::long_term::suggest::nearest`]).
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| {
-            (
-                *c,
-                strsim::jaro_winkler(word, c),
-                strsim::levenshtein(word, c),
-            )
-        })
-        .filter(|(_, similarity, distance)| *similarity >= 0.8 || *distance <= 2)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(c, _, _)| c)
+    let hit = agcore_memory::long_term::suggest::nearest(word, candidates)?;
+    candidates.iter().copied().find(|c| *c == hit)
 }
 
 /// `a`, `b` or `c` — a list of valid words for messages.

@@ -70,7 +70,7 @@ pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
     MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
-    parse_duration,
+    parse_duration, suggest,
 };
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType};

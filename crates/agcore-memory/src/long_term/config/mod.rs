@@ -1,6 +1,7 @@
 //! TOML configuration of the memory system: the `[memory]` and
 //! `[memory_agent]` sections (see `docs/memory.md`, *Configuration*). Every key has a
-//! default; `config.example.toml` at the repository root documents them all.
+//! default; `docs/configuration.md` documents them all, with the example file
+//! `config.example.toml` at the repository root.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::weights::WeightRules;
 
 mod agent;
+pub mod suggest;
 
 use crate::MemoryError;
 pub use agent::{
@@ -17,8 +19,9 @@ pub use agent::{
 };
 
 /// The memory sections of a configuration file. Other top-level sections are
-/// ignored (they belong to other components); unknown keys inside the memory
-/// sections are errors.
+/// ignored (they belong to other components), except misspellings of the
+/// memory sections (`[memroy]`); unknown keys inside the memory sections are
+/// errors naming the nearest valid key ([`suggest`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
@@ -30,12 +33,17 @@ pub struct MemorySettings {
 }
 
 impl MemorySettings {
+    /// The top-level sections this type reads.
+    pub const SECTIONS: [&'static str; 2] = ["memory", "memory_agent"];
+
     /// Parses and validates a TOML document.
     ///
     /// # Errors
-    /// [`MemoryError::InvalidInput`] with TOML's message (line and key) for
-    /// syntax errors, wrong types or unknown keys, or the failed check of
-    /// [`MemorySettings::validate`].
+    /// [`MemoryError::InvalidInput`] with TOML's message for syntax errors;
+    /// for wrong types and unknown keys or values, the line, the dotted key
+    /// path and the nearest valid key (``unknown key
+    /// `memory.long_term.max_retrun`; did you mean `max_return`?``); or the
+    /// failed check of [`MemorySettings::validate`].
     ///
     /// # Examples
     /// ```
@@ -46,8 +54,11 @@ impl MemorySettings {
     /// # Ok::<(), agcore_memory::MemoryError>(())
     /// ```
     pub fn from_toml_str(text: &str) -> Result<Self, MemoryError> {
-        let settings: Self = toml::from_str(text)
-            .map_err(|e| MemoryError::InvalidInput(format!("memory configuration: {e}")))?;
+        let invalid = |e: String| MemoryError::InvalidInput(format!("memory configuration: {e}"));
+        let settings: Self = suggest::from_toml_text(text).map_err(invalid)?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        suggest::check_top_level(&table, &Self::SECTIONS, suggest::Notation::Toml, true)
+            .map_err(invalid)?;
         settings.validate()?;
         Ok(settings)
     }
