@@ -10,7 +10,7 @@ use agcore_memory::long_term::{
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::{SqliteLongTerm, buffer, import, ops, rows, search};
+use super::{SqliteLongTerm, buffer, import, ops, rows, search, upkeep};
 
 #[async_trait]
 impl LongTermBackend for SqliteLongTerm {
@@ -137,7 +137,7 @@ impl LongTermBackend for SqliteLongTerm {
         purge_before: DateTime<Utc>,
     ) -> std::result::Result<MaintenanceReport, MemoryError> {
         let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::maintenance(c, &scope, &rules, now, purge_before))
+        self.run(move |c| upkeep::maintenance(c, &scope, &rules, now, purge_before))
             .await
     }
 
