@@ -55,3 +55,32 @@ async fn set_based_maintenance_equals_the_row_by_row_reference() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_dedupe_terms_equal_the_analyzed_ones() {
+    use agcore_memory::long_term::TermSet;
+    let scope = MemoryScope::new("agent", "u").unwrap();
+    let lt = SqliteLongTerm::open_in_memory().await.unwrap();
+    let memory = agcore_memory::long_term::LongTermMemory::new(lt.clone());
+    let m = memory.scoped(scope.clone());
+    for (name, text) in [
+        ("", "Alice adopted two puppies"),
+        ("drink", "用户喜欢绿茶 and green tea"),
+    ] {
+        m.save(NewMemory::new(MemoryType::User, name, text).with_description("noted in May"))
+            .await
+            .unwrap();
+    }
+    let stored = lt.dedupe_terms(&scope).await.unwrap();
+    let listed = lt.list(&scope, &ListRequest::all()).await.unwrap();
+    let analyzed: Vec<TermSet> = listed.iter().map(TermSet::of).collect();
+    assert_eq!(stored.len(), 2);
+    for s in &stored {
+        let a = analyzed.iter().find(|a| a.id == s.id).unwrap();
+        assert_eq!(
+            (s.memory_type, s.weight, s.created_at),
+            (a.memory_type, a.weight, a.created_at)
+        );
+        assert_eq!(s.terms, a.terms);
+    }
+}

@@ -5,7 +5,7 @@ use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
     DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
     MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry, SearchRequest,
-    UsageLogRow, UsageRecord, WeightRules,
+    TermSet, UsageLogRow, UsageRecord, WeightRules,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -139,6 +139,14 @@ impl LongTermBackend for SqliteLongTerm {
         let (scope, rules) = (scope.clone(), *rules);
         self.run(move |c| upkeep::maintenance(c, &scope, &rules, now, purge_before))
             .await
+    }
+
+    async fn dedupe_terms(
+        &self,
+        scope: &MemoryScope,
+    ) -> std::result::Result<Vec<TermSet>, MemoryError> {
+        let scope = scope.clone();
+        self.read(move |c| upkeep::dedupe_terms(c, &scope)).await
     }
 
     async fn buffer_append(

@@ -9,9 +9,11 @@ use chrono::{DateTime, Utc};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, TransactionBehavior, params};
 
-use super::rows::{format_time, parse_time};
-use crate::error::Result;
-use agcore_memory::long_term::{MIN_DECAY, MaintenanceReport, MemoryScope, WeightRules};
+use super::rows::{SCOPE_TOKENS, format_time, parse_time};
+use crate::error::{Result, storage};
+use agcore_memory::long_term::{
+    MIN_DECAY, MaintenanceReport, MemoryScope, MemoryType, TermSet, WeightRules,
+};
 
 /// The SQL function `agcore_aged(weight, since)`: the weight aged from the
 /// stored time `since` to the run's `now` ([`WeightRules::after_age`], the
@@ -91,4 +93,39 @@ fn register_aged(conn: &Connection, rules: WeightRules, now: DateTime<Utc>) -> R
         Ok(rules.after_age(weight, since, now))
     })?;
     Ok(())
+}
+
+/// The dedupe view of the active entries of `scope`, from the stored
+/// `terms` column (the analyzer terms of the search text after the scope
+/// token): no entry is decoded or re-analyzed.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError::Storage).
+pub(crate) fn dedupe_terms(conn: &Connection, scope: &MemoryScope) -> Result<Vec<TermSet>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, type, weight, created_at, terms FROM memory \
+         WHERE agent_name = ?1 AND user_id = ?2 AND archived = 0",
+    )?;
+    let mut rows = stmt.query(params![scope.agent(), scope.user()])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let kind: String = row.get(1)?;
+        let memory_type = MemoryType::parse(&kind)
+            .map_err(|e| storage(format!("long-term memory: bad stored type: {e}")))?;
+        let created_at = parse_time(&row.get::<_, String>(3)?)?;
+        let terms: String = row.get(4)?;
+        let terms = terms
+            .split_whitespace()
+            .skip(SCOPE_TOKENS)
+            .map(str::to_owned)
+            .collect();
+        out.push(TermSet::new(
+            row.get(0)?,
+            memory_type,
+            row.get(2)?,
+            created_at,
+            terms,
+        ));
+    }
+    Ok(out)
 }

@@ -2,10 +2,11 @@
 //!
 //! Two active entries of one scope and one [`MemoryType`] are near duplicates
 //! when the Jaccard similarity `|A ∩ B| / |A ∪ B|` of the term sets of their
-//! contents (the store analyzer, [`index_terms`]: stemmed words, CJK
-//! bigrams) is at least a threshold (default 0.9). Identical texts
-//! ([`content_key`](super::content_key)) have identical term sets, so they
-//! are always duplicates.
+//! indexed text (name, content and description through the store analyzer,
+//! [`index_terms`]: stemmed words, CJK bigrams — the terms a search sees;
+//! [`TermSet`]) is at least a threshold (default 0.9). Texts that differ
+//! only in case, spacing, punctuation, stop words or inflection have equal
+//! term sets.
 //!
 //! Candidates come from prefix filtering (Chaudhuri, Ganti and Kaushik,
 //! "A primitive operator for similarity joins in data cleaning", ICDE 2006;
@@ -18,8 +19,58 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
+
 use super::entry::{MemoryEntry, MemoryType};
 use crate::retriever::index_terms;
+
+/// An active entry as the dedupe sees it
+/// ([`LongTermBackend::dedupe_terms`](super::LongTermBackend::dedupe_terms)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TermSet {
+    /// Entry id.
+    pub id: i64,
+    /// Its kind: only entries of one kind are compared.
+    pub memory_type: MemoryType,
+    /// Its weight (the heavier entry is kept).
+    pub weight: f64,
+    /// When it was created (on equal weights the newer one is kept).
+    pub created_at: DateTime<Utc>,
+    /// The analyzer terms of its search text
+    /// ([`MemoryEntry::search_text`], [`index_terms`]); duplicates allowed.
+    pub terms: Vec<String>,
+}
+
+impl TermSet {
+    /// The view of `entry`: its fields and the terms of its search text.
+    pub fn of(entry: &MemoryEntry) -> Self {
+        Self::new(
+            entry.id,
+            entry.memory_type,
+            entry.weight,
+            entry.created_at,
+            index_terms(&entry.search_text()),
+        )
+    }
+
+    /// A view from stored parts (a backend that keeps the terms).
+    pub fn new(
+        id: i64,
+        memory_type: MemoryType,
+        weight: f64,
+        created_at: DateTime<Utc>,
+        terms: Vec<String>,
+    ) -> Self {
+        Self {
+            id,
+            memory_type,
+            weight,
+            created_at,
+            terms,
+        }
+    }
+}
 
 /// The default Jaccard threshold of near duplicates.
 pub const DEFAULT_DEDUPE_THRESHOLD: f64 = 0.9;
@@ -49,11 +100,11 @@ struct Item {
 /// id (higher first); each entry not yet superseded keeps every
 /// lower-ranked near duplicate of its type, so a kept entry is never
 /// superseded itself and the result does not depend on the input order.
-/// Entries whose content has no terms are never duplicates.
+/// Entries without terms are never duplicates.
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::long_term::{near_duplicates, MemoryEntry, MemoryType};
+/// use agcore_memory::long_term::{near_duplicates, MemoryEntry, MemoryType, TermSet};
 /// # fn entry(id: i64, weight: f64, content: &str) -> MemoryEntry {
 /// #     let now = chrono::Utc::now();
 /// #     MemoryEntry { id, agent_name: "a".into(), user_id: "u".into(),
@@ -67,17 +118,18 @@ struct Item {
 ///     entry(2, 1.5, "user prefers green teas"),
 ///     entry(3, 1.0, "The user prefers black coffee"),
 /// ];
-/// let found = near_duplicates(&entries, 0.9);
+/// let sets: Vec<TermSet> = entries.iter().map(TermSet::of).collect();
+/// let found = near_duplicates(&sets, 0.9);
 /// assert_eq!(found.len(), 1);
 /// assert_eq!((found[0].superseded, found[0].kept), (1, 2));
 /// ```
-pub fn near_duplicates(entries: &[MemoryEntry], threshold: f64) -> Vec<Duplicate> {
+pub fn near_duplicates(entries: &[TermSet], threshold: f64) -> Vec<Duplicate> {
     let t = if threshold.is_nan() {
         1.0
     } else {
         threshold.clamp(f64::MIN_POSITIVE, 1.0)
     };
-    let mut ranked: Vec<&MemoryEntry> = entries.iter().collect();
+    let mut ranked: Vec<&TermSet> = entries.iter().collect();
     ranked.sort_by(|a, b| {
         b.weight
             .total_cmp(&a.weight)
@@ -129,19 +181,26 @@ pub fn near_duplicates(entries: &[MemoryEntry], threshold: f64) -> Vec<Duplicate
     out
 }
 
-/// Each entry's distinct content terms as ids, ordered rarest first (by
+/// Each entry's distinct terms as ids, ordered rarest first (by
 /// document frequency, then id) — the global order prefix filtering needs.
-fn term_items(ranked: &[&MemoryEntry]) -> Vec<Item> {
+fn term_items(ranked: &[&TermSet]) -> Vec<Item> {
     let mut ids: HashMap<String, u32> = HashMap::new();
     let mut freq: Vec<u32> = Vec::new();
     let mut items: Vec<Item> = ranked
         .iter()
         .map(|e| {
-            let mut terms: Vec<u32> = index_terms(&e.content)
-                .into_iter()
+            let mut terms: Vec<u32> = e
+                .terms
+                .iter()
                 .map(|term| {
                     let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-                    *ids.entry(term).or_insert(next)
+                    match ids.get(term.as_str()) {
+                        Some(id) => *id,
+                        None => {
+                            ids.insert(term.clone(), next);
+                            next
+                        }
+                    }
                 })
                 .collect();
             terms.sort_unstable();
@@ -215,9 +274,9 @@ mod tests {
     use super::*;
     use chrono::{Duration, Utc};
 
-    fn entry(id: i64, weight: f64, memory_type: MemoryType, content: &str) -> MemoryEntry {
+    fn entry(id: i64, weight: f64, memory_type: MemoryType, content: &str) -> TermSet {
         let now = Utc::now();
-        MemoryEntry {
+        TermSet::of(&MemoryEntry {
             id,
             agent_name: "a".into(),
             user_id: "u".into(),
@@ -234,7 +293,7 @@ mod tests {
             weight_updated_at: now,
             created_at: now + Duration::seconds(id),
             updated_at: now,
-        }
+        })
     }
 
     #[test]
@@ -307,7 +366,7 @@ mod tests {
             // no kept entry is superseded.
             for a in &entries {
                 for b in &entries {
-                    let (sa, sb) = (set(&a.content), set(&b.content));
+                    let (sa, sb) = (set(&a.terms), set(&b.terms));
                     let j = sa.intersection(&sb).count() as f64 / sa.union(&sb).count() as f64;
                     if a.id < b.id && j >= t {
                         assert!(
@@ -323,7 +382,7 @@ mod tests {
         }
     }
 
-    fn set(text: &str) -> std::collections::HashSet<String> {
-        index_terms(text).into_iter().collect()
+    fn set(terms: &[String]) -> std::collections::HashSet<String> {
+        terms.iter().cloned().collect()
     }
 }

@@ -3,14 +3,12 @@
 //! duplicates ([`near_duplicates`]), and the dry run of both
 //! (`docs/memory.md`, *Maintenance*).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 
 use super::apply::apply_age;
 use super::backend::{HistoryReason, ListRequest, LongTermBackend, MaintenanceReport};
 use super::changes::MemoryUpdate;
-use super::dedupe::near_duplicates;
+use super::dedupe::{TermSet, near_duplicates};
 use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -63,15 +61,12 @@ async fn dedupe(
     threshold: f64,
     now: DateTime<Utc>,
 ) -> Result<usize, MemoryError> {
-    let active = backend.list(scope, &ListRequest::all()).await?;
-    let found = near_duplicates(&active, threshold);
-    if found.is_empty() {
-        return Ok(0);
-    }
-    let by_id: HashMap<i64, _> = active.iter().map(|e| (e.id, e)).collect();
+    let sets = backend.dedupe_terms(scope).await?;
+    let found = near_duplicates(&sets, threshold);
     let mut done = 0;
     for duplicate in found {
-        let Some(entry) = by_id.get(&duplicate.superseded) else {
+        // Deleted since it was listed: nothing left to supersede.
+        let Some(entry) = backend.get(scope, duplicate.superseded).await? else {
             continue;
         };
         let mut metadata = entry.metadata.clone();
@@ -117,7 +112,8 @@ pub(crate) async fn preview(
     }
     entries.retain(|e| !e.archived);
     if let Some(threshold) = upkeep.dedupe {
-        report.deduplicated = near_duplicates(&entries, threshold).len();
+        let sets: Vec<TermSet> = entries.iter().map(TermSet::of).collect();
+        report.deduplicated = near_duplicates(&sets, threshold).len();
     }
     report.active = entries.len() - report.deduplicated;
     Ok(report)

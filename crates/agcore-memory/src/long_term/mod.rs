@@ -76,7 +76,7 @@ pub use config::{
     MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
     parse_duration,
 };
-pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, near_duplicates};
+pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType};
 pub use facts::{Fact, ParsedFacts, extractor_prompt, extractor_prompt_with, parse_facts};
