@@ -171,8 +171,9 @@ pub struct LongTermConfig {
     pub maintenance_interval: String,
     /// Maintenance archives near-duplicate entries as superseded (default `true`).
     pub dedupe: bool,
-    /// Jaccard similarity of the content term sets at or above which two
-    /// active entries of one type are near duplicates, in `(0, 1]` (default 0.9).
+    /// Jaccard similarity of the indexed term sets (name, content,
+    /// description) at or above which two active entries of one type are
+    /// near duplicates, in `(0, 1]` (default 0.9).
     pub dedupe_threshold: f64,
     /// `[memory.long_term.weights]`: the weight formulas.
     pub weights: WeightRules,

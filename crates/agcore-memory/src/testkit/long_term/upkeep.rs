@@ -6,7 +6,7 @@ use crate::long_term::{
 use crate::testkit::{CheckResult, ensure};
 
 /// Maintenance supersedes near duplicates (the default Jaccard threshold
-/// 0.9 over content terms): of two active entries of one type whose texts
+/// 0.9 over indexed terms): of two active entries of one type whose texts
 /// differ only in case, punctuation and inflection, the lighter one is
 /// archived — never deleted — with its text in the history (reason
 /// `supersede`) and `superseded_by` naming the kept entry in its metadata;
