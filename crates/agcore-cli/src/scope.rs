@@ -172,11 +172,7 @@ pub async fn open_memory_with(
         ))
     })?;
     let long_term = &config.settings.memory.long_term;
-    let memory = backend
-        .with_rules(long_term.weight_rules())?
-        .with_buffer_retention(chrono::Duration::days(i64::from(
-            long_term.buffer_retention_days,
-        )));
+    let memory = backend.with_config(long_term)?;
     let dense = open_dense(&storage, config, reset_vectors).await?;
     let memory = match &dense {
         Some(index) => memory.with_dense(Arc::clone(index), config.retrieval.clone()),

@@ -9,6 +9,7 @@ use agcore::agent::{
 };
 use agcore::attach::MemoryManager;
 use agcore::llm::{CycleConfig, CycleEvent};
+use agcore::memory::long_term::{MaintenanceSchedule, MaintenanceTask};
 use agcore::prompt::builtin::names;
 use agcore::prompt::{PromptTemplateRegistry, TemplateContext};
 use futures::StreamExt;
@@ -22,12 +23,19 @@ use crate::scope::OpenedMemory;
 /// Most turns of one session.
 const MAX_TURNS: u32 = 100_000;
 
+/// When scheduled maintenance first runs after the chat starts (or after
+/// `maintenance_interval` when that is shorter): late enough to stay off
+/// the first turns, early enough that short chats run it too.
+const FIRST_MAINTENANCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// A running chat: the session and what a new session needs.
 pub(crate) struct Chat {
     session: AgentSession,
     agent: Arc<SimpleAgent>,
     bundle: Arc<agcore::agent::RuntimeBundle>,
     user: String,
+    /// Scheduled long-term maintenance (`maintenance_interval`), `None` when off.
+    maintenance: Option<MaintenanceTask>,
 }
 
 impl Chat {
@@ -76,11 +84,13 @@ impl Chat {
         let agent = Arc::new(SimpleAgent::new(scope.agent()));
         let user = scope.user().to_owned();
         let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user)?;
+        let maintenance = start_maintenance(config, opened)?;
         Ok(Self {
             session,
             agent,
             bundle,
             user,
+            maintenance,
         })
     }
 
@@ -150,6 +160,10 @@ impl Chat {
     /// Flushes memory before exit; Ctrl-C skips the flush (the turns stay
     /// in the dialogue buffer).
     pub(crate) async fn finish(&mut self) {
+        if let Some(task) = self.maintenance.take() {
+            // A run in progress completes before the database is closed.
+            task.shutdown().await;
+        }
         tokio::select! {
             () = self.flush() => {}
             _ = tokio::signal::ctrl_c() => {
@@ -173,4 +187,29 @@ impl Chat {
             ),
         }
     }
+}
+
+/// Starts maintenance over every scope on `maintenance_interval` (first
+/// run after [`FIRST_MAINTENANCE`] or the interval, whichever is shorter);
+/// `None` when the interval is off. Each run is logged with its counts.
+///
+/// # Errors
+/// [`CliError::Config`] for an unparsable interval or no async runtime.
+fn start_maintenance(
+    config: &AppConfig,
+    opened: &OpenedMemory,
+) -> Result<Option<MaintenanceTask>, CliError> {
+    let long_term = &config.settings.memory.long_term;
+    let period = long_term
+        .maintenance_period()
+        .map_err(|e| CliError::Config(e.to_string()))?;
+    let Some(every) = period.filter(|_| long_term.enabled) else {
+        return Ok(None);
+    };
+    let schedule = MaintenanceSchedule::every(every).first_run_after(every.min(FIRST_MAINTENANCE));
+    opened
+        .memory
+        .spawn_maintenance(schedule)
+        .map(Some)
+        .map_err(|e| CliError::Config(format!("scheduled maintenance: {e}")))
 }

@@ -1,5 +1,6 @@
 //! `agcore memory`: administer the long-term memories of one (agent, user)
 //! scope — list, search, add, delete, clean, stats, export, import, reembed —
+//! run maintenance over every scope (`maintain`),
 //! and index the `file` stores of memory attachments (`index-files`).
 
 mod clean;
@@ -8,6 +9,7 @@ mod explain;
 mod index_files;
 mod jsonl;
 mod jsonl_reader;
+mod maintain;
 mod reembed;
 mod stats;
 mod view;
@@ -66,6 +68,13 @@ enum MemoryCommand {
         after_help = "Examples:\n  agcore memory clean --below-weight 0.3 --dry-run\n  agcore memory clean --older-than 90 --type project --delete"
     )]
     Clean(clean::CleanArgs),
+    /// Run maintenance over every scope now: age decay, archiving below the
+    /// threshold, near duplicates superseded (archived, never deleted), old
+    /// applied buffer turns purged; prints the counts.
+    #[command(
+        after_help = "Examples:\n  agcore memory maintain\n  agcore memory maintain --dry-run --json"
+    )]
+    Maintain(maintain::MaintainArgs),
     /// Counts per scope and type, archived memories, database size.
     #[command(
         after_help = "Examples:\n  agcore memory stats\n  agcore memory stats --all-scopes --json"
@@ -116,6 +125,7 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
         MemoryCommand::Add(a) => edit::add(&opened, a, json).await,
         MemoryCommand::Delete(a) => edit::delete(&opened, &a, json).await,
         MemoryCommand::Clean(a) => clean::clean(&opened, &a, json).await,
+        MemoryCommand::Maintain(a) => maintain::maintain(&opened, &a, json).await,
         MemoryCommand::Stats(a) => stats::stats(&opened, &a, json).await,
         MemoryCommand::Export(a) => jsonl::export(&opened, &a, json).await,
         MemoryCommand::Import(a) => jsonl::import(&opened, &a, json).await,

@@ -5,12 +5,12 @@ use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
     DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
     MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry, SearchRequest,
-    UsageLogRow, UsageRecord, WeightRules,
+    TermSet, UsageLogRow, UsageRecord, WeightRules,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::{SqliteLongTerm, buffer, import, ops, rows, search};
+use super::{SqliteLongTerm, buffer, import, ops, rows, search, upkeep};
 
 #[async_trait]
 impl LongTermBackend for SqliteLongTerm {
@@ -137,8 +137,16 @@ impl LongTermBackend for SqliteLongTerm {
         purge_before: DateTime<Utc>,
     ) -> std::result::Result<MaintenanceReport, MemoryError> {
         let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::maintenance(c, &scope, &rules, now, purge_before))
+        self.run(move |c| upkeep::maintenance(c, &scope, &rules, now, purge_before))
             .await
+    }
+
+    async fn dedupe_terms(
+        &self,
+        scope: &MemoryScope,
+    ) -> std::result::Result<Vec<TermSet>, MemoryError> {
+        let scope = scope.clone();
+        self.read(move |c| upkeep::dedupe_terms(c, &scope)).await
     }
 
     async fn buffer_append(

@@ -23,6 +23,7 @@ mod ops;
 pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;
+mod upkeep;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -109,6 +110,28 @@ impl SqliteLongTerm {
     ) -> std::result::Result<Vec<ScoredEntry>, MemoryError> {
         let (scope, query, request) = (scope.clone(), query.to_owned(), request.clone());
         self.read(move |c| exhaustive::exhaustive(c, &scope, &query, &request))
+            .await
+    }
+
+    /// The row-by-row maintenance of earlier releases (every active entry
+    /// loaded, aged and stored back): the reference the set-based
+    /// [`LongTermBackend::maintenance`] is checked and measured against.
+    ///
+    /// [`LongTermBackend::maintenance`]: agcore_memory::long_term::LongTermBackend::maintenance
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    #[cfg(feature = "testkit")]
+    #[doc(hidden)]
+    pub async fn maintenance_row_by_row(
+        &self,
+        scope: &MemoryScope,
+        rules: &agcore_memory::long_term::WeightRules,
+        now: chrono::DateTime<chrono::Utc>,
+        purge_before: chrono::DateTime<chrono::Utc>,
+    ) -> std::result::Result<agcore_memory::long_term::MaintenanceReport, MemoryError> {
+        let (scope, rules) = (scope.clone(), *rules);
+        self.run(move |c| ops::maintenance_row_by_row(c, &scope, &rules, now, purge_before))
             .await
     }
 

@@ -8,14 +8,15 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row, format_time, parse_time};
 use agcore_memory::MemoryError;
+#[cfg(feature = "testkit")]
+use agcore_memory::long_term::MaintenanceReport;
 use agcore_memory::long_term::WeightRules;
-use agcore_memory::long_term::apply::{
-    apply_age, apply_update, apply_use, merge_duplicate, new_entry,
-};
+#[cfg(feature = "testkit")]
+use agcore_memory::long_term::apply::apply_age;
+use agcore_memory::long_term::apply::{apply_update, apply_use, merge_duplicate, new_entry};
 use agcore_memory::long_term::content_key;
 use agcore_memory::long_term::{
-    HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport, SaveOutcome,
-    UsageRecord,
+    HistoryEntry, HistoryReason, ListOrder, ListRequest, SaveOutcome, UsageRecord,
 };
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
 
@@ -248,7 +249,12 @@ pub(crate) fn archive_below(
     )?)
 }
 
-pub(crate) fn maintenance(
+/// The row-by-row maintenance of earlier releases (every active entry
+/// loaded, aged in Rust and stored back with its terms re-encoded): the
+/// reference the set-based [`super::upkeep::maintenance`] is checked and
+/// measured against. Compiled with the `testkit` feature only.
+#[cfg(feature = "testkit")]
+pub(crate) fn maintenance_row_by_row(
     conn: &mut Connection,
     scope: &MemoryScope,
     rules: &WeightRules,

@@ -10,7 +10,7 @@ use super::entry::MemoryEntry;
 use super::limits::validate_fields;
 use super::normalize::{normalize_tags, validate_content, validate_weight};
 use super::scope::MemoryScope;
-use super::weights::WeightRules;
+use super::weights::{MIN_DECAY, WeightRules};
 use crate::MemoryError;
 
 /// A fresh entry (id 0 until the backend assigns one).
@@ -89,7 +89,8 @@ pub fn validate_update(update: &MemoryUpdate) -> Result<(), MemoryError> {
 }
 
 /// Applies `update` to `entry`; returns the previous `(name, content)` when the
-/// content changed.
+/// content changed or `update.record_history` is set (the caller writes it
+/// to the history).
 ///
 /// # Errors
 /// [`MemoryError::InvalidInput`] for empty/oversized content or a non-finite
@@ -130,7 +131,7 @@ pub fn apply_update(
         entry.archived = archived;
     }
     entry.updated_at = now;
-    Ok(changed_content.then_some(old))
+    Ok((changed_content || update.record_history).then_some(old))
 }
 
 /// Applies one use to `entry` ([`WeightRules::after_use`]).
@@ -147,10 +148,12 @@ pub fn apply_use(
 }
 
 /// Ages `entry` to `now` and archives it below the threshold; returns
-/// `(decayed, archived)`.
+/// `(decayed, archived)`. A decay smaller than [`MIN_DECAY`] is not applied
+/// (weight and `weight_updated_at` stay, so it is applied in full by a later
+/// run: frequent runs lose nothing and rewrite nothing).
 pub fn apply_age(entry: &mut MemoryEntry, rules: &WeightRules, now: DateTime<Utc>) -> (bool, bool) {
     let aged = rules.after_age(entry.weight, entry.weight_updated_at, now);
-    let decayed = aged < entry.weight;
+    let decayed = entry.weight - aged >= MIN_DECAY;
     if decayed {
         entry.weight = aged;
         entry.weight_updated_at = now;

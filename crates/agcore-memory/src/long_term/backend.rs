@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::changes::{MemoryUpdate, NewMemory};
+use super::dedupe::TermSet;
 use super::entry::MemoryEntry;
 pub use super::records::{
     DialogueTurn, HistoryEntry, HistoryReason, MaintenanceReport, SaveOutcome, ScoredEntry,
@@ -161,6 +162,19 @@ pub trait LongTermBackend: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
         purge_before: DateTime<Utc>,
     ) -> Result<MaintenanceReport, MemoryError>;
+
+    /// The active entries of `scope` as the near-duplicate dedupe of
+    /// maintenance sees them ([`TermSet`]: id, type, weight, creation time,
+    /// the analyzer terms of the search text). The default lists the entries
+    /// and analyzes them ([`TermSet::of`]); a backend that stores the terms
+    /// should return those instead (same terms, no re-analysis).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn dedupe_terms(&self, scope: &MemoryScope) -> Result<Vec<TermSet>, MemoryError> {
+        let entries = self.list(scope, &ListRequest::all()).await?;
+        Ok(entries.iter().map(TermSet::of).collect())
+    }
 
     /// Appends a turn to the dialogue buffer of (`scope`, `session_id`).
     ///

@@ -93,6 +93,11 @@ pub struct MemoryUpdate {
     pub weight: Option<f64>,
     /// Archives (`true`) or restores (`false`) the entry.
     pub archived: Option<bool>,
+    /// Writes the entry's current title and text to its history (with the
+    /// update's reason) even when the content does not change — how
+    /// maintenance records that a near-duplicate was superseded (default `false`).
+    #[serde(default)]
+    pub record_history: bool,
 }
 
 impl MemoryUpdate {
@@ -154,6 +159,14 @@ impl MemoryUpdate {
     #[must_use]
     pub fn archived(mut self, archived: bool) -> Self {
         self.archived = Some(archived);
+        self
+    }
+
+    /// Records the current title and text in the history even when the
+    /// content stays the same.
+    #[must_use]
+    pub fn record_history(mut self) -> Self {
+        self.record_history = true;
         self
     }
 }

@@ -8,6 +8,7 @@ use super::normalize::now;
 use super::backend::LongTermBackend;
 use super::config::LongTermConfig;
 use super::dense::{LongTermDense, scope_namespace};
+use super::maintain::{self, Upkeep};
 use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;
 use super::weights::WeightRules;
@@ -40,7 +41,7 @@ use crate::hybrid::{DenseIndex, HybridConfig};
 pub struct LongTermMemory {
     backend: Arc<dyn LongTermBackend>,
     rules: WeightRules,
-    buffer_retention: chrono::Duration,
+    upkeep: Upkeep,
     dense: Option<LongTermDense>,
 }
 
@@ -55,7 +56,10 @@ impl LongTermMemory {
         Self {
             backend,
             rules: WeightRules::default(),
-            buffer_retention: chrono::Duration::days(7),
+            upkeep: Upkeep {
+                buffer_retention: chrono::Duration::days(7),
+                dedupe: Some(super::DEFAULT_DEDUPE_THRESHOLD),
+            },
             dense: None,
         }
     }
@@ -96,17 +100,38 @@ impl LongTermMemory {
         scope_namespace(scope)
     }
 
-    /// Applies the weight rules, archive threshold and buffer retention of
-    /// `config` (the backend itself is opened by the caller: a driver crate,
-    /// or `agcore::memory::open` from a URL).
+    /// Applies the weight rules, archive threshold, buffer retention and
+    /// dedupe settings of `config` (the backend itself is opened by the
+    /// caller: a driver crate, or `agcore::memory::open` from a URL; the
+    /// schedule, [`LongTermConfig::maintenance_interval`], is started by
+    /// [`LongTermMemory::spawn_maintenance`]).
     ///
     /// # Errors
-    /// [`MemoryError::InvalidInput`] for invalid weight rules.
+    /// [`MemoryError::InvalidInput`] for invalid weight rules or dedupe threshold.
     pub fn with_config(self, config: &LongTermConfig) -> Result<Self, MemoryError> {
         let retention = chrono::Duration::days(i64::from(config.buffer_retention_days));
-        Ok(self
-            .with_rules(config.weight_rules())?
-            .with_buffer_retention(retention))
+        self.with_rules(config.weight_rules())?
+            .with_buffer_retention(retention)
+            .with_dedupe(config.dedupe.then_some(config.dedupe_threshold))
+    }
+
+    /// Sets the Jaccard threshold of the near-duplicate dedupe maintenance
+    /// runs ([`near_duplicates`](super::near_duplicates); default
+    /// [`DEFAULT_DEDUPE_THRESHOLD`](super::DEFAULT_DEDUPE_THRESHOLD));
+    /// `None` turns the dedupe off.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a threshold outside `(0, 1]`.
+    pub fn with_dedupe(mut self, threshold: Option<f64>) -> Result<Self, MemoryError> {
+        if let Some(t) = threshold {
+            if !(t > 0.0 && t <= 1.0) {
+                return Err(MemoryError::InvalidInput(format!(
+                    "dedupe threshold must be in (0, 1], got {t}"
+                )));
+            }
+        }
+        self.upkeep.dedupe = threshold;
+        Ok(self)
     }
 
     /// Replaces the weight rules.
@@ -122,7 +147,7 @@ impl LongTermMemory {
     /// How long applied dialogue-buffer turns survive maintenance (default 7 days).
     #[must_use]
     pub fn with_buffer_retention(mut self, retention: chrono::Duration) -> Self {
-        self.buffer_retention = retention;
+        self.upkeep.buffer_retention = retention;
         self
     }
 
@@ -142,7 +167,7 @@ impl LongTermMemory {
             Arc::clone(&self.backend),
             scope,
             self.rules,
-            self.buffer_retention,
+            self.upkeep,
             self.dense.clone(),
         )
     }
@@ -170,22 +195,47 @@ impl LongTermMemory {
         self.backend.scopes().await
     }
 
-    /// Runs [`ScopedMemory::maintenance`] on every scope; returns the summed counts.
+    /// Runs [`ScopedMemory::maintenance`] on every scope (age decay,
+    /// archiving, dedupe of near duplicates, buffer purge); returns the summed counts.
     ///
     /// # Errors
     /// [`MemoryError::Storage`] (scopes done before the failure stay done).
     pub async fn maintenance_all(&self) -> Result<super::MaintenanceReport, MemoryError> {
+        self.maintenance_all_at(now()).await
+    }
+
+    /// [`LongTermMemory::maintenance_all`] as if the time were `now` (UTC;
+    /// for tests and replays: decay is measured up to `now`).
+    ///
+    /// # Errors
+    /// As [`LongTermMemory::maintenance_all`].
+    pub async fn maintenance_all_at(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<super::MaintenanceReport, MemoryError> {
         let mut total = super::MaintenanceReport::default();
-        let now = now();
         for scope in self.backend.scopes().await? {
-            let r = self
-                .backend
-                .maintenance(&scope, &self.rules, now, now - self.buffer_retention)
+            let r =
+                maintain::run(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now).await?;
+            total.add(&r);
+        }
+        Ok(total)
+    }
+
+    /// What [`LongTermMemory::maintenance_all`] would do now, without
+    /// writing anything (`agcore memory maintain --dry-run`): decayed,
+    /// archived, deduplicated and active counted on copies of the active
+    /// entries; `buffer_purged` is not counted (0).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn maintenance_preview(&self) -> Result<super::MaintenanceReport, MemoryError> {
+        let now = now();
+        let mut total = super::MaintenanceReport::default();
+        for scope in self.backend.scopes().await? {
+            let r = maintain::preview(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now)
                 .await?;
-            total.decayed += r.decayed;
-            total.archived += r.archived;
-            total.buffer_purged += r.buffer_purged;
-            total.active += r.active;
+            total.add(&r);
         }
         Ok(total)
     }

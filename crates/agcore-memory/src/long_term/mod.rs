@@ -16,7 +16,9 @@
 //!   ([`index_terms`](crate::retriever::index_terms)).
 //! - Weights ([`WeightRules`]): raised when a reply referenced a memory
 //!   ([`detect_references`]), decayed when not and with age; archived below a
-//!   threshold by [`ScopedMemory::maintenance`].
+//!   threshold by [`ScopedMemory::maintenance`], which also supersedes near
+//!   duplicates ([`near_duplicates`]); [`LongTermMemory::spawn_maintenance`]
+//!   runs it over every scope on a schedule.
 //! - Dialogue buffer and facts: [`ScopedMemory::buffer_append`] per session,
 //!   [`extractor_prompt`] and [`parse_facts`] for an LLM extractor,
 //!   [`ScopedMemory::apply_facts`].
@@ -44,16 +46,19 @@ mod apply_facts;
 mod backend;
 mod changes;
 mod config;
+mod dedupe;
 mod dense;
 mod entry;
 mod facts;
 mod facts_schema;
 mod in_memory;
 mod limits;
+mod maintain;
 mod memory;
 mod normalize;
 mod records;
 mod requests;
+mod schedule;
 mod scope;
 mod scoped;
 mod tags;
@@ -72,6 +77,7 @@ pub use config::{
     MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
     parse_duration, suggest,
 };
+pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType};
 pub use facts::{Fact, ParsedFacts, extractor_prompt, extractor_prompt_with, parse_facts};
@@ -81,9 +87,11 @@ pub use limits::{
     MAX_ENTRY_DESCRIPTION_BYTES, MAX_ENTRY_METADATA_BYTES, MAX_ENTRY_NAME_BYTES, MAX_ENTRY_TAGS,
     MAX_QUERY_BYTES, MAX_TAG_BYTES, clip_query,
 };
+pub use maintain::SUPERSEDED_BY_KEY;
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
+pub use schedule::{MaintenanceSchedule, MaintenanceTask};
 pub use scope::{MAX_SCOPE_PART_BYTES, MemoryScope, RESERVED_AGENT_CHARS};
 pub use scoped::{MAX_SESSION_BYTES, ScopedMemory};
 pub use tags::{RULE_TAGS, rule_tags};
-pub use weights::WeightRules;
+pub use weights::{MIN_DECAY, WeightRules};

@@ -132,12 +132,29 @@ pub struct UsageLogRow {
 pub struct MaintenanceReport {
     /// Active entries whose weight the age decay lowered.
     pub decayed: usize,
-    /// Entries newly archived.
+    /// Entries newly archived because their weight fell below the archive
+    /// threshold.
     pub archived: usize,
+    /// Active entries archived as near-duplicates of another active entry of
+    /// the same type (superseded: history reason `supersede`, metadata
+    /// `superseded_by`; see `docs/memory.md`, *Maintenance*).
+    #[serde(default)]
+    pub deduplicated: usize,
     /// Applied dialogue-buffer turns purged.
     pub buffer_purged: usize,
     /// Active entries left.
     pub active: usize,
+}
+
+impl MaintenanceReport {
+    /// Adds the counts of `other` to these (for totals over several scopes).
+    pub fn add(&mut self, other: &Self) {
+        self.decayed += other.decayed;
+        self.archived += other.archived;
+        self.deduplicated += other.deduplicated;
+        self.buffer_purged += other.buffer_purged;
+        self.active += other.active;
+    }
 }
 
 /// One buffered dialogue turn (see `docs/memory.md`, *Extraction*).

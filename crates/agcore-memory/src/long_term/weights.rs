@@ -19,6 +19,11 @@ use crate::MemoryError;
 /// Seconds per day, for the age decay.
 const SECS_PER_DAY: f64 = 86_400.0;
 
+/// The smallest weight loss maintenance writes (`1e-6`): a smaller age decay
+/// is left for a later run, which applies it in full from the unchanged
+/// `weight_updated_at`.
+pub const MIN_DECAY: f64 = 1e-6;
+
 /// The weight formulas' parameters (`[memory.long_term.weights]` in TOML).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

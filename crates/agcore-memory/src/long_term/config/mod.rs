@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::dedupe::DEFAULT_DEDUPE_THRESHOLD;
 use super::weights::WeightRules;
 
 mod agent;
@@ -64,7 +65,8 @@ impl MemorySettings {
     }
 
     /// Checks the values: weight rules, `0 ≤ min_confidence ≤ 1`, batch
-    /// size and `max_return` ≥ 1, a parsable timeout.
+    /// size and `max_return` ≥ 1, a parsable timeout and maintenance
+    /// interval, `0 < dedupe_threshold ≤ 1`.
     ///
     /// # Errors
     /// [`MemoryError::InvalidInput`] naming the key.
@@ -81,6 +83,11 @@ impl MemorySettings {
         if self.memory.short_term.max_items == 0 {
             return invalid("memory.short_term.max_items must be ≥ 1");
         }
+        let threshold = self.memory.long_term.dedupe_threshold;
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return invalid("memory.long_term.dedupe_threshold must be in (0, 1]");
+        }
+        self.memory.long_term.maintenance_period()?;
         let extract = &self.memory_agent.extract;
         if !(0.0..=1.0).contains(&extract.min_confidence) {
             return invalid("memory_agent.extract.min_confidence must be in [0, 1]");
@@ -178,6 +185,17 @@ pub struct LongTermConfig {
     pub archive_threshold: f64,
     /// Applied dialogue-buffer turns are purged after this many days (default 7).
     pub buffer_retention_days: u32,
+    /// How often maintenance (decay, archiving, dedupe, buffer purge) runs in
+    /// the background of a long-running process such as `agcore chat`: a
+    /// number with unit `ms`, `s`, `m` or `h` (default `24h`); `0s` or empty
+    /// turns the schedule off (`agcore memory maintain` still runs it).
+    pub maintenance_interval: String,
+    /// Maintenance archives near-duplicate entries as superseded (default `true`).
+    pub dedupe: bool,
+    /// Jaccard similarity of the indexed term sets (name, content,
+    /// description) at or above which two active entries of one type are
+    /// near duplicates, in `(0, 1]` (default 0.9).
+    pub dedupe_threshold: f64,
     /// `[memory.long_term.weights]`: the weight formulas.
     pub weights: WeightRules,
 }
@@ -191,6 +209,9 @@ impl Default for LongTermConfig {
             max_return: 5,
             archive_threshold: WeightRules::default().archive_threshold,
             buffer_retention_days: 7,
+            maintenance_interval: "24h".into(),
+            dedupe: true,
+            dedupe_threshold: DEFAULT_DEDUPE_THRESHOLD,
             weights: WeightRules::default(),
         }
     }
@@ -208,6 +229,21 @@ impl LongTermConfig {
     /// How long applied buffer turns are kept.
     pub fn buffer_retention(&self) -> Duration {
         Duration::from_secs(u64::from(self.buffer_retention_days) * 86_400)
+    }
+
+    /// `maintenance_interval` as a duration; `None` when the schedule is off
+    /// (`0s`, or empty).
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for text that is not `<number><ms|s|m|h>`.
+    pub fn maintenance_period(&self) -> Result<Option<Duration>, MemoryError> {
+        if self.maintenance_interval.trim().is_empty() {
+            return Ok(None);
+        }
+        let period = parse_duration(&self.maintenance_interval).map_err(|e| {
+            MemoryError::InvalidInput(format!("memory.long_term.maintenance_interval: {e}"))
+        })?;
+        Ok((!period.is_zero()).then_some(period))
     }
 }
 

@@ -16,6 +16,7 @@ use super::changes::{MemoryUpdate, NewMemory};
 use super::dense::LongTermDense;
 use super::entry::MemoryEntry;
 use super::limits::{clip_query, validate_fields};
+use super::maintain::Upkeep;
 use super::normalize::{content_key, prepare_new, validate_content, validate_weight};
 use super::scope::MemoryScope;
 use super::weights::WeightRules;
@@ -37,7 +38,7 @@ pub struct ScopedMemory {
     backend: Arc<dyn LongTermBackend>,
     scope: MemoryScope,
     rules: WeightRules,
-    buffer_retention: chrono::Duration,
+    upkeep: Upkeep,
     dense: Option<LongTermDense>,
 }
 
@@ -75,14 +76,14 @@ impl ScopedMemory {
         backend: Arc<dyn LongTermBackend>,
         scope: MemoryScope,
         rules: WeightRules,
-        buffer_retention: chrono::Duration,
+        upkeep: Upkeep,
         dense: Option<LongTermDense>,
     ) -> Self {
         Self {
             backend,
             scope,
             rules,
-            buffer_retention,
+            upkeep,
             dense,
         }
     }

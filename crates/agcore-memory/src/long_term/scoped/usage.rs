@@ -62,14 +62,32 @@ impl ScopedMemory {
     }
 
     /// Maintenance: age decay, archiving below `rules.archive_threshold`,
-    /// purge of applied buffer turns older than the retention.
+    /// purge of applied buffer turns older than the retention, then the
+    /// dedupe of near duplicates (archived as superseded, never deleted; see
+    /// [`near_duplicates`](crate::long_term::near_duplicates)).
     ///
     /// # Errors
     /// [`MemoryError::Storage`].
     pub async fn maintenance(&self) -> Result<MaintenanceReport, MemoryError> {
-        let now = now();
-        self.backend
-            .maintenance(&self.scope, &self.rules, now, now - self.buffer_retention)
-            .await
+        self.maintenance_at(now()).await
+    }
+
+    /// [`ScopedMemory::maintenance`] as if the time were `now` (UTC; for
+    /// tests and replays).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn maintenance_at(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<MaintenanceReport, MemoryError> {
+        crate::long_term::maintain::run(
+            self.backend.as_ref(),
+            &self.scope,
+            &self.rules,
+            self.upkeep,
+            now,
+        )
+        .await
     }
 }

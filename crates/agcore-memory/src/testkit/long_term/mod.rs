@@ -24,7 +24,8 @@
 //!   ([`check_isolation_campaign`]), and `scopes()` ([`check_scopes`]);
 //! - weights: use and the usage log ([`check_use_and_usage_log`]),
 //!   `archive_below` ([`check_archive_below`]), age decay
-//!   ([`check_maintenance`]);
+//!   ([`check_maintenance`]), the dedupe of near duplicates
+//!   ([`check_maintenance_dedupe`]);
 //! - the dialogue buffer ([`check_dialogue_buffer`]);
 //! - backup import ([`check_import`]), all or nothing
 //!   ([`check_import_all_or_nothing`]);
@@ -78,6 +79,7 @@ mod lifecycle;
 mod scope;
 mod search;
 mod stemming;
+mod upkeep;
 mod weights;
 mod write;
 
@@ -96,6 +98,7 @@ pub use lifecycle::check_close;
 pub use scope::{check_scope_isolation, check_scopes};
 pub use search::{check_search_chinese, check_search_english, check_search_fields_and_ties};
 pub use stemming::check_search_stemmed;
+pub use upkeep::check_maintenance_dedupe;
 pub use weights::{check_archive_below, check_maintenance, check_use_and_usage_log};
 pub use write::{check_history, check_save_get_update_delete};
 
@@ -120,6 +123,7 @@ pub const LONG_TERM_CHECKS: &[&str] = &[
     "use_and_usage_log",
     "archive_below",
     "maintenance",
+    "maintenance_dedupe",
     "dialogue_buffer",
     "import",
     "import_all_or_nothing",
@@ -167,6 +171,7 @@ where
     run!("use_and_usage_log", check_use_and_usage_log);
     run!("archive_below", check_archive_below);
     run!("maintenance", check_maintenance);
+    run!("maintenance_dedupe", check_maintenance_dedupe);
     run!("dialogue_buffer", check_dialogue_buffer);
     run!("import", check_import);
     run!("import_all_or_nothing", check_import_all_or_nothing);

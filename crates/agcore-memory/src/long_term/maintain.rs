@@ -1,0 +1,120 @@
+//! One maintenance run of a scope on top of any [`LongTermBackend`]: the
+//! backend's age decay, archiving and buffer purge, then the dedupe of near
+//! duplicates ([`near_duplicates`]), and the dry run of both
+//! (`docs/memory.md`, *Maintenance*).
+
+use chrono::{DateTime, Utc};
+
+use super::apply::apply_age;
+use super::backend::{HistoryReason, ListRequest, LongTermBackend, MaintenanceReport};
+use super::changes::MemoryUpdate;
+use super::dedupe::{TermSet, near_duplicates};
+use super::scope::MemoryScope;
+use super::weights::WeightRules;
+use crate::MemoryError;
+
+/// Metadata key naming the entry that superseded a near duplicate.
+pub const SUPERSEDED_BY_KEY: &str = "superseded_by";
+
+/// What a maintenance run does besides the weight rules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Upkeep {
+    /// Applied buffer turns older than this are purged.
+    pub buffer_retention: chrono::Duration,
+    /// The Jaccard threshold of near duplicates; `None`: no dedupe.
+    pub dedupe: Option<f64>,
+}
+
+/// Maintenance of `scope` at `now`: [`LongTermBackend::maintenance`], then
+/// the dedupe when `upkeep.dedupe` is set.
+///
+/// # Errors
+/// [`MemoryError::Storage`] (what was done before the failure stays done).
+pub(crate) async fn run(
+    backend: &dyn LongTermBackend,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    upkeep: Upkeep,
+    now: DateTime<Utc>,
+) -> Result<MaintenanceReport, MemoryError> {
+    let mut report = backend
+        .maintenance(scope, rules, now, now - upkeep.buffer_retention)
+        .await?;
+    if let Some(threshold) = upkeep.dedupe {
+        let n = dedupe(backend, scope, rules, threshold, now).await?;
+        report.deduplicated = n;
+        report.active = report.active.saturating_sub(n);
+    }
+    Ok(report)
+}
+
+/// Archives every near duplicate among the active entries of `scope`,
+/// superseded by the entry it duplicates: its title and text go to its
+/// history with reason [`HistoryReason::Supersede`], its metadata gets
+/// [`SUPERSEDED_BY_KEY`] = the kept entry's id. Nothing is deleted; the kept
+/// entry already has the larger weight (entries are ranked by weight).
+/// Returns how many were archived.
+async fn dedupe(
+    backend: &dyn LongTermBackend,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    threshold: f64,
+    now: DateTime<Utc>,
+) -> Result<usize, MemoryError> {
+    let sets = backend.dedupe_terms(scope).await?;
+    let found = near_duplicates(&sets, threshold);
+    let mut done = 0;
+    for duplicate in found {
+        // Deleted since it was listed: nothing left to supersede.
+        let Some(entry) = backend.get(scope, duplicate.superseded).await? else {
+            continue;
+        };
+        let mut metadata = entry.metadata.clone();
+        metadata.insert(SUPERSEDED_BY_KEY.into(), duplicate.kept.into());
+        let update = MemoryUpdate::new()
+            .archived(true)
+            .metadata(metadata)
+            .record_history();
+        let id = duplicate.superseded;
+        match backend
+            .update(scope, id, update, HistoryReason::Supersede, rules, now)
+            .await
+        {
+            Ok(_) => done += 1,
+            // Deleted since it was listed: nothing left to supersede.
+            Err(MemoryError::NotFound(_)) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(done)
+}
+
+/// What [`run`] would do to `scope` at `now`, without writing: decayed,
+/// archived, deduplicated and active counted on a copy of the active
+/// entries. `buffer_purged` stays 0 (the backend contract has no count of
+/// purgeable turns).
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) async fn preview(
+    backend: &dyn LongTermBackend,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    upkeep: Upkeep,
+    now: DateTime<Utc>,
+) -> Result<MaintenanceReport, MemoryError> {
+    let mut entries = backend.list(scope, &ListRequest::all()).await?;
+    let mut report = MaintenanceReport::default();
+    for entry in &mut entries {
+        let (decayed, archived) = apply_age(entry, rules, now);
+        report.decayed += usize::from(decayed);
+        report.archived += usize::from(archived);
+    }
+    entries.retain(|e| !e.archived);
+    if let Some(threshold) = upkeep.dedupe {
+        let sets: Vec<TermSet> = entries.iter().map(TermSet::of).collect();
+        report.deduplicated = near_duplicates(&sets, threshold).len();
+    }
+    report.active = entries.len() - report.deduplicated;
+    Ok(report)
+}
