@@ -1,16 +1,16 @@
 //! The state behind [`InMemoryStore`](super::InMemoryStore): items, an id
 //! index, a time index and an inverted index for BM25.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use super::doc::{Analyzed, Doc, Slot};
+use super::doc::{Analyzed, Doc, Slot, merge_fields};
 use super::lexicon::Lexicon;
-use super::postings::Cursor;
+use super::postings::{Cursor, Posting};
 use super::segments::Segments;
 use super::topk;
-use crate::retriever::Bm25;
+use crate::retriever::{Bm25, Bm25F, ContextField};
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
 
 /// Dead slots tolerated before a compaction (and at least as many as live
@@ -42,14 +42,23 @@ pub(super) struct Index {
     by_time: BTreeSet<(DateTime<Utc>, String)>,
     pub(super) lexicon: Lexicon,
     total_len: u64,
+    /// The context field's settings; `None`: no context field.
+    pub(super) context: Option<ContextField>,
+    /// Members of each sequence (see [`ContextField`]) by (`created_at`, id).
+    pub(super) groups: HashMap<String, BTreeSet<(DateTime<Utc>, String)>>,
+    /// Items in a sequence (those with a context field, possibly empty).
+    pub(super) grouped: u64,
+    /// Summed context field lengths.
+    pub(super) total_context_len: u64,
     pub(super) segments: Segments,
     /// Writes since eviction was last checked.
     pub(super) writes_since_check: usize,
 }
 
 impl Index {
-    /// An empty index sealing its tail every `segment_docs` items.
-    pub(super) fn new(segment_docs: usize) -> Self {
+    /// An empty index sealing its tail every `segment_docs` items, with a
+    /// context field when `context` is set.
+    pub(super) fn new(segment_docs: usize, context: Option<ContextField>) -> Self {
         Self {
             docs: Vec::new(),
             alive: Vec::new(),
@@ -60,6 +69,10 @@ impl Index {
             by_time: BTreeSet::new(),
             lexicon: Lexicon::default(),
             total_len: 0,
+            context,
+            groups: HashMap::new(),
+            grouped: 0,
+            total_context_len: 0,
             segments: Segments::new(segment_docs),
             writes_since_check: 0,
         }
@@ -74,7 +87,7 @@ impl Index {
         self.docs.get(slot as usize).and_then(Slot::doc)
     }
 
-    fn slot(&self, id: &str) -> Option<u32> {
+    pub(super) fn slot(&self, id: &str) -> Option<u32> {
         let handle = *self.by_id.get(id)?;
         self.slot_of.get(handle as usize).copied()
     }
@@ -86,7 +99,8 @@ impl Index {
             .map(|d| &d.item)
     }
 
-    /// Inserts or replaces (upsert).
+    /// Inserts or replaces (upsert); the context fields of the item and of
+    /// its neighbours follow.
     pub(super) fn insert(&mut self, analyzed: Analyzed) {
         self.remove(&analyzed.item.id);
         let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
@@ -103,20 +117,52 @@ impl Index {
             }
         };
         self.total_len += u64::from(analyzed.len);
+        let key = (analyzed.item.created_at, analyzed.item.id.clone());
         self.by_id.insert(analyzed.item.id.clone(), handle);
-        self.by_time
-            .insert((analyzed.item.created_at, analyzed.item.id.clone()));
-        let terms = analyzed
+        self.by_time.insert(key.clone());
+        let mut own: Vec<(u32, u32)> = analyzed
             .terms
             .into_iter()
             .map(|(term, tf)| (self.lexicon.intern(term), tf))
             .collect();
+        own.sort_unstable_by_key(|t| t.0);
+        let group = self
+            .context
+            .as_ref()
+            .and_then(|c| c.group_of(&analyzed.item));
+        let (context, context_len) = match &group {
+            Some(g) => {
+                self.groups
+                    .entry(g.clone())
+                    .or_default()
+                    .insert(key.clone());
+                self.grouped += 1;
+                self.context_of(g, &key)
+            }
+            None => (Vec::new(), 0),
+        };
+        self.total_context_len += u64::from(context_len);
         let doc = Box::new(Doc {
             item: analyzed.item,
             len: analyzed.len,
-            terms,
+            terms: merge_fields(&own, &context),
+            context_len,
+            group: group.clone(),
             handle,
         });
+        self.push_new(doc);
+        if let Some(g) = group {
+            self.refresh_around(&g, &key);
+        }
+    }
+
+    /// Puts a new document (or a new version of one) in the last slot,
+    /// counting it in the document frequencies.
+    pub(super) fn push_new(&mut self, doc: Box<Doc>) {
+        let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
+        if let Some(s) = self.slot_of.get_mut(doc.handle as usize) {
+            *s = slot;
+        }
         add_postings(&mut self.lexicon, slot, &doc, true);
         self.docs.push(Slot::Live(doc));
         self.alive.push(true);
@@ -144,18 +190,37 @@ impl Index {
             *a = false;
         }
         let mut ids = Vec::with_capacity(doc.terms.len());
-        for &(term, _) in &doc.terms {
+        for &(term, _, _) in &doc.terms {
             self.lexicon.remove_one(term);
             ids.push(term);
         }
         *entry = Slot::Dead(ids);
         self.total_len = self.total_len.saturating_sub(u64::from(doc.len));
-        self.by_time.remove(&(doc.item.created_at, doc.item.id));
+        let key = (doc.item.created_at, doc.item.id);
+        self.by_time.remove(&key);
         self.dead += 1;
+        if let Some(g) = doc.group {
+            self.grouped = self.grouped.saturating_sub(1);
+            self.total_context_len = self
+                .total_context_len
+                .saturating_sub(u64::from(doc.context_len));
+            if let Some(members) = self.groups.get_mut(&g) {
+                members.remove(&key);
+                if members.is_empty() {
+                    self.groups.remove(&g);
+                }
+            }
+            self.refresh_around(&g, &key);
+        }
+        self.compact_if_sparse();
+        true
+    }
+
+    /// Rewrites the table once dead slots outnumber live items.
+    pub(super) fn compact_if_sparse(&mut self) {
         if self.dead >= COMPACT_MIN_DEAD && self.dead > self.by_id.len() {
             self.compact();
         }
-        true
     }
 
     /// Ids of the `n` oldest items (by `created_at`, then id).
@@ -218,12 +283,26 @@ impl Index {
         }
     }
 
-    /// BM25's collection statistics: (number of items, mean length); `None`
-    /// when the store is empty.
+    /// BM25F's collection statistics: the number of items and the field
+    /// weights (mean own length over all items, mean context length over the
+    /// items in a sequence); `None` when the store is empty.
     #[allow(clippy::cast_precision_loss)]
-    pub(super) fn collection_stats(&self) -> Option<(f64, f64)> {
+    pub(super) fn collection_stats(&self, scorer: &Bm25) -> Option<(f64, Bm25F)> {
         let n = self.len() as f64;
-        (n > 0.0).then(|| (n, self.total_len as f64 / n))
+        let avg_context_len = if self.grouped > 0 {
+            self.total_context_len as f64 / self.grouped as f64
+        } else {
+            0.0
+        };
+        (n > 0.0).then(|| {
+            let fields = Bm25F {
+                bm25: *scorer,
+                avg_len: self.total_len as f64 / n,
+                avg_context_len,
+                weight: self.context.as_ref().map_or(0.0, |c| c.weight),
+            };
+            (n, fields)
+        })
     }
 
     /// The exact BM25 top-k over the inverted index with MaxScore pruning
@@ -235,7 +314,7 @@ impl Index {
         query: &[String],
         options: &SearchOptions,
     ) -> Vec<ScoredItem> {
-        let Some((n, avg_len)) = self.collection_stats() else {
+        let Some((n, fields)) = self.collection_stats(scorer) else {
             return Vec::new();
         };
         let cursors = query
@@ -244,7 +323,7 @@ impl Index {
             .filter_map(|(term, t)| Some((term, self.lexicon.get(t)?)))
             .map(|(term, list)| {
                 let idf = Bm25::idf(n, f64::from(list.df()));
-                Cursor::new(list, term, idf, idf * list.max_tf_part(scorer, avg_len))
+                Cursor::new(list, term, idf, idf * list.max_tf_part(&fields))
             })
             .collect();
         topk::max_score(
@@ -254,8 +333,7 @@ impl Index {
                 segments: &self.segments,
             },
             cursors,
-            scorer,
-            avg_len,
+            &fields,
             options,
         )
     }
@@ -265,12 +343,19 @@ impl Index {
 /// far); `new` counts it in each term's document frequency (a document moved
 /// by a segment rewrite is counted already).
 pub(super) fn add_postings(lexicon: &mut Lexicon, slot: u32, doc: &Doc, new: bool) {
-    for &(term, tf) in &doc.terms {
+    for &(term, tf, context_tf) in &doc.terms {
         if let Some(list) = lexicon.list_mut(term) {
+            let posting = Posting {
+                slot,
+                tf,
+                len: doc.len,
+                context_tf,
+                context_len: doc.context_len,
+            };
             if new {
-                list.push(slot, tf, doc.len);
+                list.push(posting);
             } else {
-                list.push_moved(slot, tf, doc.len);
+                list.push_moved(posting);
             }
         }
     }
