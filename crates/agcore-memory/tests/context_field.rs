@@ -89,12 +89,18 @@ async fn the_field_follows_deletions_and_replacements() {
     assert_eq!(ids(&search(&store, "violin").await), ["t1", "t2"]);
     store.delete("t1").await.unwrap();
     assert!(search(&store, "violin").await.is_empty(), "t2 lost it");
-    store.save(turn("t1", "s", 1, "where is the cello")).await.unwrap();
+    store
+        .save(turn("t1", "s", 1, "where is the cello"))
+        .await
+        .unwrap();
     assert_eq!(ids(&search(&store, "cello").await), ["t1", "t2"]);
     assert!(search(&store, "violin").await.is_empty());
     // Moving t3 to another session takes it out of t2's context.
     assert_eq!(ids(&search(&store, "thanks").await), ["t3", "t2"]);
-    store.save(turn("t3", "other", 3, "thanks a lot")).await.unwrap();
+    store
+        .save(turn("t3", "other", 3, "thanks a lot"))
+        .await
+        .unwrap();
     assert_eq!(ids(&search(&store, "thanks").await), ["t3"]);
 }
 
@@ -118,10 +124,17 @@ const WORDS: &[&str] = &[
     "lake", "adopted", "running", "shoes", "birthday", "cake", "记忆", "系统",
 ];
 
-fn corpus() -> impl Strategy<Value = (Vec<(usize, i64, Vec<usize>)>, Vec<usize>)> {
+/// Turns as (session, second, word indexes), and the turns deleted.
+type Corpus = (Vec<(usize, i64, Vec<usize>)>, Vec<usize>);
+
+fn corpus() -> impl Strategy<Value = Corpus> {
     (
         prop::collection::vec(
-            (0usize..3, 0i64..40, prop::collection::vec(0..WORDS.len(), 0..6)),
+            (
+                0usize..3,
+                0i64..40,
+                prop::collection::vec(0..WORDS.len(), 0..6),
+            ),
             1..30,
         ),
         prop::collection::vec(0usize..30, 0..8),

@@ -5,17 +5,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use super::doc::{Analyzed, Doc, Slot, merge_fields};
+use super::doc::{Doc, Slot};
 use super::lexicon::Lexicon;
 use super::postings::{Cursor, Posting};
 use super::segments::Segments;
 use super::topk;
 use crate::retriever::{Bm25, Bm25F, ContextField};
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
-
-/// Dead slots tolerated before a compaction (and at least as many as live
-/// documents, so compaction costs amortised O(1) per deletion).
-const COMPACT_MIN_DEAD: usize = 1024;
 
 /// Items in slots, plus the id, time and term indexes over them.
 ///
@@ -34,14 +30,14 @@ pub(super) struct Index {
     /// Dead slots in `docs`.
     pub(super) dead: usize,
     /// Id → handle; handles stay fixed while segment rewrites move slots.
-    by_id: BTreeMap<String, u32>,
+    pub(super) by_id: BTreeMap<String, u32>,
     /// Handle → slot.
     pub(super) slot_of: Vec<u32>,
     /// Handles of deleted items, for reuse.
-    free_handles: Vec<u32>,
-    by_time: BTreeSet<(DateTime<Utc>, String)>,
+    pub(super) free_handles: Vec<u32>,
+    pub(super) by_time: BTreeSet<(DateTime<Utc>, String)>,
     pub(super) lexicon: Lexicon,
-    total_len: u64,
+    pub(super) total_len: u64,
     /// The context field's settings; `None`: no context field.
     pub(super) context: Option<ContextField>,
     /// Members of each sequence (see [`ContextField`]) by (`created_at`, id).
@@ -97,130 +93,6 @@ impl Index {
         self.slot(id)
             .and_then(|slot| self.doc(slot))
             .map(|d| &d.item)
-    }
-
-    /// Inserts or replaces (upsert); the context fields of the item and of
-    /// its neighbours follow.
-    pub(super) fn insert(&mut self, analyzed: Analyzed) {
-        self.remove(&analyzed.item.id);
-        let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
-        let handle = match self.free_handles.pop() {
-            Some(handle) => {
-                if let Some(s) = self.slot_of.get_mut(handle as usize) {
-                    *s = slot;
-                }
-                handle
-            }
-            None => {
-                self.slot_of.push(slot);
-                u32::try_from(self.slot_of.len() - 1).unwrap_or(u32::MAX)
-            }
-        };
-        self.total_len += u64::from(analyzed.len);
-        let key = (analyzed.item.created_at, analyzed.item.id.clone());
-        self.by_id.insert(analyzed.item.id.clone(), handle);
-        self.by_time.insert(key.clone());
-        let mut own: Vec<(u32, u32)> = analyzed
-            .terms
-            .into_iter()
-            .map(|(term, tf)| (self.lexicon.intern(term), tf))
-            .collect();
-        own.sort_unstable_by_key(|t| t.0);
-        let group = self
-            .context
-            .as_ref()
-            .and_then(|c| c.group_of(&analyzed.item));
-        let (context, context_len) = match &group {
-            Some(g) => {
-                self.groups
-                    .entry(g.clone())
-                    .or_default()
-                    .insert(key.clone());
-                self.grouped += 1;
-                self.context_of(g, &key)
-            }
-            None => (Vec::new(), 0),
-        };
-        self.total_context_len += u64::from(context_len);
-        let doc = Box::new(Doc {
-            item: analyzed.item,
-            len: analyzed.len,
-            terms: merge_fields(&own, &context),
-            context_len,
-            group: group.clone(),
-            handle,
-        });
-        self.push_new(doc);
-        if let Some(g) = group {
-            self.refresh_around(&g, &key);
-        }
-    }
-
-    /// Puts a new document (or a new version of one) in the last slot,
-    /// counting it in the document frequencies.
-    pub(super) fn push_new(&mut self, doc: Box<Doc>) {
-        let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
-        if let Some(s) = self.slot_of.get_mut(doc.handle as usize) {
-            *s = slot;
-        }
-        add_postings(&mut self.lexicon, slot, &doc, true);
-        self.docs.push(Slot::Live(doc));
-        self.alive.push(true);
-        if self.segments.tail_full(self.docs.len()) {
-            self.seal_tail();
-        }
-    }
-
-    /// Removes the item with this id; returns whether it existed.
-    pub(super) fn remove(&mut self, id: &str) -> bool {
-        let Some(handle) = self.by_id.remove(id) else {
-            return false;
-        };
-        self.free_handles.push(handle);
-        let Some(slot) = self.slot_of.get(handle as usize).map(|&s| s as usize) else {
-            return false;
-        };
-        let Some(entry) = self.docs.get_mut(slot) else {
-            return false;
-        };
-        let Slot::Live(doc) = std::mem::replace(entry, Slot::Dead(Vec::new())) else {
-            return false;
-        };
-        if let Some(a) = self.alive.get_mut(slot) {
-            *a = false;
-        }
-        let mut ids = Vec::with_capacity(doc.terms.len());
-        for &(term, _, _) in &doc.terms {
-            self.lexicon.remove_one(term);
-            ids.push(term);
-        }
-        *entry = Slot::Dead(ids);
-        self.total_len = self.total_len.saturating_sub(u64::from(doc.len));
-        let key = (doc.item.created_at, doc.item.id);
-        self.by_time.remove(&key);
-        self.dead += 1;
-        if let Some(g) = doc.group {
-            self.grouped = self.grouped.saturating_sub(1);
-            self.total_context_len = self
-                .total_context_len
-                .saturating_sub(u64::from(doc.context_len));
-            if let Some(members) = self.groups.get_mut(&g) {
-                members.remove(&key);
-                if members.is_empty() {
-                    self.groups.remove(&g);
-                }
-            }
-            self.refresh_around(&g, &key);
-        }
-        self.compact_if_sparse();
-        true
-    }
-
-    /// Rewrites the table once dead slots outnumber live items.
-    pub(super) fn compact_if_sparse(&mut self) {
-        if self.dead >= COMPACT_MIN_DEAD && self.dead > self.by_id.len() {
-            self.compact();
-        }
     }
 
     /// Ids of the `n` oldest items (by `created_at`, then id).

@@ -10,6 +10,7 @@ mod postings;
 mod results;
 mod segments;
 mod topk;
+mod write;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
