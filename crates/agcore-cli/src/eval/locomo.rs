@@ -151,7 +151,9 @@ fn turns(path: &Path, sample: &Sample, format: TurnFormat) -> Result<Vec<Doc>, C
             docs.push(Doc {
                 metadata: json!({
                     "conversation": sample.sample_id,
-                    "session": n,
+                    // Store-wide unique, as the stores' context field
+                    // (`retriever::ContextField`) needs.
+                    "session": format!("{}/{n}", sample.sample_id),
                     "dia_id": id,
                     "speaker": turn.speaker,
                     "date": date,

@@ -9,7 +9,7 @@ use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, Fusion, MemoryRetriever, RetrieverConfig,
     Rm3Config, TextOverlap,
 };
-use agcore::memory::{MemoryFilter, MemoryStore, SearchOptions};
+use agcore::memory::{InMemoryStore, MemoryFilter, MemoryStore, SearchOptions};
 
 use super::dataset::Dataset;
 use crate::error::CliError;
@@ -27,6 +27,10 @@ pub enum RetrieverName {
     /// The product's hybrid path: lexical and dense fused by reciprocal rank
     /// fusion (`HybridStore`, what agents use with an embedder; needs `--embedder`).
     Hybrid,
+    /// Eval-only ablation: `lexical` without the stores' context field
+    /// (plain BM25 in a second in-memory store holding the same memories).
+    #[value(skip)]
+    LexicalNoContextField,
     /// Eval-only ablation: `lexical` with neighbouring-turn context.
     #[value(skip)]
     LexicalContext,
@@ -63,6 +67,7 @@ impl RetrieverName {
                 Self::HybridContextBoth,
                 Self::Dense,
                 Self::Lexical,
+                Self::LexicalNoContextField,
                 Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
@@ -71,6 +76,7 @@ impl RetrieverName {
             ],
             Self::All => vec![
                 Self::Lexical,
+                Self::LexicalNoContextField,
                 Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
@@ -87,6 +93,7 @@ impl RetrieverName {
             Self::Lexical => "lexical",
             Self::Dense => "dense",
             Self::Hybrid => "hybrid",
+            Self::LexicalNoContextField => "(lexical, no ctx field)",
             Self::LexicalContext => "(lexical, context)",
             Self::HybridContext => "(hybrid, context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
@@ -163,6 +170,15 @@ impl Engine {
         let engine = match name {
             RetrieverName::Lexical | RetrieverName::All => {
                 Self::Product(hybrid.view(RetrievalMode::Lexical), prefixes)
+            }
+            RetrieverName::LexicalNoContextField => {
+                let plain = InMemoryStore::new().with_context_field(None);
+                plain
+                    .save_many(store.list(&MemoryFilter::default()).await?)
+                    .await?;
+                let plain =
+                    HybridStore::lexical(Arc::new(plain)).with_config(hybrid.config().clone());
+                Self::Product(plain.view(RetrievalMode::Lexical), prefixes)
             }
             RetrieverName::LexicalContext => {
                 let view = hybrid.view(RetrievalMode::Lexical);

@@ -193,6 +193,7 @@ pub async fn evaluate(
             | RetrieverName::ContextualBm25
             | RetrieverName::ContextualBm25Rm3
             | RetrieverName::LexicalContext
+            | RetrieverName::LexicalNoContextField
             | RetrieverName::All
     );
     Ok(RetrieverReport {

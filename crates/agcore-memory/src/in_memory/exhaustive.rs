@@ -60,7 +60,7 @@ impl Index {
         query: &[String],
         options: &SearchOptions,
     ) -> Vec<ScoredItem> {
-        let Some((n, avg_len)) = self.collection_stats() else {
+        let Some((n, fields)) = self.collection_stats(scorer) else {
             return Vec::new();
         };
         let mut acc: HashMap<u32, f64> = HashMap::new();
@@ -68,7 +68,7 @@ impl Index {
             let idf = Bm25::idf(n, f64::from(list.df()));
             for p in list.entries() {
                 if self.alive.get(p.slot as usize).copied().unwrap_or(false) {
-                    let part = scorer.tf_part(f64::from(p.tf), f64::from(p.len), avg_len);
+                    let part = p.tf_part(&fields);
                     *acc.entry(p.slot).or_insert(0.0) += idf * part;
                 }
             }

@@ -1,21 +1,17 @@
 //! The state behind [`InMemoryStore`](super::InMemoryStore): items, an id
 //! index, a time index and an inverted index for BM25.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use super::doc::{Analyzed, Doc, Slot};
+use super::doc::{Doc, Slot};
 use super::lexicon::Lexicon;
-use super::postings::Cursor;
+use super::postings::{Cursor, Posting};
 use super::segments::Segments;
 use super::topk;
-use crate::retriever::Bm25;
+use crate::retriever::{Bm25, Bm25F, ContextField};
 use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
-
-/// Dead slots tolerated before a compaction (and at least as many as live
-/// documents, so compaction costs amortised O(1) per deletion).
-const COMPACT_MIN_DEAD: usize = 1024;
 
 /// Items in slots, plus the id, time and term indexes over them.
 ///
@@ -34,22 +30,31 @@ pub(super) struct Index {
     /// Dead slots in `docs`.
     pub(super) dead: usize,
     /// Id → handle; handles stay fixed while segment rewrites move slots.
-    by_id: BTreeMap<String, u32>,
+    pub(super) by_id: BTreeMap<String, u32>,
     /// Handle → slot.
     pub(super) slot_of: Vec<u32>,
     /// Handles of deleted items, for reuse.
-    free_handles: Vec<u32>,
-    by_time: BTreeSet<(DateTime<Utc>, String)>,
+    pub(super) free_handles: Vec<u32>,
+    pub(super) by_time: BTreeSet<(DateTime<Utc>, String)>,
     pub(super) lexicon: Lexicon,
-    total_len: u64,
+    pub(super) total_len: u64,
+    /// The context field's settings; `None`: no context field.
+    pub(super) context: Option<ContextField>,
+    /// Members of each sequence (see [`ContextField`]) by (`created_at`, id).
+    pub(super) groups: HashMap<String, BTreeSet<(DateTime<Utc>, String)>>,
+    /// Items in a sequence (those with a context field, possibly empty).
+    pub(super) grouped: u64,
+    /// Summed context field lengths.
+    pub(super) total_context_len: u64,
     pub(super) segments: Segments,
     /// Writes since eviction was last checked.
     pub(super) writes_since_check: usize,
 }
 
 impl Index {
-    /// An empty index sealing its tail every `segment_docs` items.
-    pub(super) fn new(segment_docs: usize) -> Self {
+    /// An empty index sealing its tail every `segment_docs` items, with a
+    /// context field when `context` is set.
+    pub(super) fn new(segment_docs: usize, context: Option<ContextField>) -> Self {
         Self {
             docs: Vec::new(),
             alive: Vec::new(),
@@ -60,6 +65,10 @@ impl Index {
             by_time: BTreeSet::new(),
             lexicon: Lexicon::default(),
             total_len: 0,
+            context,
+            groups: HashMap::new(),
+            grouped: 0,
+            total_context_len: 0,
             segments: Segments::new(segment_docs),
             writes_since_check: 0,
         }
@@ -74,7 +83,7 @@ impl Index {
         self.docs.get(slot as usize).and_then(Slot::doc)
     }
 
-    fn slot(&self, id: &str) -> Option<u32> {
+    pub(super) fn slot(&self, id: &str) -> Option<u32> {
         let handle = *self.by_id.get(id)?;
         self.slot_of.get(handle as usize).copied()
     }
@@ -84,78 +93,6 @@ impl Index {
         self.slot(id)
             .and_then(|slot| self.doc(slot))
             .map(|d| &d.item)
-    }
-
-    /// Inserts or replaces (upsert).
-    pub(super) fn insert(&mut self, analyzed: Analyzed) {
-        self.remove(&analyzed.item.id);
-        let slot = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
-        let handle = match self.free_handles.pop() {
-            Some(handle) => {
-                if let Some(s) = self.slot_of.get_mut(handle as usize) {
-                    *s = slot;
-                }
-                handle
-            }
-            None => {
-                self.slot_of.push(slot);
-                u32::try_from(self.slot_of.len() - 1).unwrap_or(u32::MAX)
-            }
-        };
-        self.total_len += u64::from(analyzed.len);
-        self.by_id.insert(analyzed.item.id.clone(), handle);
-        self.by_time
-            .insert((analyzed.item.created_at, analyzed.item.id.clone()));
-        let terms = analyzed
-            .terms
-            .into_iter()
-            .map(|(term, tf)| (self.lexicon.intern(term), tf))
-            .collect();
-        let doc = Box::new(Doc {
-            item: analyzed.item,
-            len: analyzed.len,
-            terms,
-            handle,
-        });
-        add_postings(&mut self.lexicon, slot, &doc, true);
-        self.docs.push(Slot::Live(doc));
-        self.alive.push(true);
-        if self.segments.tail_full(self.docs.len()) {
-            self.seal_tail();
-        }
-    }
-
-    /// Removes the item with this id; returns whether it existed.
-    pub(super) fn remove(&mut self, id: &str) -> bool {
-        let Some(handle) = self.by_id.remove(id) else {
-            return false;
-        };
-        self.free_handles.push(handle);
-        let Some(slot) = self.slot_of.get(handle as usize).map(|&s| s as usize) else {
-            return false;
-        };
-        let Some(entry) = self.docs.get_mut(slot) else {
-            return false;
-        };
-        let Slot::Live(doc) = std::mem::replace(entry, Slot::Dead(Vec::new())) else {
-            return false;
-        };
-        if let Some(a) = self.alive.get_mut(slot) {
-            *a = false;
-        }
-        let mut ids = Vec::with_capacity(doc.terms.len());
-        for &(term, _) in &doc.terms {
-            self.lexicon.remove_one(term);
-            ids.push(term);
-        }
-        *entry = Slot::Dead(ids);
-        self.total_len = self.total_len.saturating_sub(u64::from(doc.len));
-        self.by_time.remove(&(doc.item.created_at, doc.item.id));
-        self.dead += 1;
-        if self.dead >= COMPACT_MIN_DEAD && self.dead > self.by_id.len() {
-            self.compact();
-        }
-        true
     }
 
     /// Ids of the `n` oldest items (by `created_at`, then id).
@@ -218,12 +155,26 @@ impl Index {
         }
     }
 
-    /// BM25's collection statistics: (number of items, mean length); `None`
-    /// when the store is empty.
+    /// BM25F's collection statistics: the number of items and the field
+    /// weights (mean own length over all items, mean context length over the
+    /// items in a sequence); `None` when the store is empty.
     #[allow(clippy::cast_precision_loss)]
-    pub(super) fn collection_stats(&self) -> Option<(f64, f64)> {
+    pub(super) fn collection_stats(&self, scorer: &Bm25) -> Option<(f64, Bm25F)> {
         let n = self.len() as f64;
-        (n > 0.0).then(|| (n, self.total_len as f64 / n))
+        let avg_context_len = if self.grouped > 0 {
+            self.total_context_len as f64 / self.grouped as f64
+        } else {
+            0.0
+        };
+        (n > 0.0).then(|| {
+            let fields = Bm25F {
+                bm25: *scorer,
+                avg_len: self.total_len as f64 / n,
+                avg_context_len,
+                weight: self.context.as_ref().map_or(0.0, |c| c.weight),
+            };
+            (n, fields)
+        })
     }
 
     /// The exact BM25 top-k over the inverted index with MaxScore pruning
@@ -235,7 +186,7 @@ impl Index {
         query: &[String],
         options: &SearchOptions,
     ) -> Vec<ScoredItem> {
-        let Some((n, avg_len)) = self.collection_stats() else {
+        let Some((n, fields)) = self.collection_stats(scorer) else {
             return Vec::new();
         };
         let cursors = query
@@ -244,7 +195,7 @@ impl Index {
             .filter_map(|(term, t)| Some((term, self.lexicon.get(t)?)))
             .map(|(term, list)| {
                 let idf = Bm25::idf(n, f64::from(list.df()));
-                Cursor::new(list, term, idf, idf * list.max_tf_part(scorer, avg_len))
+                Cursor::new(list, term, idf, idf * list.max_tf_part(&fields))
             })
             .collect();
         topk::max_score(
@@ -254,8 +205,7 @@ impl Index {
                 segments: &self.segments,
             },
             cursors,
-            scorer,
-            avg_len,
+            &fields,
             options,
         )
     }
@@ -265,12 +215,19 @@ impl Index {
 /// far); `new` counts it in each term's document frequency (a document moved
 /// by a segment rewrite is counted already).
 pub(super) fn add_postings(lexicon: &mut Lexicon, slot: u32, doc: &Doc, new: bool) {
-    for &(term, tf) in &doc.terms {
+    for &(term, tf, context_tf) in &doc.terms {
         if let Some(list) = lexicon.list_mut(term) {
+            let posting = Posting {
+                slot,
+                tf,
+                len: doc.len,
+                context_tf,
+                context_len: doc.context_len,
+            };
             if new {
-                list.push(slot, tf, doc.len);
+                list.push(posting);
             } else {
-                list.push_moved(slot, tf, doc.len);
+                list.push_moved(posting);
             }
         }
     }

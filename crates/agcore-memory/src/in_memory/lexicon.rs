@@ -89,8 +89,22 @@ mod tests {
         let b = lex.intern("记忆".into());
         assert_ne!(a, b);
         assert_eq!(lex.intern("apple".into()), a);
-        lex.list_mut(a).unwrap().push(0, 1, 3);
-        lex.list_mut(a).unwrap().push(1, 1, 3);
+        lex.list_mut(a)
+            .unwrap()
+            .push(super::super::postings::Posting {
+                slot: 0,
+                tf: 1,
+                len: 3,
+                ..Default::default()
+            });
+        lex.list_mut(a)
+            .unwrap()
+            .push(super::super::postings::Posting {
+                slot: 1,
+                tf: 1,
+                len: 3,
+                ..Default::default()
+            });
         lex.remove_one(a);
         assert_eq!(lex.get("apple").map(PostingList::df), Some(1));
         lex.remove_one(a);

@@ -1,5 +1,6 @@
 //! [`InMemoryStore`]: the default [`MemoryStore`], in process memory.
 
+mod context;
 mod doc;
 #[cfg(feature = "testkit")]
 mod exhaustive;
@@ -9,13 +10,14 @@ mod postings;
 mod results;
 mod segments;
 mod topk;
+mod write;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 use chrono::Utc;
 
-use crate::retriever::{Bm25, unique_index_terms, validate_search_options};
+use crate::retriever::{Bm25, ContextField, unique_index_terms, validate_search_options};
 use crate::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
@@ -28,8 +30,11 @@ use index::Index;
 /// Items live in a slot table guarded by one `RwLock` (never held across an
 /// `.await`), beside three indexes: ids (ordered, so a prefix is a range
 /// scan), creation time (list order and eviction) and an inverted index of
-/// terms with their frequencies and document lengths. [`MemoryStore::search`]
-/// returns the exact BM25 top-k with MaxScore dynamic pruning (Turtle &
+/// terms with their frequencies and document lengths. Items of a sequence
+/// (metadata `session`, see [`ContextField`]) also get a context field of
+/// their neighbours' terms, weighted one half; [`MemoryStore::search`]
+/// returns the exact BM25F top-k (plain BM25 for items without context,
+/// see [`Bm25F`](crate::retriever::Bm25F)) with MaxScore dynamic pruning (Turtle &
 /// Flood 1995) over posting lists ordered by an internal document number:
 /// once `k` results are held, documents that can only hold the query's
 /// low-bound terms are skipped, so the cost follows the rarer terms'
@@ -86,13 +91,37 @@ impl InMemoryStore {
         Self::with_eviction(EvictionConfig::none())
     }
 
-    /// An empty store applying `config` (a `check_interval` of 0 counts as 1).
+    /// An empty store applying `config` (a `check_interval` of 0 counts as 1),
+    /// with the default [`ContextField`].
     pub fn with_eviction(config: EvictionConfig) -> Self {
+        let index = Index::new(
+            segments::DEFAULT_SEGMENT_DOCS,
+            Some(ContextField::default()),
+        );
         Self {
-            inner: RwLock::new(Index::new(segments::DEFAULT_SEGMENT_DOCS)),
+            inner: RwLock::new(index),
             eviction: config,
             bm25: Bm25::default(),
         }
+    }
+
+    /// Indexes items of a sequence with `context` as their context field
+    /// (`None`: no context field, plain BM25 for every item); items already
+    /// held are indexed again.
+    pub fn with_context_field(self, context: Option<ContextField>) -> Self {
+        if let Ok(mut inner) = self.inner.write() {
+            let mut items = Vec::with_capacity(inner.len());
+            inner.scan(&MemoryFilter::default(), |item| {
+                items.push(item.clone());
+                true
+            });
+            let mut fresh = Index::new(inner.segments.segment_docs(), context);
+            for item in items {
+                fresh.insert(doc::Analyzed::new(item));
+            }
+            *inner = fresh;
+        }
+        self
     }
 
     /// Uses `bm25` (its k1 and b) for [`MemoryStore::search`].

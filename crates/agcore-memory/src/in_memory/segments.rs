@@ -58,6 +58,11 @@ impl Segments {
         }
     }
 
+    /// Slots at which tails are sealed.
+    pub(super) fn segment_docs(&self) -> usize {
+        self.segment_docs
+    }
+
     /// Seals future tails at `segment_docs` slots (at least 1).
     pub(super) fn set_segment_docs(&mut self, segment_docs: usize) {
         self.segment_docs = segment_docs.max(1);

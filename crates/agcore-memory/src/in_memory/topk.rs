@@ -24,7 +24,7 @@ use super::doc::Slot;
 use super::postings::Cursor;
 use super::results::{Offer, TopK};
 use super::segments::{Run, Segments};
-use crate::retriever::Bm25;
+use crate::retriever::Bm25F;
 use crate::{ScoredItem, SearchOptions};
 
 /// Relative slack on upper bounds so float rounding never prunes a document
@@ -84,12 +84,12 @@ impl Bounds {
 
 /// The exact BM25 top-`options.limit` over `lists` (one cursor per distinct
 /// query term, `Cursor::term` numbering them in query order), best first,
-/// ties by id. `avg_len` is the mean document length.
+/// ties by id, each term weighted by `fields` (BM25F over the own text and
+/// the context field; plain BM25 where a document has no context).
 pub(super) fn max_score(
     table: &Table<'_>,
     mut lists: Vec<Cursor<'_>>,
-    scorer: &Bm25,
-    avg_len: f64,
+    fields: &Bm25F,
     options: &SearchOptions,
 ) -> Vec<ScoredItem> {
     let k = options.limit;
@@ -145,11 +145,9 @@ pub(super) fn max_score(
         // documents get bit-identical scores and ties fall to the id.
         parts.fill(0.0);
         let mut score = 0.0;
-        let mut len = 0.0;
         for cursor in essential.iter_mut() {
             if let Some(p) = cursor.current().filter(|p| p.slot == slot) {
-                len = f64::from(p.len);
-                let part = cursor.idf * scorer.tf_part(f64::from(p.tf), len, avg_len);
+                let part = cursor.idf * p.tf_part(fields);
                 score += part;
                 if let Some(cell) = parts.get_mut(cursor.term) {
                     *cell = part;
@@ -167,7 +165,7 @@ pub(super) fn max_score(
                 break;
             }
             if let Some(p) = cursor.seek(slot) {
-                let part = cursor.idf * scorer.tf_part(f64::from(p.tf), len, avg_len);
+                let part = cursor.idf * p.tf_part(fields);
                 score += part;
                 if let Some(cell) = parts.get_mut(cursor.term) {
                     *cell = part;

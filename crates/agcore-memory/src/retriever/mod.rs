@@ -4,6 +4,7 @@
 
 mod analyzer;
 mod config;
+mod context_field;
 mod contextual;
 mod contextual_config;
 mod fusion;
@@ -16,6 +17,7 @@ mod term_vector;
 
 pub use analyzer::{ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, unique_index_terms};
 pub use config::RetrieverConfig;
+pub use context_field::{Bm25F, ContextField};
 pub use contextual::ContextualBm25;
 pub use contextual_config::{ContextualBm25Config, Rm3Config};
 pub use fusion::{Fused, Fusion, ListScore, fuse};
