@@ -71,9 +71,10 @@ fn locomo_fixture_gives_hand_computed_recall_for_every_retriever() {
     assert_eq!(report["questions_scored"], 7);
     assert_eq!(report["questions_skipped"], 2);
     assert_eq!(report["ids_dropped"], 2);
-    assert_eq!(report["results"].as_array().unwrap().len(), 6);
+    assert_eq!(report["results"].as_array().unwrap().len(), 7);
     for name in [
         "lexical",
+        "(lexical, no ctx field)",
         "text-overlap",
         "bm25",
         "contextual-bm25",
