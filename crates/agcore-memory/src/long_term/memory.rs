@@ -59,6 +59,7 @@ impl LongTermMemory {
             upkeep: Upkeep {
                 buffer_retention: chrono::Duration::days(7),
                 dedupe: Some(super::DEFAULT_DEDUPE_THRESHOLD),
+                memo: super::dedupe::DedupeMemo::default(),
             },
             dense: None,
         }
@@ -167,7 +168,7 @@ impl LongTermMemory {
             Arc::clone(&self.backend),
             scope,
             self.rules,
-            self.upkeep,
+            self.upkeep.clone(),
             self.dense.clone(),
         )
     }
@@ -215,8 +216,14 @@ impl LongTermMemory {
     ) -> Result<super::MaintenanceReport, MemoryError> {
         let mut total = super::MaintenanceReport::default();
         for scope in self.backend.scopes().await? {
-            let r =
-                maintain::run(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now).await?;
+            let r = maintain::run(
+                self.backend.as_ref(),
+                &scope,
+                &self.rules,
+                &self.upkeep,
+                now,
+            )
+            .await?;
             total.add(&r);
         }
         Ok(total)
@@ -233,8 +240,14 @@ impl LongTermMemory {
         let now = now();
         let mut total = super::MaintenanceReport::default();
         for scope in self.backend.scopes().await? {
-            let r = maintain::preview(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now)
-                .await?;
+            let r = maintain::preview(
+                self.backend.as_ref(),
+                &scope,
+                &self.rules,
+                &self.upkeep,
+                now,
+            )
+            .await?;
             total.add(&r);
         }
         Ok(total)
