@@ -19,7 +19,8 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::cast_precision_loss
+    clippy::cast_precision_loss,
+    clippy::indexing_slicing
 )]
 
 use std::time::{Duration, Instant};

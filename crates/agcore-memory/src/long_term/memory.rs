@@ -124,12 +124,12 @@ impl LongTermMemory {
     /// # Errors
     /// [`MemoryError::InvalidInput`] for a threshold outside `(0, 1]`.
     pub fn with_dedupe(mut self, threshold: Option<f64>) -> Result<Self, MemoryError> {
-        if let Some(t) = threshold {
-            if !(t > 0.0 && t <= 1.0) {
-                return Err(MemoryError::InvalidInput(format!(
-                    "dedupe threshold must be in (0, 1], got {t}"
-                )));
-            }
+        if let Some(t) = threshold
+            && !(t > 0.0 && t <= 1.0)
+        {
+            return Err(MemoryError::InvalidInput(format!(
+                "dedupe threshold must be in (0, 1], got {t}"
+            )));
         }
         self.upkeep.dedupe = threshold;
         Ok(self)
