@@ -19,18 +19,22 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::cast_precision_loss
+    clippy::cast_precision_loss,
+    clippy::indexing_slicing
 )]
 
 use std::time::{Duration, Instant};
 
 use agcore_memory::long_term::{
-    LongTermBackend, LongTermMemory, MemoryEntry, MemoryScope, MemoryType, NewMemory, WeightRules,
-    apply,
+    DEFAULT_DEDUPE_THRESHOLD, LongTermBackend, LongTermMemory, MemoryEntry, MemoryScope,
+    MemoryType, NewMemory, WeightRules, apply, near_duplicates,
 };
 use agcore_memory::testkit::corpus::{Corpus, sizes};
 use agcore_memory_sqlite::{SqliteDatabase, SqliteLongTerm};
 use chrono::{DateTime, Utc};
+
+#[path = "support/realistic.rs"]
+mod realistic;
 
 const RUNS: i64 = 5;
 const SMALL_SCOPES: usize = 10;
@@ -146,19 +150,105 @@ async fn bench(n: usize, corpus: &Corpus) {
         summary(set_idle),
         summary(ref_idle),
     );
-    let memory = LongTermMemory::new(set_based);
-    let mut full = Vec::new();
-    let mut last = None;
-    for day in RUNS + 1..=RUNS + 3 {
-        let now = t0 + chrono::Duration::days(day);
-        let started = Instant::now();
-        last = Some(memory.maintenance_all_at(now).await.unwrap());
-        full.push(started.elapsed());
-    }
-    let (p50, max) = summary(full);
+    dedupe_runs(
+        "bench corpus",
+        set_based,
+        &heavy,
+        corpus_texts(corpus, n / 100, 99),
+        t0,
+    )
+    .await;
+}
+
+/// The texts of `n` bench-corpus memories.
+fn corpus_texts(corpus: &Corpus, n: usize, seed: u64) -> Vec<String> {
+    corpus
+        .memories(n, seed)
+        .into_iter()
+        .map(|m| m.content)
+        .collect()
+}
+
+fn user_entries(scope: &MemoryScope, texts: Vec<String>, at: DateTime<Utc>) -> Vec<MemoryEntry> {
+    let rules = WeightRules::default();
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let mut e = apply::new_entry(
+                scope,
+                NewMemory::new(MemoryType::User, "", text),
+                &rules,
+                at,
+            );
+            e.weight = 1.0 + (i % 7) as f64 / 7.0;
+            e
+        })
+        .collect()
+}
+
+/// The dedupe alone (reading the terms, finding the pairs), then
+/// `LongTermMemory::maintenance_all_at` (decay + archive + dedupe, every
+/// scope) on a fresh `LongTermMemory` (first run: every entry compared),
+/// the next day (nothing new), and after `added` new entries (1%).
+async fn dedupe_runs(
+    label: &str,
+    lt: SqliteLongTerm,
+    heavy: &MemoryScope,
+    added: Vec<String>,
+    t0: DateTime<Utc>,
+) {
+    let started = Instant::now();
+    let sets = lt.dedupe_terms(heavy).await.unwrap();
+    let read = started.elapsed();
+    let started = Instant::now();
+    let found = near_duplicates(&sets, DEFAULT_DEDUPE_THRESHOLD);
+    let join = started.elapsed();
     println!(
-        "  maintenance_all (decay + archive + dedupe, every scope): p50 {p50:.1?} max {max:.1?}; last {last:?}"
+        "  [{label}] dedupe alone: dedupe_terms {read:.1?} ({} sets), near_duplicates {join:.1?} ({} found)",
+        sets.len(),
+        found.len()
     );
+    let memory = LongTermMemory::new(lt);
+    let mut at = t0 + chrono::Duration::days(RUNS + 1);
+    timed(&memory, label, "first run (all compared)", at).await;
+    at += chrono::Duration::days(1);
+    timed(&memory, label, "next day (nothing new)", at).await;
+    let n = added.len();
+    memory
+        .import_entries(user_entries(heavy, added, at))
+        .await
+        .unwrap();
+    at += chrono::Duration::days(1);
+    timed(&memory, label, &format!("after {n} new entries"), at).await;
+}
+
+async fn timed(memory: &LongTermMemory, label: &str, what: &str, at: DateTime<Utc>) {
+    let started = Instant::now();
+    let report = memory.maintenance_all_at(at).await.unwrap();
+    println!(
+        "  [{label}] maintenance_all {what:<30} {:>9.1?}  {report:?}",
+        started.elapsed()
+    );
+}
+
+async fn realistic(n: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = Utc::now() - chrono::Duration::days(1);
+    let corpus = realistic::Realistic::new();
+    let lt = SqliteDatabase::open(&dir.path().join("real.db"))
+        .await
+        .unwrap()
+        .long_term();
+    let heavy = MemoryScope::new("bench", "heavy").unwrap();
+    let all = user_entries(&heavy, corpus.memories(n + n / 100, 7), t0);
+    let (base, added) = all.split_at(n);
+    for chunk in base.chunks(10_000) {
+        lt.import_entries(chunk.to_vec()).await.unwrap();
+    }
+    let added = added.iter().map(|e| e.content.clone()).collect();
+    println!("== dedupe, realistic vocabulary, one scope of {n} entries ==");
+    dedupe_runs("realistic", lt, &heavy, added, t0).await;
 }
 
 fn main() {
@@ -172,5 +262,8 @@ fn main() {
     let corpus = Corpus::new();
     for n in sizes() {
         rt.block_on(bench(n, &corpus));
+    }
+    for n in sizes() {
+        rt.block_on(realistic(n));
     }
 }

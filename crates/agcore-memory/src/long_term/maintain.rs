@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::apply::apply_age;
 use super::backend::{HistoryReason, ListRequest, LongTermBackend, MaintenanceReport};
 use super::changes::MemoryUpdate;
-use super::dedupe::{TermSet, near_duplicates};
+use super::dedupe::{DedupeMemo, TermSet, near_duplicates, near_duplicates_among};
 use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -17,12 +17,14 @@ use crate::MemoryError;
 pub const SUPERSEDED_BY_KEY: &str = "superseded_by";
 
 /// What a maintenance run does besides the weight rules.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Upkeep {
     /// Applied buffer turns older than this are purged.
     pub buffer_retention: chrono::Duration,
     /// The Jaccard threshold of near duplicates; `None`: no dedupe.
     pub dedupe: Option<f64>,
+    /// What the last dedupe of each scope kept (incremental runs).
+    pub memo: DedupeMemo,
 }
 
 /// Maintenance of `scope` at `now`: [`LongTermBackend::maintenance`], then
@@ -34,14 +36,14 @@ pub(crate) async fn run(
     backend: &dyn LongTermBackend,
     scope: &MemoryScope,
     rules: &WeightRules,
-    upkeep: Upkeep,
+    upkeep: &Upkeep,
     now: DateTime<Utc>,
 ) -> Result<MaintenanceReport, MemoryError> {
     let mut report = backend
         .maintenance(scope, rules, now, now - upkeep.buffer_retention)
         .await?;
     if let Some(threshold) = upkeep.dedupe {
-        let n = dedupe(backend, scope, rules, threshold, now).await?;
+        let n = dedupe(backend, scope, rules, (threshold, &upkeep.memo), now).await?;
         report.deduplicated = n;
         report.active = report.active.saturating_sub(n);
     }
@@ -53,18 +55,26 @@ pub(crate) async fn run(
 /// history with reason [`HistoryReason::Supersede`], its metadata gets
 /// [`SUPERSEDED_BY_KEY`] = the kept entry's id. Nothing is deleted; the kept
 /// entry already has the larger weight (entries are ranked by weight).
-/// Returns how many were archived.
+/// Returns how many were archived. Incremental: entries the last run of
+/// the scope kept unchanged (`memo`) are only compared with the others.
 async fn dedupe(
     backend: &dyn LongTermBackend,
     scope: &MemoryScope,
     rules: &WeightRules,
-    threshold: f64,
+    (threshold, memo): (f64, &DedupeMemo),
     now: DateTime<Utc>,
 ) -> Result<usize, MemoryError> {
     let sets = backend.dedupe_terms(scope).await?;
-    let found = near_duplicates(&sets, threshold);
+    let fresh: std::collections::HashMap<i64, bool> = sets
+        .iter()
+        .map(|s| s.id)
+        .zip(memo.fresh(scope, threshold, &sets))
+        .collect();
+    let found = near_duplicates_among(&sets, threshold, &|s| {
+        fresh.get(&s.id).copied().unwrap_or(true)
+    });
     let mut done = 0;
-    for duplicate in found {
+    for &duplicate in &found {
         // Deleted since it was listed: nothing left to supersede.
         let Some(entry) = backend.get(scope, duplicate.superseded).await? else {
             continue;
@@ -86,6 +96,7 @@ async fn dedupe(
             Err(other) => return Err(other),
         }
     }
+    memo.record(scope, threshold, &sets, &found);
     Ok(done)
 }
 
@@ -100,7 +111,7 @@ pub(crate) async fn preview(
     backend: &dyn LongTermBackend,
     scope: &MemoryScope,
     rules: &WeightRules,
-    upkeep: Upkeep,
+    upkeep: &Upkeep,
     now: DateTime<Utc>,
 ) -> Result<MaintenanceReport, MemoryError> {
     let mut entries = backend.list(scope, &ListRequest::all()).await?;

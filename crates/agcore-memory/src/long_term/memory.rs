@@ -59,6 +59,7 @@ impl LongTermMemory {
             upkeep: Upkeep {
                 buffer_retention: chrono::Duration::days(7),
                 dedupe: Some(super::DEFAULT_DEDUPE_THRESHOLD),
+                memo: super::dedupe::DedupeMemo::default(),
             },
             dense: None,
         }
@@ -123,12 +124,12 @@ impl LongTermMemory {
     /// # Errors
     /// [`MemoryError::InvalidInput`] for a threshold outside `(0, 1]`.
     pub fn with_dedupe(mut self, threshold: Option<f64>) -> Result<Self, MemoryError> {
-        if let Some(t) = threshold {
-            if !(t > 0.0 && t <= 1.0) {
-                return Err(MemoryError::InvalidInput(format!(
-                    "dedupe threshold must be in (0, 1], got {t}"
-                )));
-            }
+        if let Some(t) = threshold
+            && !(t > 0.0 && t <= 1.0)
+        {
+            return Err(MemoryError::InvalidInput(format!(
+                "dedupe threshold must be in (0, 1], got {t}"
+            )));
         }
         self.upkeep.dedupe = threshold;
         Ok(self)
@@ -167,7 +168,7 @@ impl LongTermMemory {
             Arc::clone(&self.backend),
             scope,
             self.rules,
-            self.upkeep,
+            self.upkeep.clone(),
             self.dense.clone(),
         )
     }
@@ -215,8 +216,14 @@ impl LongTermMemory {
     ) -> Result<super::MaintenanceReport, MemoryError> {
         let mut total = super::MaintenanceReport::default();
         for scope in self.backend.scopes().await? {
-            let r =
-                maintain::run(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now).await?;
+            let r = maintain::run(
+                self.backend.as_ref(),
+                &scope,
+                &self.rules,
+                &self.upkeep,
+                now,
+            )
+            .await?;
             total.add(&r);
         }
         Ok(total)
@@ -233,8 +240,14 @@ impl LongTermMemory {
         let now = now();
         let mut total = super::MaintenanceReport::default();
         for scope in self.backend.scopes().await? {
-            let r = maintain::preview(self.backend.as_ref(), &scope, &self.rules, self.upkeep, now)
-                .await?;
+            let r = maintain::preview(
+                self.backend.as_ref(),
+                &scope,
+                &self.rules,
+                &self.upkeep,
+                now,
+            )
+            .await?;
             total.add(&r);
         }
         Ok(total)

@@ -95,10 +95,10 @@ impl MaintenanceTask {
     /// progress, if any).
     pub async fn shutdown(mut self) {
         self.signal_stop();
-        if let Some(handle) = self.handle.take() {
-            if let Err(e) = handle.await {
-                tracing::warn!(error = %e, "long-term memory maintenance task ended abnormally");
-            }
+        if let Some(handle) = self.handle.take()
+            && let Err(e) = handle.await
+        {
+            tracing::warn!(error = %e, "long-term memory maintenance task ended abnormally");
         }
     }
 

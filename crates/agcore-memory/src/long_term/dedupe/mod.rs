@@ -8,21 +8,27 @@
 //! only in case, spacing, punctuation, stop words or inflection have equal
 //! term sets.
 //!
-//! Candidates come from prefix filtering (Chaudhuri, Ganti and Kaushik,
-//! "A primitive operator for similarity joins in data cleaning", ICDE 2006;
-//! Bayardo, Ma and Srikant, "Scaling up all pairs similarity search", WWW
-//! 2007): with every set's terms ordered rarest first, two sets with
-//! Jaccard ≥ t share a term among the first `|x| − ⌈t·|x|⌉ + 1` terms of
-//! each, so only sets sharing such a prefix term are compared (and only
-//! when their sizes are within the ratio `t`). Rare prefix terms keep the
-//! posting lists short: no comparison of every pair.
-
-use std::collections::HashMap;
+//! Pairs come from an all-pairs similarity join ([`join`]): terms ordered
+//! by ascending document frequency, prefix filtering (Chaudhuri, Ganti and
+//! Kaushik, ICDE 2006; Bayardo, Ma and Srikant, "Scaling up all pairs
+//! similarity search", WWW 2007), the length and positional filters and
+//! early-terminating verification of PPJoin (Xiao, Wang, Lin and Yu,
+//! "Efficient similarity joins for near duplicate detection", WWW 2008).
+//! Maintenance runs are incremental ([`DedupeMemo`]): entries left as they
+//! were since the last run of a scope are only compared with new or changed
+//! ones.
 
 use chrono::{DateTime, Utc};
 
 use super::entry::{MemoryEntry, MemoryType};
 use crate::retriever::index_terms;
+
+mod join;
+mod memo;
+
+pub(crate) use memo::DedupeMemo;
+
+use join::{Index, Probe, ranked_terms};
 
 /// An active entry as the dedupe sees it
 /// ([`LongTermBackend::dedupe_terms`](super::LongTermBackend::dedupe_terms)).
@@ -86,21 +92,14 @@ pub struct Duplicate {
     pub kept: i64,
 }
 
-/// An entry's dedupe view: its distinct term ids, rarest first and by id.
-struct Item {
-    id: i64,
-    memory_type: MemoryType,
-    terms: Vec<u32>,
-    by_id: Vec<u32>,
-}
-
 /// The near duplicates among `entries` (meant: the active entries of one
 /// scope) at Jaccard `threshold` (in `(0, 1]`; values outside are clamped
 /// to that range). Entries are ranked by weight, then creation time, then
 /// id (higher first); each entry not yet superseded keeps every
 /// lower-ranked near duplicate of its type, so a kept entry is never
 /// superseded itself and the result does not depend on the input order.
-/// Entries without terms are never duplicates.
+/// Entries without terms are never duplicates. The result is ordered by
+/// the rank of the kept entry, then of the superseded one.
 ///
 /// # Examples
 /// ```
@@ -124,6 +123,18 @@ struct Item {
 /// assert_eq!((found[0].superseded, found[0].kept), (1, 2));
 /// ```
 pub fn near_duplicates(entries: &[TermSet], threshold: f64) -> Vec<Duplicate> {
+    near_duplicates_among(entries, threshold, &|_| true)
+}
+
+/// [`near_duplicates`] when the entries for which `fresh` is false are
+/// known to hold no near-duplicate pair among themselves (they are what a
+/// previous run kept, unchanged): those are only compared with the fresh
+/// ones. Same result as [`near_duplicates`] when that holds.
+pub(crate) fn near_duplicates_among(
+    entries: &[TermSet],
+    threshold: f64,
+    fresh: &dyn Fn(&TermSet) -> bool,
+) -> Vec<Duplicate> {
     let t = if threshold.is_nan() {
         1.0
     } else {
@@ -136,137 +147,73 @@ pub fn near_duplicates(entries: &[TermSet], threshold: f64) -> Vec<Duplicate> {
             .then(b.created_at.cmp(&a.created_at))
             .then(b.id.cmp(&a.id))
     });
-    let items = term_items(&ranked);
-    let mut postings: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, item) in items.iter().enumerate() {
-        for term in item.terms.iter().take(prefix_len(item.terms.len(), t)) {
-            postings.entry(*term).or_default().push(i);
+    let mut types: Vec<MemoryType> = ranked.iter().map(|e| e.memory_type).collect();
+    types.sort_unstable_by_key(|k| k.as_str());
+    types.dedup();
+    // (rank of the kept entry, rank of the superseded one)
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for kind in types {
+        let group: Vec<usize> = (0..ranked.len())
+            .filter(|&r| ranked.get(r).is_some_and(|e| e.memory_type == kind))
+            .collect();
+        let sets = ranked_terms(
+            group
+                .iter()
+                .filter_map(|&r| ranked.get(r).map(|e| e.terms.as_slice())),
+        );
+        let flags: Vec<bool> = group
+            .iter()
+            .map(|&r| ranked.get(r).is_none_or(|e| fresh(e)))
+            .collect();
+        for (keeper, superseded) in sweep(&sets, &flags, t) {
+            if let (Some(&k), Some(&s)) = (group.get(keeper), group.get(superseded)) {
+                pairs.push((k, s));
+            }
         }
     }
-    let mut superseded = vec![false; items.len()];
-    let mut seen = vec![usize::MAX; items.len()];
+    pairs.sort_unstable();
+    pairs
+        .into_iter()
+        .filter_map(|(k, s)| {
+            Some(Duplicate {
+                superseded: ranked.get(s)?.id,
+                kept: ranked.get(k)?.id,
+            })
+        })
+        .collect()
+}
+
+/// The greedy sweep over `sets` in rank order: each set is superseded by
+/// the first kept set before it at Jaccard ≥ `t`, else kept and indexed.
+/// A set that is not `fresh` probes only the fresh kept ones.
+fn sweep(sets: &[Vec<u32>], fresh: &[bool], t: f64) -> Vec<(usize, usize)> {
+    let terms = sets
+        .iter()
+        .filter_map(|s| s.last())
+        .max()
+        .map_or(0, |&m| m as usize + 1);
+    let all_fresh = fresh.iter().all(|&f| f);
+    let (mut all, mut fresh_kept) = (Index::new(terms), Index::new(0));
+    if !all_fresh {
+        fresh_kept = Index::new(terms);
+    }
+    let mut probe = Probe::new(sets.len());
     let mut out = Vec::new();
-    for (i, keeper) in items.iter().enumerate() {
-        if superseded.get(i).copied().unwrap_or(true) || keeper.terms.is_empty() {
-            continue;
-        }
-        let prefix = prefix_len(keeper.terms.len(), t);
-        for term in keeper.terms.iter().take(prefix) {
-            let Some(list) = postings.get(term) else {
-                continue;
-            };
-            for &j in list {
-                // Only lower-ranked entries, each compared once per keeper.
-                if j <= i || seen.get(j) == Some(&i) || superseded.get(j) != Some(&false) {
-                    continue;
-                }
-                if let Some(slot) = seen.get_mut(j) {
-                    *slot = i;
-                }
-                let Some(other) = items.get(j) else { continue };
-                if other.memory_type == keeper.memory_type
-                    && jaccard_at_least(&keeper.by_id, &other.by_id, t)
-                {
-                    if let Some(flag) = superseded.get_mut(j) {
-                        *flag = true;
-                    }
-                    out.push(Duplicate {
-                        superseded: other.id,
-                        kept: keeper.id,
-                    });
+    for (k, set) in sets.iter().enumerate() {
+        let is_fresh = fresh.get(k).copied().unwrap_or(true);
+        let index = if is_fresh { &all } else { &fresh_kept };
+        match probe.first_match(index, sets, set, t) {
+            Some(keeper) => out.push((keeper as usize, k)),
+            None => {
+                let id = u32::try_from(k).unwrap_or(u32::MAX);
+                all.add(id, set, t);
+                if is_fresh && !all_fresh {
+                    fresh_kept.add(id, set, t);
                 }
             }
         }
     }
     out
-}
-
-/// Each entry's distinct terms as ids, ordered rarest first (by
-/// document frequency, then id) — the global order prefix filtering needs.
-fn term_items(ranked: &[&TermSet]) -> Vec<Item> {
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    let mut freq: Vec<u32> = Vec::new();
-    let mut items: Vec<Item> = ranked
-        .iter()
-        .map(|e| {
-            let mut terms: Vec<u32> = e
-                .terms
-                .iter()
-                .map(|term| {
-                    let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-                    match ids.get(term.as_str()) {
-                        Some(id) => *id,
-                        None => {
-                            ids.insert(term.clone(), next);
-                            next
-                        }
-                    }
-                })
-                .collect();
-            terms.sort_unstable();
-            terms.dedup();
-            for &t in &terms {
-                let slot = usize::try_from(t).unwrap_or(usize::MAX);
-                if freq.len() <= slot {
-                    freq.resize(slot + 1, 0);
-                }
-                if let Some(f) = freq.get_mut(slot) {
-                    *f += 1;
-                }
-            }
-            Item {
-                id: e.id,
-                memory_type: e.memory_type,
-                by_id: terms.clone(),
-                terms,
-            }
-        })
-        .collect();
-    let df = |t: u32| {
-        freq.get(usize::try_from(t).unwrap_or(usize::MAX))
-            .copied()
-            .unwrap_or(0)
-    };
-    for item in &mut items {
-        item.terms.sort_unstable_by_key(|&t| (df(t), t));
-    }
-    items
-}
-
-/// The prefix length of a set of `n` terms at threshold `t`: `n − ⌈t·n⌉ + 1`.
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
-)]
-fn prefix_len(n: usize, t: f64) -> usize {
-    // The small tolerance keeps t·n = 9.000000000000002 from rounding up to 10.
-    let needed = ((t * n as f64) - 1e-9).ceil().max(0.0) as usize;
-    (n + 1).saturating_sub(needed).min(n)
-}
-
-/// Whether the Jaccard similarity of `a` and `b` (distinct term ids in
-/// ascending order) is at least `t`; rejects on size first.
-#[allow(clippy::cast_precision_loss)]
-fn jaccard_at_least(a: &[u32], b: &[u32], t: f64) -> bool {
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if small.is_empty() || (small.len() as f64) < t * large.len() as f64 - 1e-9 {
-        return false;
-    }
-    let (mut i, mut j, mut shared) = (0, 0, 0_usize);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.cmp(y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - shared;
-    shared as f64 >= t * union as f64 - 1e-9
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ impl ScopedMemory {
             self.backend.as_ref(),
             &self.scope,
             &self.rules,
-            self.upkeep,
+            &self.upkeep,
             now,
         )
         .await
