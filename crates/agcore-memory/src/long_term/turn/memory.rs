@@ -14,8 +14,7 @@ use super::extract::{ExtractionReport, run_extraction};
 use super::feedback::{Feedback, recalled_ids};
 use super::prefetch::prefetch_with_header;
 use super::prompt::memory_context_preamble;
-use super::prompt::short_term_header;
-use super::short_term::{ShortTerm, format_short_term};
+use super::short_term::ShortTerm;
 use crate::MemoryError;
 use crate::long_term::{LongTermMemory, MemoryEntry, ScopedMemory};
 
@@ -54,12 +53,12 @@ impl std::fmt::Debug for ExtractionModel {
 /// own chat loop can call them too. A failing step is logged and never
 /// fails the turn: memory is an aid, not a precondition.
 pub struct TurnMemory {
-    scoped: ScopedMemory,
+    pub(super) scoped: ScopedMemory,
     memory: LongTermMemory,
-    options: LongTermOptions,
-    session_id: String,
+    pub(super) options: LongTermOptions,
+    pub(super) session_id: String,
     model: ExtractionModel,
-    prompts: Arc<PromptTemplateRegistry>,
+    pub(super) prompts: Arc<PromptTemplateRegistry>,
     /// The user message of the running turn.
     query: String,
     /// The entries injected into the running turn.
@@ -74,7 +73,7 @@ pub struct TurnMemory {
     /// [`TurnMemory::finish`] ran after the last buffered turn.
     finished: bool,
     /// The conversation's recent turns (short-term memory).
-    short_term: ShortTerm,
+    pub(super) short_term: ShortTerm,
 }
 
 impl std::fmt::Debug for TurnMemory {
@@ -166,51 +165,6 @@ impl TurnMemory {
         }
     }
 
-    /// The short-term part of the block: the last `inject.short_term_count`
-    /// recent turns outside `history`, in what the long-term part
-    /// (`used`) left of the token budget.
-    async fn short_term_context(
-        &mut self,
-        history: &[ChatMessage],
-        used: Option<&str>,
-    ) -> Option<String> {
-        let count = self.options.inject.short_term_count;
-        if !self.options.prefetch || count == 0 {
-            return None;
-        }
-        self.load_short_term().await;
-        let turns = self.short_term.outside(history, count);
-        if turns.is_empty() {
-            return None;
-        }
-        let header = match short_term_header(&self.prompts, self.options.language) {
-            Ok(header) => header,
-            Err(err) => {
-                tracing::warn!(error = %err, "long-term memory: the short-term heading failed to render; no turns injected");
-                return None;
-            }
-        };
-        let counter = agcore_llm::tokens::TokenCounter::estimate();
-        let left = self
-            .options
-            .inject
-            .token_budget
-            .saturating_sub(used.map_or(0, |text| counter.count_text(text)));
-        format_short_term(&header, &turns, left, &counter)
-    }
-
-    /// Reads the conversation's buffered turns once (a resumed conversation).
-    async fn load_short_term(&mut self) {
-        let max = self.options.short_term_items.max(1);
-        if let Err(err) = self
-            .short_term
-            .load(&self.scoped, &self.session_id, max)
-            .await
-        {
-            tracing::warn!(error = %err, "long-term memory: reading the short-term turns failed");
-        }
-    }
-
     /// After a committed turn whose final reply is `reply` and whose
     /// messages end `history`: records the use of the memories injected or
     /// returned by `memory_recall` in this turn (used when `reply` refers to
@@ -242,7 +196,10 @@ impl TurnMemory {
         if !self.options.extraction && self.options.inject.short_term_count == 0 {
             return;
         }
-        self.load_short_term().await;
+        if self.options.inject.short_term_count > 0 || !self.options.extraction {
+            // Only injection and the trim without extraction read it.
+            self.load_short_term().await;
+        }
         let turn = match self
             .scoped
             .buffer_append(&self.session_id, &query, reply)

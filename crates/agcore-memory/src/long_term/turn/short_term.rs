@@ -14,6 +14,8 @@ use agcore_llm::tokens::TokenCounter;
 use agcore_prompt::untrusted::quote_lines;
 use agcore_types::{ChatMessage, Role};
 
+use super::TurnMemory;
+use super::prompt::short_term_header;
 use crate::MemoryError;
 use crate::long_term::{DialogueTurn, ScopedMemory};
 
@@ -87,6 +89,53 @@ impl ShortTerm {
             .collect();
         out.reverse();
         out
+    }
+}
+
+impl TurnMemory {
+    /// The short-term part of the block: the last `inject.short_term_count`
+    /// recent turns outside `history`, in what the long-term part
+    /// (`used`) left of the token budget.
+    pub(super) async fn short_term_context(
+        &mut self,
+        history: &[ChatMessage],
+        used: Option<&str>,
+    ) -> Option<String> {
+        let count = self.options.inject.short_term_count;
+        if !self.options.prefetch || count == 0 {
+            return None;
+        }
+        self.load_short_term().await;
+        let turns = self.short_term.outside(history, count);
+        if turns.is_empty() {
+            return None;
+        }
+        let header = match short_term_header(&self.prompts, self.options.language) {
+            Ok(header) => header,
+            Err(err) => {
+                tracing::warn!(error = %err, "long-term memory: the short-term heading failed to render; no turns injected");
+                return None;
+            }
+        };
+        let counter = agcore_llm::tokens::TokenCounter::estimate();
+        let left = self
+            .options
+            .inject
+            .token_budget
+            .saturating_sub(used.map_or(0, |text| counter.count_text(text)));
+        format_short_term(&header, &turns, left, &counter)
+    }
+
+    /// Reads the conversation's buffered turns once (a resumed conversation).
+    pub(super) async fn load_short_term(&mut self) {
+        let max = self.options.short_term_items.max(1);
+        if let Err(err) = self
+            .short_term
+            .load(&self.scoped, &self.session_id, max)
+            .await
+        {
+            tracing::warn!(error = %err, "long-term memory: reading the short-term turns failed");
+        }
     }
 }
 
