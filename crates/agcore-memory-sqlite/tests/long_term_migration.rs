@@ -215,7 +215,7 @@ async fn version_one_databases_upgrade_with_every_row() {
             components,
             [
                 ("bm25".into(), 1),
-                ("long_term".into(), 5),
+                ("long_term".into(), 6),
                 ("store".into(), 4)
             ]
         );
@@ -232,6 +232,21 @@ async fn version_one_databases_upgrade_with_every_row() {
             )
             .unwrap();
         assert_eq!(fts, 0, "the long-term FTS5 table is dropped");
+        let indexes: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memory' \
+                 AND sql IS NOT NULL ORDER BY name",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            indexes,
+            ["memory_scope_active", "memory_scope_key"],
+            "version 6: weights are not indexed"
+        );
         drop(conn);
         let reopened = LongTermMemory::new(SqliteLongTerm::open(&path).await.unwrap());
         let a = reopened.scope("assistant", "alice").unwrap();

@@ -3,9 +3,9 @@
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
-    DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
-    MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry, SearchRequest,
-    TermSet, UsageLogRow, UsageRecord, WeightRules,
+    DialogueTurn, Duplicate, HistoryEntry, HistoryReason, ListRequest, LongTermBackend,
+    MaintenanceReport, MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry,
+    SearchRequest, TermSet, UsageLogRow, UsageRecord, WeightRules,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -138,6 +138,18 @@ impl LongTermBackend for SqliteLongTerm {
     ) -> std::result::Result<MaintenanceReport, MemoryError> {
         let (scope, rules) = (scope.clone(), *rules);
         self.run(move |c| upkeep::maintenance(c, &scope, &rules, now, purge_before))
+            .await
+    }
+
+    async fn supersede_duplicates(
+        &self,
+        scope: &MemoryScope,
+        duplicates: &[Duplicate],
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> std::result::Result<usize, MemoryError> {
+        let (scope, rules, duplicates) = (scope.clone(), *rules, duplicates.to_vec());
+        self.run(move |c| ops::supersede_duplicates(c, &scope, &duplicates, &rules, now))
             .await
     }
 

@@ -13,8 +13,8 @@ use agcore_memory::long_term::MaintenanceReport;
 use agcore_memory::long_term::WeightRules;
 #[cfg(feature = "testkit")]
 use agcore_memory::long_term::apply::apply_age;
-use agcore_memory::long_term::apply::{apply_update, apply_use, merge_duplicate, new_entry};
-use agcore_memory::long_term::content_key;
+use agcore_memory::long_term::apply::{apply_update, merge_duplicate, new_entry};
+use agcore_memory::long_term::{Duplicate, content_key, supersede_update};
 use agcore_memory::long_term::{
     HistoryEntry, HistoryReason, ListOrder, ListRequest, SaveOutcome, UsageRecord,
 };
@@ -95,6 +95,42 @@ pub(crate) fn update(
     rows::store(&tx, &entry)?;
     tx.commit()?;
     Ok(entry)
+}
+
+/// [`LongTermBackend::supersede_duplicates`](agcore_memory::long_term::LongTermBackend::supersede_duplicates)
+/// in one transaction; entries no longer in the scope are skipped.
+pub(crate) fn supersede_duplicates(
+    conn: &mut Connection,
+    scope: &MemoryScope,
+    duplicates: &[Duplicate],
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<usize> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut done = 0;
+    for duplicate in duplicates {
+        let id = duplicate.superseded;
+        let Some(mut entry) = rows::load(&tx, scope, id)? else {
+            continue;
+        };
+        let update = supersede_update(&entry, duplicate.kept);
+        // The content is unchanged, so no content-key conflict can arise.
+        if let Some((name, content)) = apply_update(&mut entry, update, rules, now)? {
+            add_history(
+                &tx,
+                scope,
+                id,
+                &name,
+                &content,
+                HistoryReason::Supersede,
+                now,
+            )?;
+        }
+        rows::store(&tx, &entry)?;
+        done += 1;
+    }
+    tx.commit()?;
+    Ok(done)
 }
 
 pub(crate) fn delete(
@@ -220,16 +256,33 @@ pub(crate) fn record_use(
     ids.sort_unstable();
     ids.dedup();
     let mut updated = 0;
+    let at = format_time(now);
     for id in ids {
-        let Some(mut entry) = rows::load(&tx, scope, id)? else {
+        // Only the columns `apply_use` changes: no decode, no re-analysis.
+        let weight: Option<f64> = tx
+            .prepare_cached(
+                "SELECT weight FROM memory WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+            )?
+            .query_row(params![id, scope.agent(), scope.user()], |r| r.get(0))
+            .optional()?;
+        let Some(weight) = weight else {
             continue;
         };
-        apply_use(&mut entry, record.referenced, rules, now);
-        rows::store(&tx, &entry)?;
+        tx.prepare_cached(
+            "UPDATE memory SET weight = ?4, weight_updated_at = ?5, last_used_at = ?5, \
+             use_count = use_count + 1 WHERE id = ?1 AND agent_name = ?2 AND user_id = ?3",
+        )?
+        .execute(params![
+            id,
+            scope.agent(),
+            scope.user(),
+            rules.after_use(weight, record.referenced),
+            at
+        ])?;
         tx.prepare_cached(
             "INSERT INTO memory_usage_log (memory_id, session_id, query, was_referenced, used_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
-        .execute(params![id, record.session_id, record.query, i64::from(record.referenced), format_time(now)])?;
+        .execute(params![id, record.session_id, record.query, i64::from(record.referenced), at])?;
         updated += 1;
     }
     tx.commit()?;

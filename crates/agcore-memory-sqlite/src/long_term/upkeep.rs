@@ -5,6 +5,8 @@
 //! loaded into Rust, and the search index is untouched (weights and the
 //! archive flag are not indexed terms).
 
+use std::cell::RefCell;
+
 use chrono::{DateTime, Utc};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, TransactionBehavior, params};
@@ -79,17 +81,27 @@ fn run(
     Ok(report)
 }
 
-/// Registers [`AGED_FN`] for `rules` at `now` on `conn`.
+/// Registers [`AGED_FN`] for `rules` at `now` on `conn`. The function keeps
+/// the last time it parsed: after a run every active entry shares that run's
+/// `weight_updated_at`, and the `UPDATE` calls it twice per row.
 fn register_aged(conn: &Connection, rules: WeightRules, now: DateTime<Utc>) -> Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let last: RefCell<Option<(String, DateTime<Utc>)>> = RefCell::new(None);
     conn.create_scalar_function(AGED_FN, 2, flags, move |ctx| {
         let weight: f64 = ctx.get(0)?;
-        let since: Option<String> = ctx.get(1)?;
-        let Some(since) = since else {
+        let Some(since) = ctx.get_raw(1).as_str_or_null()? else {
             return Ok(rules.clamp(weight));
         };
-        let since = parse_time(&since)
-            .map_err(|e| rusqlite::Error::UserFunctionError(e.to_string().into()))?;
+        let mut last = last.borrow_mut();
+        let since = match &*last {
+            Some((text, time)) if text == since => *time,
+            _ => {
+                let time = parse_time(since)
+                    .map_err(|e| rusqlite::Error::UserFunctionError(e.to_string().into()))?;
+                *last = Some((since.to_owned(), time));
+                time
+            }
+        };
         Ok(rules.after_age(weight, since, now))
     })?;
     Ok(())
@@ -109,12 +121,16 @@ pub(crate) fn dedupe_terms(conn: &Connection, scope: &MemoryScope) -> Result<Vec
     let mut rows = stmt.query(params![scope.agent(), scope.user()])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
-        let kind: String = row.get(1)?;
-        let memory_type = MemoryType::parse(&kind)
+        let text = |i: usize| -> Result<&str> {
+            row.get_ref(i)?
+                .as_str()
+                .map_err(|e| storage(format!("long-term memory: bad stored column {i}: {e}")))
+        };
+        let kind = text(1)?;
+        let memory_type = MemoryType::parse(kind)
             .map_err(|e| storage(format!("long-term memory: bad stored type: {e}")))?;
-        let created_at = parse_time(&row.get::<_, String>(3)?)?;
-        let terms: String = row.get(4)?;
-        let terms = terms
+        let created_at = parse_time(text(3)?)?;
+        let terms = text(4)?
             .split_whitespace()
             .skip(SCOPE_TOKENS)
             .map(str::to_owned)

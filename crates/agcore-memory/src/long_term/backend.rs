@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::changes::{MemoryUpdate, NewMemory};
-use super::dedupe::TermSet;
+use super::dedupe::{Duplicate, TermSet};
 use super::entry::MemoryEntry;
 pub use super::records::{
     DialogueTurn, HistoryEntry, HistoryReason, MaintenanceReport, SaveOutcome, ScoredEntry,
@@ -174,6 +174,42 @@ pub trait LongTermBackend: Send + Sync + std::fmt::Debug {
     async fn dedupe_terms(&self, scope: &MemoryScope) -> Result<Vec<TermSet>, MemoryError> {
         let entries = self.list(scope, &ListRequest::all()).await?;
         Ok(entries.iter().map(TermSet::of).collect())
+    }
+
+    /// Archives each near duplicate `d.superseded` of `scope` as superseded
+    /// by `d.kept` ([`supersede_update`](super::supersede_update), history
+    /// reason [`HistoryReason::Supersede`]); entries deleted meanwhile are
+    /// skipped. Returns how many were archived. The default updates them one
+    /// by one; a backend should do it in one transaction.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] (with the default, what was archived before
+    /// the failure stays archived).
+    async fn supersede_duplicates(
+        &self,
+        scope: &MemoryScope,
+        duplicates: &[Duplicate],
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        let mut done = 0;
+        for duplicate in duplicates {
+            let Some(entry) = self.get(scope, duplicate.superseded).await? else {
+                continue;
+            };
+            let update = super::supersede_update(&entry, duplicate.kept);
+            let id = duplicate.superseded;
+            match self
+                .update(scope, id, update, HistoryReason::Supersede, rules, now)
+                .await
+            {
+                Ok(_) => done += 1,
+                // Deleted since it was read: nothing left to supersede.
+                Err(MemoryError::NotFound(_)) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(done)
     }
 
     /// Appends a turn to the dialogue buffer of (`scope`, `session_id`).

@@ -6,9 +6,10 @@
 use chrono::{DateTime, Utc};
 
 use super::apply::apply_age;
-use super::backend::{HistoryReason, ListRequest, LongTermBackend, MaintenanceReport};
+use super::backend::{ListRequest, LongTermBackend, MaintenanceReport};
 use super::changes::MemoryUpdate;
 use super::dedupe::{DedupeMemo, TermSet, near_duplicates, near_duplicates_among};
+use super::entry::MemoryEntry;
 use super::scope::MemoryScope;
 use super::weights::WeightRules;
 use crate::MemoryError;
@@ -52,7 +53,7 @@ pub(crate) async fn run(
 
 /// Archives every near duplicate among the active entries of `scope`,
 /// superseded by the entry it duplicates: its title and text go to its
-/// history with reason [`HistoryReason::Supersede`], its metadata gets
+/// history with reason [`HistoryReason::Supersede`](super::HistoryReason::Supersede), its metadata gets
 /// [`SUPERSEDED_BY_KEY`] = the kept entry's id. Nothing is deleted; the kept
 /// entry already has the larger weight (entries are ranked by weight).
 /// Returns how many were archived. Incremental: entries the last run of
@@ -73,31 +74,25 @@ async fn dedupe(
     let found = near_duplicates_among(&sets, threshold, &|s| {
         fresh.get(&s.id).copied().unwrap_or(true)
     });
-    let mut done = 0;
-    for &duplicate in &found {
-        // Deleted since it was listed: nothing left to supersede.
-        let Some(entry) = backend.get(scope, duplicate.superseded).await? else {
-            continue;
-        };
-        let mut metadata = entry.metadata.clone();
-        metadata.insert(SUPERSEDED_BY_KEY.into(), duplicate.kept.into());
-        let update = MemoryUpdate::new()
-            .archived(true)
-            .metadata(metadata)
-            .record_history();
-        let id = duplicate.superseded;
-        match backend
-            .update(scope, id, update, HistoryReason::Supersede, rules, now)
-            .await
-        {
-            Ok(_) => done += 1,
-            // Deleted since it was listed: nothing left to supersede.
-            Err(MemoryError::NotFound(_)) => {}
-            Err(other) => return Err(other),
-        }
-    }
+    let done = backend
+        .supersede_duplicates(scope, &found, rules, now)
+        .await?;
     memo.record(scope, threshold, &sets, &found);
     Ok(done)
+}
+
+/// The update that archives `entry` as a near duplicate of the entry
+/// `kept`: archived, metadata [`SUPERSEDED_BY_KEY`] = `kept`, title and text
+/// recorded in its history. Backends apply it with history reason
+/// [`HistoryReason::Supersede`](super::HistoryReason::Supersede)
+/// ([`LongTermBackend::supersede_duplicates`]).
+pub fn supersede_update(entry: &MemoryEntry, kept: i64) -> MemoryUpdate {
+    let mut metadata = entry.metadata.clone();
+    metadata.insert(SUPERSEDED_BY_KEY.into(), kept.into());
+    MemoryUpdate::new()
+        .archived(true)
+        .metadata(metadata)
+        .record_history()
 }
 
 /// What [`run`] would do to `scope` at `now`, without writing: decayed,

@@ -87,7 +87,7 @@ pub use limits::{
     MAX_ENTRY_DESCRIPTION_BYTES, MAX_ENTRY_METADATA_BYTES, MAX_ENTRY_NAME_BYTES, MAX_ENTRY_TAGS,
     MAX_QUERY_BYTES, MAX_TAG_BYTES, clip_query,
 };
-pub use maintain::SUPERSEDED_BY_KEY;
+pub use maintain::{SUPERSEDED_BY_KEY, supersede_update};
 pub use memory::LongTermMemory;
 pub use normalize::{content_key, derive_name, normalize_tags};
 pub use schedule::{MaintenanceSchedule, MaintenanceTask};
