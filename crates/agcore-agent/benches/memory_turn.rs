@@ -31,7 +31,9 @@ use std::time::{Duration, Instant};
 
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::{ChatStream, LlmError, LlmProvider, events_from_response};
+use agcore_memory::long_term::turn::{ExtractionModel, TurnMemory};
 use agcore_memory::long_term::{InjectConfig, LongTermMemory};
+use agcore_prompt::PromptTemplateRegistry;
 use agcore_types::{ChatMessage, ChatRequest, ChatResponse, FinishReason};
 use async_trait::async_trait;
 use criterion::Criterion;
@@ -149,6 +151,7 @@ fn report(rt: &tokio::runtime::Runtime, n: usize, memory: &LongTermMemory) {
             p99.saturating_sub(base99),
         );
     }
+    split(rt, n, memory);
     let scope = memory.scope("bench", "user-0").unwrap();
     let mut runs = Vec::new();
     for _ in 0..5 {
@@ -158,6 +161,66 @@ fn report(rt: &tokio::runtime::Runtime, n: usize, memory: &LongTermMemory) {
     }
     let (p50, worst) = percentiles(runs);
     println!("memory_turn n={n:>6} maintenance            p50 {p50:>10.3?}  max {worst:>10.3?}");
+}
+
+/// The memory steps of `memory_on` one by one, on `TurnMemory` directly (the
+/// object the session calls): the prefetch (`before_turn`: search, format,
+/// short-term turns) and the after-turn step (`after_turn`: the dialogue-buffer
+/// append and its trim; the usage feedback it spawns runs in the background).
+fn split(rt: &tokio::runtime::Runtime, n: usize, memory: &LongTermMemory) {
+    let turn_memory = |session: usize| {
+        let mut inject = InjectConfig::default();
+        inject.first_round_empty = false;
+        TurnMemory::new(
+            memory.clone(),
+            memory.scope("bench", "user-0").unwrap(),
+            LongTermOptions::new().inject(inject).extraction(false),
+            format!("split-{session}"),
+            ExtractionModel {
+                provider: Arc::new(InstantModel),
+                model: "m".into(),
+            },
+            Arc::new(PromptTemplateRegistry::with_builtins().unwrap()),
+        )
+    };
+    let (mut before, mut after) = (Vec::with_capacity(TURNS), Vec::with_capacity(TURNS));
+    let mut turns = turn_memory(0);
+    let mut history: Vec<ChatMessage> = Vec::new();
+    for i in 0..TURNS {
+        if i % 20 == 0 {
+            rt.block_on(turns.finish()).unwrap();
+            turns = turn_memory(i);
+            history.clear();
+        }
+        let query = query(i);
+        let t = Instant::now();
+        let context = rt.block_on(turns.before_turn(&query, &history));
+        before.push(t.elapsed());
+        std::hint::black_box(context);
+        history.push(ChatMessage::user(query));
+        history.push(ChatMessage::assistant("Noted."));
+        let t = Instant::now();
+        rt.block_on(turns.after_turn("Noted.", &history));
+        after.push(t.elapsed());
+    }
+    rt.block_on(turns.finish()).unwrap();
+    // The search alone, with no write running beside it.
+    let scoped = memory.scope("bench", "user-0").unwrap();
+    let limit = LongTermOptions::new().prefetch_limit;
+    let mut search = Vec::with_capacity(TURNS);
+    for i in 0..TURNS {
+        let t = Instant::now();
+        std::hint::black_box(rt.block_on(scoped.search(&query(i), limit)).unwrap());
+        search.push(t.elapsed());
+    }
+    for (step, samples) in [
+        ("before_turn", before),
+        ("after_turn", after),
+        ("search alone", search),
+    ] {
+        let (p50, p99) = percentiles(samples);
+        println!("memory_turn n={n:>6} step {step:<17} p50 {p50:>10.3?}  p99 {p99:>10.3?}");
+    }
 }
 
 fn main() {
