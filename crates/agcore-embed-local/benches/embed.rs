@@ -158,6 +158,13 @@ fn main() {
             times.push(started.elapsed());
         }
         let latency = Percentiles::of(times);
+        let mut times = Vec::with_capacity(queries.len());
+        for q in &queries {
+            let started = Instant::now();
+            rt.block_on(one_thread.embed_query(q)).unwrap();
+            times.push(started.elapsed());
+        }
+        let latency_one = Percentiles::of(times);
         println!(
             "\n== report: all-MiniLM-L6-v2 in process, {} sentences of 10–25 words ==",
             docs.len()
@@ -175,6 +182,12 @@ fn main() {
             ms(latency.p50),
             ms(latency.p99),
             ms(latency.mean)
+        );
+        println!(
+            "query latency, 1 thread: p50 {:.2} ms | p99 {:.2} ms | mean {:.2} ms",
+            ms(latency_one.p50),
+            ms(latency_one.p99),
+            ms(latency_one.mean)
         );
     }
 }

@@ -24,8 +24,9 @@ pub enum RetrieverName {
     /// The product's dense path: cosine nearest neighbours of the query's
     /// embedding (`HybridStore` in dense mode; needs `--embedder`).
     Dense,
-    /// The product's hybrid path: lexical and dense fused by reciprocal rank
-    /// fusion (`HybridStore`, what agents use with an embedder; needs `--embedder`).
+    /// The product's hybrid path: lexical and dense fused by the store's
+    /// default, an equal-weight sum of normalised scores (`HybridStore`, what
+    /// agents use with an embedder; needs `--embedder`).
     Hybrid,
     /// Eval-only ablation: `lexical` without the stores' context field
     /// (plain BM25 in a second in-memory store holding the same memories).
