@@ -81,6 +81,17 @@ fn throughput(rt: &Runtime, model: &LocalEmbedder, texts: &[String], rounds: usi
     (texts.len() * rounds) as f64 / started.elapsed().as_secs_f64()
 }
 
+/// Single-query latency over `queries`, one at a time.
+fn query_latency(rt: &Runtime, model: &LocalEmbedder, queries: &[String]) -> Percentiles {
+    let mut times = Vec::with_capacity(queries.len());
+    for q in queries {
+        let started = Instant::now();
+        rt.block_on(model.embed_query(q)).unwrap();
+        times.push(started.elapsed());
+    }
+    Percentiles::of(times)
+}
+
 fn main() {
     let Ok(dir) = std::env::var("AGCORE_TEST_MINILM_DIR") else {
         eprintln!(
@@ -151,20 +162,8 @@ fn main() {
             ))
             .unwrap();
         let single = throughput(&rt, &one_thread, &docs, 5);
-        let mut times = Vec::with_capacity(queries.len());
-        for q in &queries {
-            let started = Instant::now();
-            rt.block_on(batch32.embed_query(q)).unwrap();
-            times.push(started.elapsed());
-        }
-        let latency = Percentiles::of(times);
-        let mut times = Vec::with_capacity(queries.len());
-        for q in &queries {
-            let started = Instant::now();
-            rt.block_on(one_thread.embed_query(q)).unwrap();
-            times.push(started.elapsed());
-        }
-        let latency_one = Percentiles::of(times);
+        let latency = query_latency(&rt, &batch32, &queries);
+        let latency_one = query_latency(&rt, &one_thread, &queries);
         println!(
             "\n== report: all-MiniLM-L6-v2 in process, {} sentences of 10–25 words ==",
             docs.len()
