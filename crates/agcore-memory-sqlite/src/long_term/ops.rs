@@ -79,22 +79,39 @@ pub(crate) fn update(
     now: DateTime<Utc>,
 ) -> Result<MemoryEntry> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let mut entry =
-        rows::load(&tx, scope, id)?.ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
+    let entry = update_in(&tx, scope, id, update, reason, rules, now)?
+        .ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
+    tx.commit()?;
+    Ok(entry)
+}
+
+/// [`update`] inside the caller's transaction; `None` when `id` is not in
+/// the scope.
+fn update_in(
+    tx: &Connection,
+    scope: &MemoryScope,
+    id: i64,
+    update: MemoryUpdate,
+    reason: HistoryReason,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<Option<MemoryEntry>> {
+    let Some(mut entry) = rows::load(tx, scope, id)? else {
+        return Ok(None);
+    };
     let old = apply_update(&mut entry, update, rules, now)?;
     let key = content_key(&entry.content);
-    if rows::id_by_key(&tx, scope, &key)?.is_some_and(|other| other != id) {
+    if rows::id_by_key(tx, scope, &key)?.is_some_and(|other| other != id) {
         return Err(MemoryError::AlreadyExists(format!(
             "another memory of this scope already has this content (memory {id} unchanged)"
         ))
         .into());
     }
     if let Some((name, content)) = old {
-        add_history(&tx, scope, id, &name, &content, reason, now)?;
+        add_history(tx, scope, id, &name, &content, reason, now)?;
     }
-    rows::store(&tx, &entry)?;
-    tx.commit()?;
-    Ok(entry)
+    rows::store(tx, &entry)?;
+    Ok(Some(entry))
 }
 
 /// [`LongTermBackend::supersede_duplicates`](agcore_memory::long_term::LongTermBackend::supersede_duplicates)
@@ -110,24 +127,14 @@ pub(crate) fn supersede_duplicates(
     let mut done = 0;
     for duplicate in duplicates {
         let id = duplicate.superseded;
-        let Some(mut entry) = rows::load(&tx, scope, id)? else {
+        let Some(entry) = rows::load(&tx, scope, id)? else {
             continue;
         };
         let update = supersede_update(&entry, duplicate.kept);
-        // The content is unchanged, so no content-key conflict can arise.
-        if let Some((name, content)) = apply_update(&mut entry, update, rules, now)? {
-            add_history(
-                &tx,
-                scope,
-                id,
-                &name,
-                &content,
-                HistoryReason::Supersede,
-                now,
-            )?;
+        let reason = HistoryReason::Supersede;
+        if update_in(&tx, scope, id, update, reason, rules, now)?.is_some() {
+            done += 1;
         }
-        rows::store(&tx, &entry)?;
-        done += 1;
     }
     tx.commit()?;
     Ok(done)
