@@ -150,15 +150,7 @@ impl LocalEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let prefix = match kind {
-            InputKind::Query => &self.query_prefix,
-            InputKind::Document => &self.document_prefix,
-        };
-        let inputs: Vec<String> = if prefix.is_empty() {
-            texts.to_vec()
-        } else {
-            texts.iter().map(|t| format!("{prefix}{t}")).collect()
-        };
+        let inputs = with_prefix(texts, kind, &self.query_prefix, &self.document_prefix);
         let engine = Arc::clone(&self.engine);
         let started = Instant::now();
         let vectors = tokio::task::spawn_blocking(move || engine.embed(inputs))
@@ -171,6 +163,24 @@ impl LocalEmbedder {
             "local embedding"
         );
         Ok(vectors)
+    }
+}
+
+/// `texts` with the prefix of `kind` put before each.
+pub(crate) fn with_prefix(
+    texts: &[String],
+    kind: InputKind,
+    query_prefix: &str,
+    document_prefix: &str,
+) -> Vec<String> {
+    let prefix = match kind {
+        InputKind::Query => query_prefix,
+        InputKind::Document => document_prefix,
+    };
+    if prefix.is_empty() {
+        texts.to_vec()
+    } else {
+        texts.iter().map(|t| format!("{prefix}{t}")).collect()
     }
 }
 

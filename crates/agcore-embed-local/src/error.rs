@@ -46,6 +46,19 @@ pub enum LocalEmbedError {
     /// The tensor library failed (loading weights or running the model).
     #[error("model error: {0}")]
     Candle(#[from] candle_core::Error),
+    /// ONNX Runtime is not available: no library named, a path that is not a
+    /// file, a library that does not load, or a failed environment set-up.
+    /// The message says what to set (`ORT_DYLIB_PATH`).
+    #[error("ONNX Runtime unavailable: {0}")]
+    Runtime(String),
+    /// ONNX Runtime failed on a model (building the session or running it).
+    #[error("ONNX model error in {}: {message}", path.display())]
+    Onnx {
+        /// The `.onnx` file.
+        path: PathBuf,
+        /// ONNX Runtime's message.
+        message: String,
+    },
     /// The thread pool for the `threads` option could not be built.
     #[error("cannot start the model's thread pool: {0}")]
     ThreadPool(String),
@@ -89,6 +102,14 @@ impl LocalEmbedError {
         }
     }
 
+    #[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+    pub(crate) fn onnx(path: &std::path::Path, err: impl std::fmt::Display) -> Self {
+        Self::Onnx {
+            path: path.to_owned(),
+            message: err.to_string(),
+        }
+    }
+
     pub(crate) fn task(err: &tokio::task::JoinError) -> Self {
         Self::Task {
             message: err.to_string(),
@@ -113,9 +134,11 @@ impl From<LocalEmbedError> for LlmError {
             | LocalEmbedError::Io { .. }
             | LocalEmbedError::Config { .. }
             | LocalEmbedError::InvalidOption(_)
+            | LocalEmbedError::Runtime(_)
             | LocalEmbedError::ThreadPool(_) => LlmError::Config(message),
             LocalEmbedError::Tokenizer(_)
             | LocalEmbedError::Candle(_)
+            | LocalEmbedError::Onnx { .. }
             | LocalEmbedError::Task { .. } => LlmError::InvalidRequest { message },
         }
     }
@@ -147,6 +170,17 @@ mod tests {
         let config = LlmError::from(LocalEmbedError::config("m/config.json", "no hidden_size"));
         assert!(matches!(&config, LlmError::Config(m) if m.contains("no hidden_size")));
         assert!(!config.is_recoverable());
+        let runtime = LocalEmbedError::Runtime("set ORT_DYLIB_PATH".into());
+        assert!(!runtime.is_recoverable());
+        assert!(
+            matches!(LlmError::from(runtime), LlmError::Config(m) if m.contains("ORT_DYLIB_PATH"))
+        );
+        let onnx = LocalEmbedError::onnx("m/model.onnx".as_ref(), "bad graph");
+        assert!(onnx.to_string().contains("m/model.onnx"), "{onnx}");
+        assert!(matches!(
+            LlmError::from(onnx),
+            LlmError::InvalidRequest { .. }
+        ));
         let tok = LlmError::from(LocalEmbedError::tokenizer("bad input"));
         assert!(matches!(tok, LlmError::InvalidRequest { .. }));
     }

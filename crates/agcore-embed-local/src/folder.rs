@@ -51,7 +51,7 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, LocalEmbedError> {
     })
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LocalEmbedError> {
+pub(crate) fn parse<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LocalEmbedError> {
     let bytes = read(path)?;
     serde_json::from_slice(&bytes).map_err(|e| LocalEmbedError::config(path, e.to_string()))
 }
@@ -73,6 +73,34 @@ pub(crate) fn read_config(dir: &Path) -> Result<FolderConfig, LocalEmbedError> {
         ));
     }
 
+    let pipeline = read_pipeline(dir)?;
+    Ok(FolderConfig {
+        bert,
+        pooling: pipeline.pooling,
+        normalize: pipeline.normalize,
+        max_seq_length: pipeline.max_seq_length,
+    })
+}
+
+/// What the sentence-transformers files of a folder ask for (every field
+/// `None` when its file is absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Pipeline {
+    /// The pooling module's mode.
+    pub pooling: Option<Pooling>,
+    /// Whether `modules.json` lists `Normalize`.
+    pub normalize: Option<bool>,
+    /// `max_seq_length` of `sentence_bert_config.json`.
+    pub max_seq_length: Option<usize>,
+}
+
+/// Reads `modules.json`, the pooling module's `config.json` and
+/// `sentence_bert_config.json` of `dir`, each when present.
+///
+/// # Errors
+/// [`LocalEmbedError::Config`] for malformed JSON, a pooling mode other than
+/// mean or CLS, or a module after pooling other than `Normalize`.
+pub(crate) fn read_pipeline(dir: &Path) -> Result<Pipeline, LocalEmbedError> {
     let mut pooling_dir = PathBuf::from("1_Pooling");
     let mut normalize = None;
     let modules_path = dir.join("modules.json");
@@ -110,8 +138,7 @@ pub(crate) fn read_config(dir: &Path) -> Result<FolderConfig, LocalEmbedError> {
         None
     };
 
-    Ok(FolderConfig {
-        bert,
+    Ok(Pipeline {
         pooling,
         normalize,
         max_seq_length,

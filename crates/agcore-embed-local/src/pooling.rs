@@ -30,6 +30,57 @@ pub(crate) fn pool(
     }
 }
 
+/// Pools flat row-major hidden states (`(rows, width, dim)`, f32) into one
+/// vector of `dim` per row, as [`pool`] does: [`Pooling::Mean`] averages the
+/// positions where `mask` (`(rows, width)`, 1 real, 0 padding) is set (a row
+/// with none pools to zeros); [`Pooling::Cls`] takes position 0. Positions
+/// missing from a short `hidden` count as zeros.
+#[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+pub(crate) fn pool_rows(
+    hidden: &[f32],
+    mask: &[u32],
+    rows: usize,
+    width: usize,
+    dim: usize,
+    pooling: Pooling,
+) -> Vec<Vec<f32>> {
+    (0..rows)
+        .map(|row| {
+            let mut out = vec![0.0f32; dim];
+            let state = |pos: usize| {
+                let start = (row * width + pos) * dim;
+                hidden.get(start..start + dim).unwrap_or(&[])
+            };
+            match pooling {
+                Pooling::Cls => {
+                    for (o, h) in out.iter_mut().zip(state(0)) {
+                        *o = *h;
+                    }
+                }
+                Pooling::Mean => {
+                    let mut count = 0usize;
+                    for pos in 0..width {
+                        if mask.get(row * width + pos).copied().unwrap_or(0) == 0 {
+                            continue;
+                        }
+                        count += 1;
+                        for (o, h) in out.iter_mut().zip(state(pos)) {
+                            *o += *h;
+                        }
+                    }
+                    if count > 0 {
+                        let n = count as f32;
+                        for o in &mut out {
+                            *o /= n;
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use candle_core::Device;
@@ -65,6 +116,18 @@ mod tests {
             .to_vec2::<f32>()
             .unwrap();
         assert_eq!(pooled, vec![vec![1.0, 2.0], vec![10.0, 20.0]]);
+    }
+
+    #[test]
+    fn slice_pooling_agrees_with_tensor_pooling() {
+        let data = hidden().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let mask = [1u32, 1, 1, 1, 1, 0];
+        let mean = pool_rows(&data, &mask, 2, 3, 2, Pooling::Mean);
+        assert_eq!(mean, vec![vec![3.0, 4.0], vec![20.0, 30.0]]);
+        let cls = pool_rows(&data, &mask, 2, 3, 2, Pooling::Cls);
+        assert_eq!(cls, vec![vec![1.0, 2.0], vec![10.0, 20.0]]);
+        let none = pool_rows(&data, &[1, 0, 0, 0, 0, 0], 2, 3, 2, Pooling::Mean);
+        assert_eq!(none, vec![vec![1.0, 2.0], vec![0.0, 0.0]]);
     }
 
     #[test]
