@@ -22,7 +22,8 @@
 #   * LLM chaos peer (scripts/llm-mock.sh): npm @copilotkit/aimock in .services/llm-mock,
 #     run per test through .services/bin/llm-mock (fixtures, injected faults).
 #   * Embedding model folders (scripts/models.sh): all-MiniLM-L6-v2 for the in-process
-#     embedder, exported as AGCORE_TEST_MINILM_DIR.
+#     embedder, exported as AGCORE_TEST_MINILM_DIR; its int8 ONNX export and ONNX Runtime
+#     for the `onnx` feature, exported as AGCORE_TEST_ONNX_MINILM_DIR and ORT_DYLIB_PATH.
 #
 # Tunables (environment): AGCORE_SERVICES_DIR (state dir, default <repo>/.services),
 # AGCORE_LLAMA_PORT (preferred port, default 58080), AGCORE_LLAMA_START_TIMEOUT (s, 180),
