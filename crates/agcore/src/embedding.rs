@@ -3,13 +3,15 @@
 //!
 //! ```toml
 //! [embedding]
-//! provider = "openai"                 # openai | local | hashing
+//! provider = "openai"                 # openai | local | onnx | hashing
 //! base_url = "http://127.0.0.1:8081/v1"
 //! model = "multilingual-e5-small"
 //! query_style = "input_type"          # none | input_type | e5_prefix
 //! # api key: AGCORE_EMBEDDING_API_KEY or OPENAI_API_KEY (never in the file)
 //!
 //! # provider = "local"  model_path = "models/all-MiniLM-L6-v2"   (feature `local-embeddings`)
+//! # provider = "onnx"   model_path = "models/all-MiniLM-L6-v2-onnx-int8"
+//! #   (feature `local-embeddings-onnx`; ONNX Runtime from ORT_DYLIB_PATH)
 //! ```
 
 use std::path::PathBuf;
@@ -29,6 +31,10 @@ pub enum EmbeddingProvider {
     Openai,
     /// An in-process BERT-family model folder (feature `local-embeddings`).
     Local,
+    /// An in-process ONNX export of a BERT-family model (a folder with a
+    /// `.onnx` file and `tokenizer.json`), run by ONNX Runtime loaded from
+    /// `ORT_DYLIB_PATH` (feature `local-embeddings-onnx`).
+    Onnx,
     /// Feature hashing of words: no meaning, no I/O (tests and demos).
     Hashing,
 }
@@ -54,14 +60,16 @@ pub struct EmbeddingConfig {
     /// The kind of model.
     pub provider: EmbeddingProvider,
     /// Model name sent to the server (`openai`), or the model id recorded
-    /// with vectors (`local`; default `local:<folder name>`).
+    /// with vectors (`local`, `onnx`; default `local:<folder name>`,
+    /// `onnx:<folder name>`).
     pub model: Option<String>,
     /// Server base URL ending before `/embeddings` (`openai`; default
     /// `AGCORE_EMBEDDING_BASE_URL`, else OpenAI's).
     pub base_url: Option<String>,
     /// Query/document handling.
     pub query_style: QueryStyle,
-    /// Model folder (`local`): `config.json`, `tokenizer.json`, `model.safetensors`.
+    /// Model folder (`local`: `config.json`, `tokenizer.json`,
+    /// `model.safetensors`; `onnx`: `model.onnx` and `tokenizer.json`).
     pub model_path: Option<PathBuf>,
     /// Vector length to request from the server (OpenAI text-embedding-3
     /// models can shorten vectors); `hashing`: the number of buckets (default 384).
@@ -81,6 +89,7 @@ pub async fn open_embedder(config: &EmbeddingConfig) -> Result<Arc<dyn Embedding
         ))),
         EmbeddingProvider::Openai => open_openai(config).await,
         EmbeddingProvider::Local => open_local(config).await,
+        EmbeddingProvider::Onnx => open_onnx(config).await,
     }
 }
 
@@ -140,6 +149,34 @@ async fn open_local(_: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>, LlmE
     ))
 }
 
+#[cfg(feature = "local-embeddings-onnx")]
+async fn open_onnx(config: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>, LlmError> {
+    use agcore_embed_local::{LocalEmbedderOptions, OnnxEmbedder};
+    let Some(dir) = &config.model_path else {
+        return Err(LlmError::Config(
+            "embedding provider `onnx` needs `model_path` (a folder with model.onnx)".into(),
+        ));
+    };
+    let mut options = LocalEmbedderOptions::new();
+    if let Some(id) = &config.model {
+        options = options.model_id(id.clone());
+    }
+    if config.query_style == QueryStyle::E5Prefix {
+        options = options.query_prefix("query: ").document_prefix("passage: ");
+    }
+    let model = OnnxEmbedder::load_with(dir, options.into())
+        .await
+        .map_err(|e| LlmError::Config(format!("ONNX model {}: {e}", dir.display())))?;
+    Ok(Arc::new(model))
+}
+
+#[cfg(not(feature = "local-embeddings-onnx"))]
+async fn open_onnx(_: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>, LlmError> {
+    Err(LlmError::Config(
+        "embedding provider `onnx` needs the `local-embeddings-onnx` feature of agcore".into(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +189,23 @@ mod tests {
         .unwrap();
         assert_eq!(config.query_style, QueryStyle::InputType);
         assert!(toml::from_str::<EmbeddingConfig>("api_keys = \"x\"\n").is_err());
+        let onnx: EmbeddingConfig =
+            toml::from_str("provider = \"onnx\"\nmodel_path = \"models/minilm-onnx\"\n").unwrap();
+        assert_eq!(onnx.provider, EmbeddingProvider::Onnx);
+        assert_eq!(onnx.model_path, Some(PathBuf::from("models/minilm-onnx")));
+    }
+
+    #[tokio::test]
+    async fn onnx_without_a_folder_is_a_config_error() {
+        let config = EmbeddingConfig {
+            provider: EmbeddingProvider::Onnx,
+            ..EmbeddingConfig::default()
+        };
+        let err = open_embedder(&config).await.err().unwrap();
+        assert!(
+            matches!(&err, LlmError::Config(m) if m.contains("onnx")),
+            "{err}"
+        );
     }
 
     #[tokio::test]

@@ -12,7 +12,7 @@
 //! | `memory` | `agcore-memory` | `memory` (`sqlite` adds the SQLite backend) |
 //! | `agent` | `agcore-agent` | `agent` |
 //! | `attach` | `agcore-agent`'s memory attachments, with every backend and embedder | `agent` |
-//! | `embed_local` | `agcore-embed-local` | `local-embeddings` |
+//! | `embed_local` | `agcore-embed-local` | `local-embeddings` (`local-embeddings-onnx` adds `OnnxEmbedder`) |
 //!
 //! Default features: `agent`, `openai`, `sqlite`. [`prelude`] holds the items
 //! most programs use.

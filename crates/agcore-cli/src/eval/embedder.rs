@@ -37,6 +37,9 @@ pub enum EmbedderSpec {
     },
     /// `local:DIR`: an in-process model from a Hugging-Face-style folder.
     Local(PathBuf),
+    /// `onnx:DIR`: an in-process ONNX model (a folder with `model.onnx` and
+    /// `tokenizer.json`) run by ONNX Runtime, loaded from `ORT_DYLIB_PATH`.
+    Onnx(PathBuf),
     /// `hashing[:DIM]`: feature hashing of words (no meaning; a sanity baseline).
     Hashing(usize),
 }
@@ -70,6 +73,12 @@ impl FromStr for EmbedderSpec {
             }
             return Ok(Self::Local(PathBuf::from(dir)));
         }
+        if let Some(dir) = s.strip_prefix("onnx:") {
+            if dir.is_empty() {
+                return Err("onnx: needs a model folder".into());
+            }
+            return Ok(Self::Onnx(PathBuf::from(dir)));
+        }
         if s == "hashing" {
             return Ok(Self::Hashing(384));
         }
@@ -80,7 +89,7 @@ impl FromStr for EmbedderSpec {
             return Ok(Self::Hashing(dim.max(1)));
         }
         Err(format!(
-            "unknown embedder `{s}`: use openai:URL[:MODEL], local:DIR or hashing[:DIM]"
+            "unknown embedder `{s}`: use openai:URL[:MODEL], local:DIR, onnx:DIR or hashing[:DIM]"
         ))
     }
 }
@@ -116,6 +125,7 @@ impl EmbedderSpec {
                 Ok(Arc::new(embedder))
             }
             Self::Local(dir) => load_local(dir).await,
+            Self::Onnx(dir) => load_onnx(dir).await,
         }
     }
 }
@@ -124,6 +134,13 @@ async fn load_local(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, Cl
     let model = agcore::embed_local::LocalEmbedder::load(dir)
         .await
         .map_err(|e| CliError::Config(format!("local model {}: {e}", dir.display())))?;
+    Ok(Arc::new(model))
+}
+
+async fn load_onnx(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, CliError> {
+    let model = agcore::embed_local::OnnxEmbedder::load(dir)
+        .await
+        .map_err(|e| CliError::Config(format!("ONNX model {}: {e}", dir.display())))?;
     Ok(Arc::new(model))
 }
 
@@ -180,5 +197,12 @@ mod tests {
         assert!("openai:ftp://x".parse::<EmbedderSpec>().is_err());
         assert!("bert".parse::<EmbedderSpec>().is_err());
         assert!("local:".parse::<EmbedderSpec>().is_err());
+        assert_eq!(
+            "onnx:/m/minilm-onnx".parse::<EmbedderSpec>().unwrap(),
+            EmbedderSpec::Onnx("/m/minilm-onnx".into())
+        );
+        assert!("onnx:".parse::<EmbedderSpec>().is_err());
+        let err = "onnx".parse::<EmbedderSpec>().unwrap_err();
+        assert!(err.contains("onnx:DIR"), "{err}");
     }
 }

@@ -84,8 +84,9 @@ pub struct EvalArgs {
     /// The embedding model of the `dense` and `hybrid` retrievers:
     /// `openai:URL[:MODEL]` (an OpenAI-compatible `/v1/embeddings` server;
     /// key from `AGCORE_EMBEDDING_API_KEY` or `OPENAI_API_KEY`),
-    /// `local:DIR` (an in-process BERT-family model folder) or
-    /// `hashing[:DIM]` (word hashing, no meaning: a sanity baseline).
+    /// `local:DIR` (an in-process BERT-family model folder, candle),
+    /// `onnx:DIR` (an in-process ONNX model folder, ONNX Runtime from
+    /// `ORT_DYLIB_PATH`) or `hashing[:DIM]` (word hashing, no meaning: a sanity baseline).
     #[arg(long, value_name = "SPEC")]
     pub embedder: Option<embedder::EmbedderSpec>,
     /// How an `openai:` server is told queries from documents.
