@@ -8,6 +8,12 @@
 //! ratio, batch 32 on one thread beside all cores, and query latency
 //! p50/p99 over 200 queries.
 //!
+//! With the feature `onnx` and `AGCORE_TEST_ONNX_MINILM_DIR` plus
+//! `ORT_DYLIB_PATH` set, the int8 ONNX model run by ONNX Runtime is measured
+//! in the same run (`embed/onnx_batch32`, `embed/onnx_query`) and the report
+//! gives its throughput at batch 32 and query latency beside candle's, as
+//! ratios against candle.
+//!
 //! Needs `AGCORE_TEST_MINILM_DIR` (`scripts/models.sh install`); without it,
 //! prints why and does nothing. Goals on 2 cores: ≥ 200 sentences/s at batch
 //! 32, query p50 ≤ 10 ms.
@@ -70,7 +76,7 @@ fn sentences(n: usize, seed: usize) -> Vec<String> {
         .collect()
 }
 
-fn throughput(rt: &Runtime, model: &LocalEmbedder, texts: &[String], rounds: usize) -> f64 {
+fn throughput(rt: &Runtime, model: &dyn EmbeddingModel, texts: &[String], rounds: usize) -> f64 {
     rt.block_on(model.embed(texts, InputKind::Document))
         .unwrap(); // warm-up
     let started = Instant::now();
@@ -82,7 +88,7 @@ fn throughput(rt: &Runtime, model: &LocalEmbedder, texts: &[String], rounds: usi
 }
 
 /// Single-query latency over `queries`, one at a time.
-fn query_latency(rt: &Runtime, model: &LocalEmbedder, queries: &[String]) -> Percentiles {
+fn query_latency(rt: &Runtime, model: &dyn EmbeddingModel, queries: &[String]) -> Percentiles {
     let mut times = Vec::with_capacity(queries.len());
     for q in queries {
         let started = Instant::now();
@@ -90,6 +96,38 @@ fn query_latency(rt: &Runtime, model: &LocalEmbedder, queries: &[String]) -> Per
         times.push(started.elapsed());
     }
     Percentiles::of(times)
+}
+
+/// The ONNX model at batch 32 on every core and on one thread, when the
+/// feature is on and it is installed.
+#[cfg(feature = "onnx")]
+fn onnx_model(
+    rt: &Runtime,
+) -> Option<(
+    agcore_embed_local::OnnxEmbedder,
+    agcore_embed_local::OnnxEmbedder,
+)> {
+    use agcore_embed_local::{OnnxEmbedder, OnnxEmbedderOptions};
+    let (Ok(dir), Ok(_)) = (
+        std::env::var("AGCORE_TEST_ONNX_MINILM_DIR"),
+        std::env::var("ORT_DYLIB_PATH"),
+    ) else {
+        eprintln!(
+            "embed bench: set AGCORE_TEST_ONNX_MINILM_DIR and ORT_DYLIB_PATH \
+             (scripts/models.sh install) to measure the ONNX backend"
+        );
+        return None;
+    };
+    let options = OnnxEmbedderOptions::from(LocalEmbedderOptions::new().batch_size(32));
+    let all = rt.block_on(OnnxEmbedder::load_with(&dir, options)).unwrap();
+    let options = OnnxEmbedderOptions::from(LocalEmbedderOptions::new().batch_size(32).threads(1));
+    let one = rt.block_on(OnnxEmbedder::load_with(&dir, options)).unwrap();
+    Some((all, one))
+}
+
+#[cfg(not(feature = "onnx"))]
+fn onnx_model(_rt: &Runtime) -> Option<(LocalEmbedder, LocalEmbedder)> {
+    None
 }
 
 fn main() {
@@ -119,6 +157,7 @@ fn main() {
     let words: Vec<usize> = docs.iter().map(|d| d.split_whitespace().count()).collect();
     assert!(words.iter().all(|w| (10..=25).contains(w)), "{words:?}");
     let queries = sentences(200, 3);
+    let onnx = onnx_model(&rt);
 
     let args: Vec<String> = std::env::args().collect();
     let mut c = Criterion::default()
@@ -149,6 +188,20 @@ fn main() {
                     .unwrap()
             });
         });
+        if let Some((onnx, _)) = &onnx {
+            group.throughput(Throughput::Elements(docs.len() as u64));
+            group.bench_function("onnx_batch32", |b| {
+                b.iter(|| rt.block_on(onnx.embed(&docs, InputKind::Document)).unwrap());
+            });
+            group.throughput(Throughput::Elements(1));
+            group.bench_function("onnx_query", |b| {
+                b.iter(|| {
+                    i += 1;
+                    rt.block_on(onnx.embed_query(&queries[i % queries.len()]))
+                        .unwrap()
+                });
+            });
+        }
         group.finish();
     }
     c.final_summary();
@@ -188,5 +241,30 @@ fn main() {
             ms(latency_one.p99),
             ms(latency_one.mean)
         );
+        if let Some((onnx, onnx_one)) = &onnx {
+            let onnx_fast = throughput(&rt, onnx, &docs, 5);
+            let onnx_single = throughput(&rt, onnx_one, &docs, 5);
+            let onnx_latency = query_latency(&rt, onnx, &queries);
+            let onnx_latency_one = query_latency(&rt, onnx_one, &queries);
+            println!("-- ONNX Runtime, int8 all-MiniLM-L6-v2, same sentences --");
+            println!(
+                "onnx throughput: batch 32 {onnx_fast:.0} sentences/s | candle {fast:.0} sentences/s | ratio {:.2}x",
+                onnx_fast / fast
+            );
+            println!(
+                "onnx query latency: p50 {:.2} ms | p99 {:.2} ms | mean {:.2} ms | candle p50 {:.2} ms (ratio {:.2}x)",
+                ms(onnx_latency.p50),
+                ms(onnx_latency.p99),
+                ms(onnx_latency.mean),
+                ms(latency.p50),
+                ms(latency.p50) / ms(onnx_latency.p50)
+            );
+            println!(
+                "onnx 1 thread: batch 32 {onnx_single:.0} sentences/s (candle 1 thread {single:.0}, ratio {:.2}x) | query p50 {:.2} ms | p99 {:.2} ms",
+                onnx_single / single,
+                ms(onnx_latency_one.p50),
+                ms(onnx_latency_one.p99)
+            );
+        }
     }
 }
