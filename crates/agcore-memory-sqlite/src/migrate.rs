@@ -42,14 +42,16 @@ pub(crate) struct Component {
     pub(crate) upgrade: fn(&Transaction<'_>, i64) -> Result<()>,
 }
 
+/// Version 2 keys blocks by exact document length (version 1: `len >> 3`).
 const BM25: Component = Component {
     name: "bm25",
-    latest: 1,
-    create: |tx| Ok(tx.execute_batch(crate::impact::TABLES)?),
-    upgrade: |_, target| {
-        Err(storage(format!(
-            "bm25 index: no upgrade to version {target}"
-        )))
+    latest: 2,
+    create: |tx| crate::impact::create_tables(tx),
+    upgrade: |tx, target| match target {
+        2 => crate::impact::split_by_length(tx),
+        other => Err(storage(format!(
+            "bm25 index: no upgrade to version {other}"
+        ))),
     },
 };
 

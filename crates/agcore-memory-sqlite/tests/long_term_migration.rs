@@ -214,7 +214,7 @@ async fn version_one_databases_upgrade_with_every_row() {
         assert_eq!(
             components,
             [
-                ("bm25".into(), 1),
+                ("bm25".into(), 2),
                 ("long_term".into(), 6),
                 ("store".into(), 4)
             ]

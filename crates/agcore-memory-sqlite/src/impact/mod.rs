@@ -1,18 +1,21 @@
 //! An impact-ordered BM25 index in SQLite tables, shared by `SqliteStore` and
 //! the long-term memory backend (each in its own database file).
 //!
-//! - `bm25_blocks (scope, term, tfb, lenb, first_doc)` (`WITHOUT ROWID`):
+//! - `bm25_blocks (scope, term, tfb, len, first_doc)` (`WITHOUT ROWID`):
 //!   postings packed in blocks. A block lists `(len, doc)` pairs (at most
-//!   [`BLOCK_DOCS`]) of documents holding `term` with the frequency bucket
-//!   `tfb = min(tf, TF_BUCKETS)` and a length in the range
-//!   `lenb = len >> LEN_SHIFT`. A (term, bucket) run is read range by range,
-//!   each range's blocks merged and sorted by (length, document), so the run
-//!   yields postings shortest document first: the BM25 contribution only
-//!   falls along a run — for any mean length — and the next posting bounds
-//!   everything after it exactly: impact-ordered postings (Anh & Moffat
-//!   2006, "Pruned query evaluation using pre-computed impacts", SIGIR)
-//!   without quantisation. Packing keeps writes cheap: a batch writes one row
-//!   per (term, bucket, length range) group, not one per posting.
+//!   [`BLOCK_DOCS`], ascending by document) of documents of length `len`
+//!   holding `term` with the frequency bucket `tfb = min(tf, TF_BUCKETS)`. A
+//!   (term, bucket) run is read in key order, so it yields postings shortest
+//!   document first and, within one length, by document: the BM25
+//!   contribution only falls along a run — for any mean length — and the
+//!   next posting bounds everything after it exactly: impact-ordered postings
+//!   (Anh & Moffat 2006, "Pruned query evaluation using pre-computed
+//!   impacts", SIGIR) without quantisation. Since every posting of a block
+//!   has the block's length, a run is read block by block: a top-k that
+//!   stops early reads one block of a long list, not all of it (version 1
+//!   grouped eight lengths per key and had to read and sort a whole range).
+//!   Packing keeps writes cheap: a batch writes one row per (term, bucket,
+//!   length) group, not one per posting.
 //! - `bm25_terms (scope, term) → (df, max_tf)` and
 //!   `bm25_stats (scope) → (docs, tokens)`: the collection statistics BM25
 //!   needs (N, document frequencies, mean length), so a search never counts
@@ -27,8 +30,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+mod upgrade;
 mod write;
 
+pub(crate) use upgrade::split_by_length;
 use write::group;
 pub(crate) use write::{add_docs, remove_docs};
 
@@ -41,21 +46,22 @@ pub(crate) const B: f64 = 0.75;
 pub(crate) const TF_BUCKETS: u32 = 4;
 /// Most postings in one block.
 pub(crate) const BLOCK_DOCS: usize = 512;
-/// Lengths `l` with equal `l >> LEN_SHIFT` share blocks.
-const LEN_SHIFT: u32 = 3;
 
-/// The tables of the impact-ordered index.
-pub(crate) const TABLES: &str = "
+/// The block table of the impact-ordered index.
+pub(crate) const BLOCKS_TABLE: &str = "
 CREATE TABLE bm25_blocks (
     scope     INTEGER NOT NULL,
     term      TEXT    NOT NULL,
     tfb       INTEGER NOT NULL,
-    lenb      INTEGER NOT NULL,
+    len       INTEGER NOT NULL,
     first_doc INTEGER NOT NULL,
     last_doc  INTEGER NOT NULL,
     postings  BLOB    NOT NULL,
-    PRIMARY KEY (scope, term, tfb, lenb, first_doc)
-) WITHOUT ROWID;
+    PRIMARY KEY (scope, term, tfb, len, first_doc)
+) WITHOUT ROWID;";
+
+/// The statistics tables of the impact-ordered index.
+pub(crate) const STATS_TABLES: &str = "
 CREATE TABLE bm25_terms (
     scope  INTEGER NOT NULL,
     term   TEXT    NOT NULL,
@@ -67,8 +73,17 @@ CREATE TABLE bm25_stats (
     scope  INTEGER PRIMARY KEY,
     docs   INTEGER NOT NULL,
     tokens INTEGER NOT NULL
-);
-";
+);";
+
+/// Creates the tables of the impact-ordered index (its latest layout).
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn create_tables(conn: &Connection) -> Result<()> {
+    conn.execute_batch(BLOCKS_TABLE)?;
+    conn.execute_batch(STATS_TABLES)?;
+    Ok(())
+}
 
 /// BM25's tf part, as FTS5's `bm25()` computes it:
 /// `tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avg_len))` (Robertson & Zaragoza 2009).
@@ -202,8 +217,8 @@ pub(crate) fn check(
         problems.push("bm25 index: document frequencies differ from the rows".to_owned());
     }
     let mut stmt = conn.prepare(
-        "SELECT term, tfb, lenb, postings FROM bm25_blocks WHERE scope = ?1 \
-         ORDER BY term, tfb, lenb, first_doc",
+        "SELECT term, tfb, len, postings FROM bm25_blocks WHERE scope = ?1 \
+         ORDER BY term, tfb, len, first_doc",
     )?;
     let mut postings: BTreeMap<(String, u32, u32), Vec<(u32, i64)>> = BTreeMap::new();
     let mut rows = stmt.query([scope])?;
@@ -262,7 +277,7 @@ mod tests {
     #[test]
     fn blocks_add_remove_and_check() {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(TABLES).unwrap();
+        create_tables(&conn).unwrap();
         let mut rows: Vec<(i64, String)> = (0..2000)
             .map(|d| (d, format!("t{} t{} common", d % 7, d % 3)))
             .collect();

@@ -1,5 +1,5 @@
 //! Keeping the impact-ordered index in step with the documents: postings
-//! grouped into blocks per (term, tf bucket, length range), added and removed
+//! grouped into blocks per (term, tf bucket, document length), added and removed
 //! in the writer's transaction.
 
 use crate::error::Result;
@@ -16,7 +16,7 @@ use group::{GroupKey, Grouped, group_docs};
 use parallel::group_docs_parallel;
 
 /// A block to write: its group key fields and postings.
-type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
+pub(super) type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
 /// A block to write, owning its postings.
 type BlockOwned<'a> = (&'a str, u32, u32, Vec<Posting>);
 
@@ -31,13 +31,13 @@ fn join_last_block(
     key: GroupKey<'_>,
     list: &[Posting],
 ) -> Result<Option<Vec<Posting>>> {
-    let (term, tfb, lenb) = key;
+    let (term, tfb, len) = key;
     let last: Option<(i64, Vec<u8>)> = conn
         .prepare_cached(
             "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
-             AND tfb = ?3 AND lenb = ?4 ORDER BY first_doc DESC LIMIT 1",
+             AND tfb = ?3 AND len = ?4 ORDER BY first_doc DESC LIMIT 1",
         )?
-        .query_row(params![scope, term, tfb, lenb], |r| {
+        .query_row(params![scope, term, tfb, len], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })
         .optional()?;
@@ -52,16 +52,16 @@ fn join_last_block(
     postings.sort_unstable_by_key(|p| p.1);
     postings.dedup_by_key(|p| p.1);
     conn.prepare_cached(
-        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND lenb = ?4 \
+        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND len = ?4 \
          AND first_doc = ?5",
     )?
-    .execute(params![scope, term, tfb, lenb, first])?;
+    .execute(params![scope, term, tfb, len, first])?;
     Ok(Some(postings))
 }
 
 /// The block insert (7 parameters a row).
 static INSERT_BLOCKS: MultiRow = MultiRow::new(
-    "INSERT INTO bm25_blocks (scope, term, tfb, lenb, first_doc, last_doc, postings)",
+    "INSERT INTO bm25_blocks (scope, term, tfb, len, first_doc, last_doc, postings)",
     7,
     1,
     "",
@@ -76,16 +76,16 @@ static UPSERT_TERMS: MultiRow = MultiRow::new(
      max_tf = max(max_tf, excluded.max_tf)",
 );
 
-/// Inserts blocks `(term, tfb, lenb, postings)` of `scope`, many per statement.
-fn insert_blocks(conn: &Connection, scope: i64, blocks: &[BlockRef<'_>]) -> Result<()> {
+/// Inserts blocks `(term, tfb, len, postings)` of `scope`, many per statement.
+pub(super) fn insert_blocks(conn: &Connection, scope: i64, blocks: &[BlockRef<'_>]) -> Result<()> {
     for range in multirow::chunks(blocks.len()) {
         let chunk = blocks.get(range.clone()).unwrap_or_default();
         let mut stmt = INSERT_BLOCKS.prepare(conn, chunk.len())?;
-        for (slot, (term, tfb, lenb, postings)) in chunk.iter().enumerate() {
+        for (slot, (term, tfb, len, postings)) in chunk.iter().enumerate() {
             let first = postings.first().map_or(0, |x| x.1);
             let last = postings.last().map_or(0, |x| x.1);
             let blob = encode_postings(postings);
-            let row: [&dyn ToSql; 7] = [&scope, term, tfb, lenb, &first, &last, &blob];
+            let row: [&dyn ToSql; 7] = [&scope, term, tfb, len, &first, &last, &blob];
             multirow::bind_row(&mut stmt, slot, &row)?;
         }
         stmt.raw_execute()?;
@@ -115,18 +115,18 @@ pub(crate) fn add_docs(
 fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
     let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(grouped.groups.len());
     let mut merged: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, lenb), range) in &grouped.groups {
+    for ((term, tfb, len), range) in &grouped.groups {
         let list = grouped.postings.get(range.clone()).unwrap_or_default();
         // Small writes (single saves) join the group's last block while it
         // has room, so blocks stay full however the documents arrive.
         if grouped.docs <= SMALL_WRITE
-            && let Some(joined) = join_last_block(conn, scope, (term, *tfb, *lenb), list)?
+            && let Some(joined) = join_last_block(conn, scope, (term, *tfb, *len), list)?
         {
-            merged.push((term, *tfb, *lenb, joined));
+            merged.push((term, *tfb, *len, joined));
             continue;
         }
         for block in list.chunks(BLOCK_DOCS) {
-            blocks.push((term, *tfb, *lenb, block));
+            blocks.push((term, *tfb, *len, block));
         }
     }
     blocks.extend(merged.iter().map(|(t, b, l, p)| (*t, *b, *l, p.as_slice())));
@@ -168,20 +168,20 @@ pub(crate) fn remove_docs(
     let grouped = group_docs(docs, skip);
     let mut blocks = conn.prepare_cached(
         "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
-         AND tfb = ?3 AND lenb = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
+         AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
     )?;
     let mut delete = conn.prepare_cached(
-        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND lenb = ?4 \
+        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND len = ?4 \
          AND first_doc = ?5",
     )?;
     let mut rewritten: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, lenb), range) in &grouped.groups {
+    for ((term, tfb, len), range) in &grouped.groups {
         let gone = grouped.postings.get(range.clone()).unwrap_or_default();
         let (Some(min), Some(max)) = (gone.first(), gone.last()) else {
             continue;
         };
         let found: Vec<(i64, Vec<u8>)> = blocks
-            .query_map(params![scope, term, tfb, lenb, min.1, max.1], |r| {
+            .query_map(params![scope, term, tfb, len, min.1, max.1], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<_, _>>()?;
@@ -195,9 +195,9 @@ pub(crate) fn remove_docs(
             if kept.len() == held.len() {
                 continue;
             }
-            delete.execute(params![scope, term, tfb, lenb, first])?;
+            delete.execute(params![scope, term, tfb, len, first])?;
             if !kept.is_empty() {
-                rewritten.push((term, *tfb, *lenb, kept));
+                rewritten.push((term, *tfb, *len, kept));
             }
         }
     }

@@ -94,8 +94,8 @@ pub(crate) fn top_k<K: Ord>(
     let mut statements: Vec<CachedStatement<'_>> = Vec::with_capacity(plan.len());
     for _ in &plan {
         statements.push(conn.prepare_cached(
-            "SELECT lenb, postings FROM bm25_blocks \
-             WHERE scope = ?1 AND term = ?2 AND tfb = ?3 ORDER BY lenb, first_doc",
+            "SELECT len, first_doc, postings FROM bm25_blocks \
+             WHERE scope = ?1 AND term = ?2 AND tfb = ?3 ORDER BY len, first_doc",
         )?);
     }
     let mut runs = Vec::with_capacity(plan.len());
@@ -103,19 +103,15 @@ pub(crate) fn top_k<K: Ord>(
         let Some(&(text, idf, max_tf, _)) = present.get(t) else {
             continue;
         };
-        let mut run = Run {
-            term: t,
+        let rows = statement.query(params![query.scope, text, bucket])?;
+        let run = Run::new(
+            t,
             idf,
-            tf: (bucket < TF_BUCKETS).then_some(bucket),
+            (bucket < TF_BUCKETS).then_some(bucket),
             max_tf,
-            rows: statement.query(params![query.scope, text, bucket])?,
-            pending: None,
-            class: Vec::new(),
-            pos: 0,
-            next: None,
-            bound: 0.0,
-        };
-        run.advance(avg_len)?;
+            rows,
+            avg_len,
+        )?;
         runs.push(run);
     }
     let floor = query.min_score.unwrap_or(0.0).max(0.0);

@@ -6,11 +6,22 @@ use rusqlite::Rows;
 
 use crate::impact::{Posting, TF_BUCKETS, decode_postings, tf_part};
 
-/// A length range and its postings, as read from one block.
-type RangeBlock = (u32, Vec<Posting>);
+/// A block as read: its key's length and first document, and its postings.
+struct Block {
+    len: u32,
+    first_doc: i64,
+    postings: Vec<Posting>,
+}
 
-/// Sorted access to one (term, tf bucket) run: its blocks by length range,
-/// the blocks of one range merged and sorted by (length, document).
+/// Sorted access to one (term, tf bucket) run, streamed block by block.
+///
+/// The run's blocks come in key order (length, first document), every
+/// posting of a block has the block's length and a document at or after its
+/// first, so the postings read so far can be yielded up to the next unread
+/// block's (length, first document): everything unread sorts after that.
+/// Blocks of one length whose document ranges overlap (left by rewrites) are
+/// merged; disjoint ones — the usual case — are read one at a time, so a
+/// top-k that stops early reads one block of a long list.
 pub(super) struct Run<'s> {
     /// Index of the term among the query's terms with postings.
     pub(super) term: usize,
@@ -19,53 +30,60 @@ pub(super) struct Run<'s> {
     pub(super) tf: Option<u32>,
     /// The term's largest tf (bounds the last bucket).
     pub(super) max_tf: u32,
-    pub(super) rows: Rows<'s>,
-    /// A block read ahead (the first of the next length range).
-    pub(super) pending: Option<(u32, Vec<(u32, i64)>)>,
-    /// The current range's postings `(len, doc)`, ascending; `pos` is past `next`.
-    pub(super) class: Vec<(u32, i64)>,
-    pub(super) pos: usize,
+    rows: Rows<'s>,
+    /// The next unread block (read ahead); `None` once the rows are done.
+    ahead: Option<Block>,
+    /// Postings read and not yet yielded, ascending from `pos`.
+    buffer: Vec<Posting>,
+    pos: usize,
     /// Next unread posting `(len, doc)`.
-    pub(super) next: Option<(u32, i64)>,
+    pub(super) next: Option<Posting>,
     /// Bound of the term's part in any document after the cursor (0 when done).
     pub(super) bound: f64,
 }
 
-impl Run<'_> {
-    fn read_block(&mut self) -> Result<Option<RangeBlock>> {
-        Ok(match self.rows.next()? {
-            Some(row) => {
-                let blob: Vec<u8> = row.get(1)?;
-                Some((row.get(0)?, decode_postings(&blob)))
-            }
-            None => None,
-        })
+impl<'s> Run<'s> {
+    /// A run over `rows` (`len, first_doc, postings`, in key order), positioned
+    /// on its first posting.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`](agcore_memory::MemoryError) when a row cannot be read.
+    pub(super) fn new(
+        term: usize,
+        idf: f64,
+        tf: Option<u32>,
+        max_tf: u32,
+        rows: Rows<'s>,
+        avg_len: f64,
+    ) -> Result<Self> {
+        let mut run = Self {
+            term,
+            idf,
+            tf,
+            max_tf,
+            rows,
+            ahead: None,
+            buffer: Vec::new(),
+            pos: 0,
+            next: None,
+            bound: 0.0,
+        };
+        run.ahead = run.read_block()?;
+        run.advance(avg_len)?;
+        Ok(run)
     }
 
-    /// Loads the next length range's postings.
-    fn fill(&mut self) -> Result<()> {
-        self.class.clear();
-        self.pos = 0;
-        let first = match self.pending.take() {
-            Some(block) => Some(block),
-            None => self.read_block()?,
-        };
-        let Some((range, postings)) = first else {
-            return Ok(());
-        };
-        self.class = postings;
-        loop {
-            match self.read_block()? {
-                Some((r, postings)) if r == range => self.class.extend(postings),
-                other => {
-                    self.pending = other;
-                    break;
-                }
-            }
-        }
-        self.class.sort_unstable();
-        self.class.dedup();
-        Ok(())
+    fn read_block(&mut self) -> Result<Option<Block>> {
+        Ok(match self.rows.next()? {
+            Some(row) => Some(Block {
+                len: row.get(0)?,
+                first_doc: row.get(1)?,
+                postings: decode_postings(
+                    row.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?,
+                ),
+            }),
+            None => None,
+        })
     }
 
     /// The term frequency bounding this run's postings.
@@ -73,15 +91,115 @@ impl Run<'_> {
         self.tf.unwrap_or(self.max_tf.max(TF_BUCKETS))
     }
 
+    /// Moves to the next posting (in (length, document) order) and its bound.
     pub(super) fn advance(&mut self, avg_len: f64) -> Result<()> {
-        if self.pos >= self.class.len() {
-            self.fill()?;
-        }
-        self.next = self.class.get(self.pos).copied();
-        self.pos = self.pos.saturating_add(1);
+        self.next = loop {
+            if let Some(&posting) = self.buffer.get(self.pos)
+                && self
+                    .ahead
+                    .as_ref()
+                    .is_none_or(|b| (b.len, b.first_doc) > posting)
+            {
+                self.pos += 1;
+                break Some(posting);
+            }
+            let Some(block) = self.ahead.take() else {
+                break None;
+            };
+            self.buffer.drain(..self.pos);
+            self.pos = 0;
+            let sorted = self
+                .buffer
+                .last()
+                .is_none_or(|&last| block.postings.first().is_none_or(|&first| last < first));
+            self.buffer.extend(block.postings);
+            if !sorted {
+                self.buffer.sort_unstable();
+                self.buffer.dedup();
+            }
+            self.ahead = self.read_block()?;
+        };
         self.bound = self.next.map_or(0.0, |(len, _)| {
             self.idf * tf_part(f64::from(self.tf_bound()), f64::from(len), avg_len)
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::{Connection, params};
+
+    use super::*;
+    use crate::impact::encode_postings;
+
+    /// Every posting of blocks `(len, postings)` stored under one run key,
+    /// read back through [`Run`].
+    fn read_back(blocks: &[(u32, Vec<Posting>)]) -> Vec<Posting> {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::impact::create_tables(&conn).unwrap();
+        for (len, postings) in blocks {
+            conn.execute(
+                "INSERT INTO bm25_blocks VALUES (1, 't', 1, ?1, ?2, ?3, ?4)",
+                params![
+                    len,
+                    postings.first().unwrap().1,
+                    postings.last().unwrap().1,
+                    encode_postings(postings)
+                ],
+            )
+            .unwrap();
+        }
+        let mut stmt = conn
+            .prepare(
+                "SELECT len, first_doc, postings FROM bm25_blocks \
+                 WHERE scope = 1 AND term = 't' AND tfb = 1 ORDER BY len, first_doc",
+            )
+            .unwrap();
+        let mut run = Run::new(0, 1.0, Some(1), 1, stmt.query([]).unwrap(), 5.0).unwrap();
+        let mut out = Vec::new();
+        let mut last_bound = f64::INFINITY;
+        while let Some(posting) = run.next {
+            assert!(run.bound <= last_bound, "bounds never rise along a run");
+            last_bound = run.bound;
+            out.push(posting);
+            run.advance(5.0).unwrap();
+        }
+        assert_eq!(run.bound, 0.0);
+        out
+    }
+
+    #[test]
+    fn yields_length_then_document_order_across_overlapping_blocks() {
+        let block = |len: u32, docs: &[i64]| -> (u32, Vec<Posting>) {
+            (len, docs.iter().map(|&d| (len, d)).collect())
+        };
+        let blocks = vec![
+            block(3, &[1, 5, 9]),
+            block(3, &[2, 6, 40]), // overlaps the first
+            block(3, &[41, 42]),
+            block(4, &[0, 7]),
+            block(9, &[3]),
+            block(9, &[4, 8]),
+        ];
+        let mut want: Vec<Posting> = blocks.iter().flat_map(|(_, p)| p.clone()).collect();
+        want.sort_unstable();
+        assert_eq!(read_back(&blocks), want);
+    }
+
+    #[test]
+    fn a_disjoint_run_is_read_without_reordering() {
+        let blocks: Vec<(u32, Vec<Posting>)> = (0..6)
+            .map(|b| {
+                (
+                    2 + b / 3,
+                    (0..50)
+                        .map(|d| (2 + b / 3, i64::from(b * 100 + d)))
+                        .collect(),
+                )
+            })
+            .collect();
+        let want: Vec<Posting> = blocks.iter().flat_map(|(_, p)| p.clone()).collect();
+        assert_eq!(read_back(&blocks), want);
     }
 }

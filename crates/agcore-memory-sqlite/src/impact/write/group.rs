@@ -1,12 +1,12 @@
-//! Grouping a batch's postings by (term, tf bucket, length range): the pure
+//! Grouping a batch's postings by (term, tf bucket, document length): the pure
 //! part of an index write, with no connection, so it can run beside the
 //! statements that write the documents.
 
 use std::collections::HashMap;
 
-use super::super::{LEN_SHIFT, Posting, TF_BUCKETS};
+use super::super::{Posting, TF_BUCKETS};
 
-/// A (term, bucket, length range) group key.
+/// A (term, tf bucket, document length) group key.
 pub(crate) type GroupKey<'a> = (&'a str, u32, u32);
 
 /// The postings of a batch of documents, grouped for writing.
@@ -25,9 +25,9 @@ pub(crate) struct Grouped<'a> {
     pub(crate) docs: usize,
 }
 
-/// A term's postings `(tfb, lenb, len, doc)` in document order, the
+/// A term's postings `(tfb, len, doc)` in document order, the
 /// documents holding it and its largest tf.
-type TermList = (Vec<(u32, u32, u32, i64)>, i64, u32);
+type TermList = (Vec<(u32, u32, i64)>, i64, u32);
 
 /// Groups the postings of `docs` (`(doc, terms column)`), skipping each
 /// value's first `skip` tokens.
@@ -35,7 +35,7 @@ type TermList = (Vec<(u32, u32, u32, i64)>, i64, u32);
 /// Each token is looked up once, giving its term a dense number; postings
 /// are collected per term in document order (the documents are visited in
 /// that order), so a term's list needs only a stable sort by (bucket,
-/// length range) — small integer keys — and the term names are sorted once.
+/// document length) — small integer keys — and the term names are sorted once.
 pub(crate) fn group_docs<'a>(docs: &[(i64, &'a str)], skip: usize) -> Grouped<'a> {
     let mut ids: HashMap<&'a str, usize, foldhash::fast::RandomState> = HashMap::default();
     let mut names: Vec<&'a str> = Vec::new();
@@ -65,7 +65,7 @@ pub(crate) fn group_docs<'a>(docs: &[(i64, &'a str)], skip: usize) -> Grouped<'a
                 continue;
             };
             if let Some((list, df, max_tf)) = lists.get_mut(id) {
-                list.push((tf.min(TF_BUCKETS), len >> LEN_SHIFT, len, doc));
+                list.push((tf.min(TF_BUCKETS), len, doc));
                 *df += 1;
                 *max_tf = (*max_tf).max(tf);
             }
@@ -88,11 +88,11 @@ pub(crate) fn group_docs<'a>(docs: &[(i64, &'a str)], skip: usize) -> Grouped<'a
         // Stable: each group keeps document order.
         list.sort_by_key(|p| (p.0, p.1));
         for run in list.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let Some(&(tfb, lenb, _, _)) = run.first() else {
+            let Some(&(tfb, len, _)) = run.first() else {
                 continue;
             };
             let start = grouped.postings.len();
-            for &(_, _, len, doc) in run {
+            for &(_, _, doc) in run {
                 // A document listed twice counts once (its first listing).
                 if grouped.postings.len() == start
                     || grouped.postings.last().is_none_or(|p| p.1 != doc)
@@ -102,13 +102,13 @@ pub(crate) fn group_docs<'a>(docs: &[(i64, &'a str)], skip: usize) -> Grouped<'a
             }
             grouped
                 .groups
-                .push(((term, tfb, lenb), start..grouped.postings.len()));
+                .push(((term, tfb, len), start..grouped.postings.len()));
         }
     }
     grouped
 }
 
-/// Postings of `docs` grouped by (term, bucket, length range), sorted by
+/// Postings of `docs` grouped by (term, tf bucket, document length), sorted by
 /// document; per term: (documents, largest tf); the total length.
 #[allow(clippy::type_complexity)]
 pub(crate) fn group<'a>(
@@ -163,7 +163,7 @@ mod tests {
             tokens += i64::from(len);
             for (term, tf) in tfs {
                 groups
-                    .entry((term, tf.min(TF_BUCKETS), len >> LEN_SHIFT))
+                    .entry((term, tf.min(TF_BUCKETS), len))
                     .or_default()
                     .entry(doc)
                     .or_insert(len);
@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(terms, [("a", 2, 2), ("b", 2, 1)]);
         assert_eq!(
             groups,
-            [(("a", 2, 0), vec![(3, 4)]), (("b", 1, 0), vec![(3, 4)])]
+            [(("a", 2, 3), vec![(3, 4)]), (("b", 1, 3), vec![(3, 4)])]
         );
     }
 }
