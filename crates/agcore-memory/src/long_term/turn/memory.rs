@@ -166,23 +166,25 @@ impl TurnMemory {
     }
 
     /// After a committed turn whose final reply is `reply` and whose
-    /// messages end `history`: records the use of the memories injected or
-    /// returned by `memory_recall` in this turn (used when `reply` refers to
-    /// them, shown otherwise) in the background, off the turn's path;
-    /// appends the turn to the dialogue buffer (durable when this returns)
-    /// and starts a background extraction every `extract.batch_size` turns.
-    /// Failures are logged. [`TurnMemory::flush`] and
+    /// messages end `history`: appends the turn to the dialogue buffer
+    /// (durable when this returns) and starts a background extraction every
+    /// `extract.batch_size` turns; then records the use of the memories
+    /// injected or returned by `memory_recall` in this turn (used when
+    /// `reply` refers to them, shown otherwise) in the background, off the
+    /// turn's path — started after the append, so the append never waits
+    /// behind it. Failures are logged. [`TurnMemory::flush`] and
     /// [`TurnMemory::finish`] wait for the background writes.
     pub async fn after_turn(&mut self, reply: &str, history: &[ChatMessage]) {
         let query = std::mem::take(&mut self.query);
         let injected = std::mem::take(&mut self.injected);
         let recalled = recalled_ids(history);
+        self.buffer_turn(&query, reply).await;
         if !injected.is_empty() || !recalled.is_empty() {
             let previous = self.feedback.take();
             let feedback = Feedback {
                 scoped: self.scoped.clone(),
                 session_id: self.session_id.clone(),
-                query: query.clone(),
+                query,
                 reply: reply.to_owned(),
                 min_overlap: self.options.reference_min_overlap,
             };
@@ -193,6 +195,11 @@ impl TurnMemory {
                 feedback.record(injected, recalled).await;
             }));
         }
+    }
+
+    /// The dialogue-buffer step of [`TurnMemory::after_turn`]: the append,
+    /// the short-term trim and the extraction trigger.
+    async fn buffer_turn(&mut self, query: &str, reply: &str) {
         if !self.options.extraction && self.options.inject.short_term_count == 0 {
             return;
         }
@@ -202,7 +209,7 @@ impl TurnMemory {
         }
         let turn = match self
             .scoped
-            .buffer_append(&self.session_id, &query, reply)
+            .buffer_append(&self.session_id, query, reply)
             .await
         {
             Ok(turn) => turn,
