@@ -104,6 +104,82 @@ where
     Ok(out)
 }
 
+/// What a worker of [`embed_sorted_parallel`] returns: (text index, vector)
+/// pairs.
+type WorkerResult = Result<Vec<(usize, Vec<f32>)>, LocalEmbedError>;
+
+/// As [`embed_sorted`], with the batches shared among `workers` scoped
+/// threads (at most one per batch; a single batch runs on the calling
+/// thread). `forward` gets the worker's index (`0..workers`) beside each
+/// batch.
+///
+/// # Errors
+/// [`LocalEmbedError::Tokenizer`], the first error of `forward`, or
+/// [`LocalEmbedError::Task`] when a worker panicked.
+#[cfg_attr(not(feature = "onnx"), allow(dead_code))]
+pub(crate) fn embed_sorted_parallel<F>(
+    tokenizer: &Tokenizer,
+    texts: Vec<String>,
+    batch_size: usize,
+    workers: usize,
+    forward: F,
+) -> Result<Vec<Vec<f32>>, LocalEmbedError>
+where
+    F: Fn(usize, &[&Encoding]) -> Result<Vec<Vec<f32>>, LocalEmbedError> + Sync,
+{
+    let count = texts.len();
+    let encodings = tokenizer
+        .encode_batch(texts, true)
+        .map_err(LocalEmbedError::tokenizer)?;
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&i| encodings.get(i).map_or(0, Encoding::len));
+    let batches: Vec<&[usize]> = order.chunks(batch_size.max(1)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // One worker: pulls batches until none is left, returns (text index, vector).
+    let work = |worker: usize| -> WorkerResult {
+        let mut done = Vec::new();
+        while let Some(chunk) = batches.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+        {
+            let batch: Vec<&Encoding> = chunk.iter().filter_map(|&i| encodings.get(i)).collect();
+            done.extend(chunk.iter().copied().zip(forward(worker, &batch)?));
+        }
+        Ok(done)
+    };
+    let workers = workers.clamp(1, batches.len().max(1));
+    let parts: Vec<WorkerResult> = if workers == 1 {
+        vec![work(0)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let work = &work;
+                    scope.spawn(move || work(w))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(LocalEmbedError::Task {
+                            message: "an embedding worker panicked".into(),
+                            cancelled: false,
+                        })
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); count];
+    for part in parts {
+        for (i, vector) in part? {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = vector;
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A batch padded to its longest text, as flat row-major `(rows, width)`
 /// arrays.
 #[derive(Debug, Clone, PartialEq)]

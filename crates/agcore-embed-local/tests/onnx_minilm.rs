@@ -113,6 +113,19 @@ async fn a_batch_equals_texts_embedded_one_by_one() {
         let diff = max_diff(batched, &alone.vectors[0]);
         assert!(diff < 1e-4, "{text:?} differs by {diff} in a batch");
     }
+    // Batches of two shared by two sessions give the same vectors, in order.
+    let Some(dir) = dir() else { return };
+    let options = LocalEmbedderOptions::new().batch_size(2).threads(2);
+    let parallel = OnnxEmbedder::load_with(&dir, options.into()).await.unwrap();
+    assert_eq!(parallel.threads(), 2);
+    let split = parallel
+        .embed(&strings(SENTENCES), InputKind::Document)
+        .await
+        .unwrap();
+    for ((text, a), b) in SENTENCES.iter().zip(&split.vectors).zip(&batch.vectors) {
+        let diff = max_diff(a, b);
+        assert!(diff < 1e-4, "{text:?} differs by {diff} across sessions");
+    }
     // Padding beside a ~200-token text does not move a short one either.
     let long = "The committee reviewed every proposal in detail before the vote. ".repeat(16);
     let padded = model

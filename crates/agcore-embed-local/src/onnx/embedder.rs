@@ -32,8 +32,10 @@ use crate::options::Pooling;
 ///
 /// Tokenising and inference run on tokio's blocking threads
 /// (`spawn_blocking`) in batches of [`LocalEmbedderOptions::batch_size`]
-/// texts sorted by length; one inference runs at a time per embedder, using
-/// `threads` intra-op threads (default: one per core). Vectors have
+/// texts sorted by length. The embedder holds `threads` sessions (default:
+/// one per core), each running on one thread; the batches of a call are
+/// shared among them, so a large call uses every core and a single query
+/// one. Each session runs one batch at a time. Vectors have
 /// [`EmbeddingModel::dimensions`] components (384 for MiniLM-L6) and unit L2
 /// norm unless normalisation is off.
 ///
@@ -157,7 +159,7 @@ impl OnnxEmbedder {
         self.engine.model_file()
     }
 
-    /// ONNX Runtime's intra-op threads per inference.
+    /// Sessions running batches in parallel (one thread each).
     pub fn threads(&self) -> usize {
         self.engine.threads()
     }

@@ -9,8 +9,10 @@ use crate::options::LocalEmbedderOptions;
 /// batch size, `max_seq_len`, threads, pooling, normalisation, model id)
 /// plus the ONNX file and the ONNX Runtime library.
 ///
-/// `threads` sets ONNX Runtime's intra-op threads (default: one per core,
-/// [`std::thread::available_parallelism`]).
+/// `threads` sets how many single-threaded ONNX Runtime sessions run
+/// batches in parallel (default: one per core,
+/// [`std::thread::available_parallelism`]); a single batch (one query) runs
+/// on one of them.
 ///
 /// # Examples
 /// ```
@@ -32,7 +34,7 @@ pub struct OnnxEmbedderOptions {
 
 impl OnnxEmbedderOptions {
     /// The defaults: [`LocalEmbedderOptions::default`], the first of
-    /// [`MODEL_FILES`](crate::ONNX_MODEL_FILES) found in the folder, and the
+    /// [`ONNX_MODEL_FILES`](crate::ONNX_MODEL_FILES) found in the folder, and the
     /// runtime library named by `ORT_DYLIB_PATH`.
     pub fn new() -> Self {
         Self::default()
