@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use agcore_llm::embedding::l2_normalize;
-use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 use serde::Deserialize;
@@ -14,14 +13,12 @@ use tokenizers::{Encoding, Tokenizer};
 
 use super::options::OnnxEmbedderOptions;
 use super::runtime;
+use super::session::{build_session, model_file};
 use crate::batching::{PaddedBatch, embed_sorted_parallel, load_tokenizer, resolve_max_seq_len};
 use crate::error::LocalEmbedError;
 use crate::folder;
 use crate::options::Pooling;
 use crate::pooling::pool_rows;
-
-/// The `.onnx` file names looked for in a model folder, in this order.
-pub const ONNX_MODEL_FILES: &[&str] = &["model.onnx", "model_quantized.onnx", "onnx/model.onnx"];
 
 /// The position table assumed when the folder has no `config.json` (BERT's).
 const DEFAULT_POSITIONS: usize = 512;
@@ -260,76 +257,5 @@ impl OnnxEngine {
             }
         }
         Ok(vectors)
-    }
-}
-
-/// A session on `model_file` with one intra-op thread: the embedder runs
-/// one session per core on different batches, which scales better on a
-/// small, shared CPU than one session splitting each operator.
-fn build_session(
-    environment: &ort::environment::Environment,
-    model_file: &Path,
-) -> Result<Session, LocalEmbedError> {
-    let onnx_err = |e: &dyn std::fmt::Display| LocalEmbedError::onnx(model_file, e);
-    Session::builder(environment)
-        .map_err(|e| onnx_err(&e))?
-        .with_optimization_level(GraphOptimizationLevel::All)
-        .map_err(|e| onnx_err(&e))?
-        .with_intra_threads(1)
-        .map_err(|e| onnx_err(&e))?
-        .with_inter_threads(1)
-        .map_err(|e| onnx_err(&e))?
-        // Idle threads block instead of spinning: a spinning thread takes a
-        // core from whatever runs beside the agent.
-        .with_intra_op_spinning(false)
-        .map_err(|e| onnx_err(&e))?
-        .commit_from_file(model_file)
-        .map_err(|e| onnx_err(&e))
-}
-
-/// The model file: `explicit` (relative to `dir` unless absolute), else the
-/// first of [`ONNX_MODEL_FILES`] in `dir`.
-fn model_file(dir: &Path, explicit: Option<&Path>) -> Result<PathBuf, LocalEmbedError> {
-    if let Some(file) = explicit {
-        let path = dir.join(file);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(LocalEmbedError::MissingFile { path })
-        };
-    }
-    ONNX_MODEL_FILES
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|path| path.is_file())
-        .ok_or_else(|| LocalEmbedError::MissingFile {
-            path: dir.join(ONNX_MODEL_FILES.first().copied().unwrap_or("model.onnx")),
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_model_file_is_found_or_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = model_file(dir.path(), None).unwrap_err();
-        assert!(err.to_string().contains("model.onnx"), "{err}");
-        std::fs::write(dir.path().join("model_quantized.onnx"), b"x").unwrap();
-        let found = model_file(dir.path(), None).unwrap();
-        assert!(found.ends_with("model_quantized.onnx"));
-        std::fs::write(dir.path().join("model.onnx"), b"x").unwrap();
-        assert!(
-            model_file(dir.path(), None)
-                .unwrap()
-                .ends_with("model.onnx")
-        );
-        let err = model_file(dir.path(), Some(Path::new("other.onnx"))).unwrap_err();
-        assert!(
-            matches!(&err, LocalEmbedError::MissingFile { path } if path.ends_with("other.onnx"))
-        );
-        let named = model_file(dir.path(), Some(Path::new("model_quantized.onnx"))).unwrap();
-        assert!(named.ends_with("model_quantized.onnx"));
     }
 }

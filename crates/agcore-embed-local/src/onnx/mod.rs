@@ -6,7 +6,8 @@ mod embedder;
 mod engine;
 mod options;
 mod runtime;
+mod session;
 
 pub use embedder::OnnxEmbedder;
-pub use engine::ONNX_MODEL_FILES;
 pub use options::OnnxEmbedderOptions;
+pub use session::ONNX_MODEL_FILES;
