@@ -63,7 +63,7 @@ impl EmbedderFactory for Embedders {
     /// The model `settings` describe.
     ///
     /// # Errors
-    /// [`LlmError::Config`] for `local` without `params.model_path`, an
+    /// [`LlmError::Config`] for `local` or `onnx` without `params.model_path`, an
     /// unusable folder, or a provider whose feature is off; connection
     /// errors from probing an `openai` server.
     async fn open(
@@ -71,15 +71,19 @@ impl EmbedderFactory for Embedders {
         settings: &EmbeddingSettings,
     ) -> Result<Arc<dyn EmbeddingModel>, LlmError> {
         match settings.provider {
-            EmbeddingProviderKind::Local => {
+            EmbeddingProviderKind::Local | EmbeddingProviderKind::Onnx => {
+                let (provider, name) = if settings.provider == EmbeddingProviderKind::Onnx {
+                    (EmbeddingProvider::Onnx, "onnx")
+                } else {
+                    (EmbeddingProvider::Local, "local")
+                };
                 if settings.params.model_path.is_none() {
-                    return Err(LlmError::Config(
-                        "embedding provider `local` needs `params.model_path` (a model folder)"
-                            .into(),
-                    ));
+                    return Err(LlmError::Config(format!(
+                        "embedding provider `{name}` needs `params.model_path` (a model folder)"
+                    )));
                 }
                 let config = EmbeddingConfig {
-                    provider: EmbeddingProvider::Local,
+                    provider,
                     model: settings.model.clone(),
                     model_path: settings.params.model_path.clone(),
                     dimensions: settings.params.dimensions,
@@ -177,6 +181,15 @@ mod tests {
         };
         let err = Embedders.open(&local).await.err().unwrap();
         assert!(err.to_string().contains("params.model_path"), "{err}");
+        let onnx = EmbeddingSettings {
+            provider: EmbeddingProviderKind::Onnx,
+            ..EmbeddingSettings::default()
+        };
+        let err = Embedders.open(&onnx).await.err().unwrap().to_string();
+        assert!(err.contains("`onnx` needs `params.model_path`"), "{err}");
+        let parsed: EmbeddingSettings =
+            toml::from_str("provider = \"onnx\"\nparams = { model_path = \"m\" }").unwrap();
+        assert_eq!(parsed.provider, EmbeddingProviderKind::Onnx);
         let hashing = EmbeddingSettings {
             provider: EmbeddingProviderKind::Hashing,
             params: EmbeddingParams {

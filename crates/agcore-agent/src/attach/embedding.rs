@@ -23,6 +23,11 @@ pub enum EmbeddingProviderKind {
     /// An in-process model folder (`params.model_path`); opened by a factory
     /// that supports it (the `agcore` facade's, feature `local-embeddings`).
     Local,
+    /// An int8 or f32 ONNX export of a sentence-embedding model in a folder
+    /// (`params.model_path`: a `.onnx` file and `tokenizer.json`), run by
+    /// ONNX Runtime loaded from `ORT_DYLIB_PATH`; opened by a factory that
+    /// supports it (the `agcore` facade's, feature `local-embeddings-onnx`).
+    Onnx,
     /// Feature hashing of words: no meaning, no I/O (tests, demos; beyond
     /// the seed).
     Hashing,
@@ -105,6 +110,11 @@ impl EmbedderFactory for DefaultEmbedders {
             EmbeddingProviderKind::Local => Err(LlmError::Config(
                 "embedding provider `local` needs an embedder factory that opens local models \
                  (the `agcore` crate's, feature `local-embeddings`)"
+                    .into(),
+            )),
+            EmbeddingProviderKind::Onnx => Err(LlmError::Config(
+                "embedding provider `onnx` needs an embedder factory that opens ONNX models \
+                 (the `agcore` crate's, feature `local-embeddings-onnx`)"
                     .into(),
             )),
         }
