@@ -215,7 +215,7 @@ fn wrong_values_name_what_is_valid() {
     );
     let provider = "memory:\n  stores:\n    - {name: n, type: simple, config: {embedding: {provider: cohere}}}\n";
     let err = yaml_err(provider);
-    assert!(err.contains("`memory.stores[0].config.embedding.provider`: unknown variant `cohere`, expected one of `openai`, `local`, `hashing`"), "{err}");
+    assert!(err.contains("`memory.stores[0].config.embedding.provider`: unknown variant `cohere`, expected one of `openai`, `local`, `onnx`, `hashing`"), "{err}");
 }
 
 #[test]
