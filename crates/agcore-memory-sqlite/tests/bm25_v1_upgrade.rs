@@ -4,7 +4,7 @@
 //! opens with every search ranking as before.
 #![cfg(test)]
 
-use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory};
+use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
 use rusqlite::Connection;
@@ -71,6 +71,22 @@ fn bm25_version(path: &std::path::Path) -> i64 {
         .unwrap()
 }
 
+/// The top 20 of every query, long-term then store, as (id, score).
+async fn rankings(scope: &ScopedMemory, store: &SqliteStore) -> Vec<Vec<(String, f64)>> {
+    let mut out = Vec::new();
+    for q in QUERIES {
+        let hits = scope.search(q, 20).await.unwrap();
+        out.push(
+            hits.iter()
+                .map(|h| (h.entry.id.to_string(), h.score))
+                .collect(),
+        );
+        let hits = store.search(q, &SearchOptions::top_k(20)).await.unwrap();
+        out.push(hits.iter().map(|h| (h.item.id.clone(), h.score)).collect());
+    }
+    out
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_version_1_index_upgrades_and_ranks_as_before() {
     let dir = tempfile::tempdir().unwrap();
@@ -91,18 +107,7 @@ async fn a_version_1_index_upgrades_and_ranks_as_before() {
         .collect();
     store.save_many(items).await.unwrap();
 
-    let options = SearchOptions::top_k(20);
-    let mut before = Vec::new();
-    for q in QUERIES {
-        let hits = scope.search(q, 20).await.unwrap();
-        before.push(
-            hits.iter()
-                .map(|h| (h.entry.id.to_string(), h.score))
-                .collect::<Vec<_>>(),
-        );
-        let hits = store.search(q, &options).await.unwrap();
-        before.push(hits.iter().map(|h| (h.item.id.clone(), h.score)).collect());
-    }
+    let before = rankings(&scope, &store).await;
     memory.close().await.unwrap();
     drop((scope, memory, backend, store));
 
@@ -114,17 +119,7 @@ async fn a_version_1_index_upgrades_and_ranks_as_before() {
     let memory = LongTermMemory::new(backend.clone());
     let scope = memory.scope("agent", "alice").unwrap();
     let store = SqliteStore::open(&path).await.unwrap();
-    let mut after = Vec::new();
-    for q in QUERIES {
-        let hits = scope.search(q, 20).await.unwrap();
-        after.push(
-            hits.iter()
-                .map(|h| (h.entry.id.to_string(), h.score))
-                .collect::<Vec<_>>(),
-        );
-        let hits = store.search(q, &options).await.unwrap();
-        after.push(hits.iter().map(|h| (h.item.id.clone(), h.score)).collect());
-    }
+    let after = rankings(&scope, &store).await;
     assert_eq!(before, after);
     assert!(before.iter().all(|hits| hits.len() == 20));
 }
