@@ -229,28 +229,22 @@ mod tests {
 
     #[test]
     fn a_batch_is_padded_to_its_longest_text() {
-        let long = Encoding::new(
-            vec![101, 7, 8, 102],
-            vec![0, 0, 0, 0],
-            vec![String::new(); 4],
-            vec![None; 4],
-            vec![(0, 0); 4],
-            vec![0; 4],
-            vec![1; 4],
-            Vec::new(),
-            Default::default(),
-        );
-        let short = Encoding::new(
-            vec![101, 102],
-            vec![0, 0],
-            vec![String::new(); 2],
-            vec![None; 2],
-            vec![(0, 0); 2],
-            vec![0; 2],
-            vec![1; 2],
-            Vec::new(),
-            Default::default(),
-        );
+        let encoding = |ids: Vec<u32>| {
+            let n = ids.len();
+            Encoding::new(
+                ids,
+                vec![0; n],
+                vec![String::new(); n],
+                vec![None; n],
+                vec![(0, 0); n],
+                vec![0; n],
+                vec![1; n],
+                Vec::new(),
+                Default::default(),
+            )
+        };
+        let long = encoding(vec![101, 7, 8, 102]);
+        let short = encoding(vec![101, 102]);
         let padded = PaddedBatch::new(&[&short, &long], 0);
         assert_eq!((padded.rows, padded.width), (2, 4));
         assert_eq!(padded.ids, vec![101, 102, 0, 0, 101, 7, 8, 102]);

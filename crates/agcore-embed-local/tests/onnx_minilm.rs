@@ -20,6 +20,10 @@ use agcore_llm::embedding::{EmbeddingModel, InputKind};
 use agcore_memory::testkit::service_url;
 use tokio::sync::OnceCell;
 
+mod support;
+
+use support::{cosine, max_diff, norm, strings};
+
 static MODEL: OnceCell<Option<OnnxEmbedder>> = OnceCell::const_new();
 
 /// The ONNX folder, when it and the runtime library are configured.
@@ -38,27 +42,6 @@ async fn model() -> Option<&'static OnnxEmbedder> {
         })
         .await
         .as_ref()
-}
-
-fn strings(texts: &[&str]) -> Vec<String> {
-    texts.iter().map(|t| (*t).to_owned()).collect()
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    dot / (norm(a) * norm(b))
-}
-
-fn norm(v: &[f32]) -> f32 {
-    v.iter().map(|x| x * x).sum::<f32>().sqrt()
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 const SENTENCES: &[&str] = &[
@@ -139,44 +122,7 @@ async fn a_batch_equals_texts_embedded_one_by_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn similarities_rank_real_sentences_sensibly() {
     let Some(model) = model().await else { return };
-    let docs = strings(&[
-        "The quarterly report is due on Friday",
-        "We drove to Brighton for the weekend",
-        "My sister adopted a grey cat from the shelter",
-        "Rust's borrow checker rejects two mutable references",
-    ]);
-    let vectors = model
-        .embed(&docs, InputKind::Document)
-        .await
-        .unwrap()
-        .vectors;
-    let query = model.embed_query("the trip to the coast").await.unwrap();
-    let scores: Vec<f32> = vectors.iter().map(|v| cosine(&query, v)).collect();
-    let best = scores
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .unwrap()
-        .0;
-    assert_eq!(best, 1, "Brighton should rank first: {scores:?}");
-
-    let pair = model
-        .embed(
-            &strings(&[
-                "A man is playing a guitar on stage",
-                "Someone performs music with a guitar in front of an audience",
-                "The stock market fell sharply on Monday",
-            ]),
-            InputKind::Document,
-        )
-        .await
-        .unwrap()
-        .vectors;
-    let paraphrase = cosine(&pair[0], &pair[1]);
-    let unrelated = cosine(&pair[0], &pair[2]);
-    assert!(paraphrase > 0.5, "paraphrase cosine {paraphrase}");
-    assert!(unrelated < 0.2, "unrelated cosine {unrelated}");
-    assert!(paraphrase > unrelated + 0.3, "{paraphrase} vs {unrelated}");
+    support::ranks_real_sentences_sensibly(model).await;
 }
 
 /// The int8 ONNX model gives nearly the vectors of the f32 model run by
