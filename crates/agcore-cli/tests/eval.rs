@@ -71,10 +71,11 @@ fn locomo_fixture_gives_hand_computed_recall_for_every_retriever() {
     assert_eq!(report["questions_scored"], 7);
     assert_eq!(report["questions_skipped"], 2);
     assert_eq!(report["ids_dropped"], 2);
-    assert_eq!(report["results"].as_array().unwrap().len(), 7);
+    assert_eq!(report["results"].as_array().unwrap().len(), 8);
     for name in [
         "lexical",
         "(lexical, no ctx field)",
+        "(lexical, one store)",
         "text-overlap",
         "bm25",
         "contextual-bm25",
@@ -168,4 +169,28 @@ fn table_output_names_every_retriever() {
         .stdout(predicate::str::contains("R@10"))
         .stdout(predicate::str::contains("contextual-bm25-rm3"))
         .stdout(predicate::str::contains("questions scored 7"));
+}
+
+// One store per conversation: BM25's statistics are the conversation's own.
+// conv-a (4 one-turn sessions, so no context field): "kayak" in D1:1 only,
+// "tent" in D2:1 and D3:1 (all three turns 3 terms long), so for "kayak tent"
+// idf(kayak) > idf(tent) and D1:1 ranks first: nDCG@10 = 1. conv-b holds
+// "kayak" in six turns; in one store of both, df(kayak) = 7 of 10 turns and
+// df(tent) = 2, so the tent turns outrank D1:1, which falls to rank 3:
+// nDCG@10 = 1 / log2(4) = 0.5.
+#[test]
+fn each_conversation_is_searched_with_its_own_statistics() {
+    let path = fixture("locomo_namespaces.json");
+    let report = eval_json(&[
+        "--locomo",
+        path.to_str().unwrap(),
+        "--format",
+        "text",
+        "--retriever",
+        "all",
+    ]);
+    let ndcg = |name: &str| category(result(&report, name), "1")["ndcg_at_10"].as_f64();
+    assert_eq!(ndcg("lexical"), Some(1.0));
+    assert_eq!(ndcg("contextual-bm25"), Some(1.0));
+    assert_eq!(ndcg("(lexical, one store)"), Some(0.5));
 }

@@ -130,9 +130,15 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     let embedder = model.as_ref().map(|m| m.space().to_string());
     // The product rows run the default configuration; the `(…, context)`
     // ablation rows add neighbouring-turn context.
-    let store = runner::EvalStore::open(args.store, model, HybridConfig::default()).await?;
-    let ingest = runner::ingest(&store.store, &dataset).await?;
-    let embedding = runner::embed(&store.store, dataset.documents()).await?;
+    let store = runner::EvalStore::open(
+        args.store,
+        model,
+        HybridConfig::default(),
+        dataset.namespaces.len(),
+    )
+    .await?;
+    let ingest = runner::ingest(&store.stores, &dataset).await?;
+    let embedding = runner::embed(&store.stores, dataset.documents()).await?;
     let options = retrievers::ContextualOptions {
         window: args.context_window,
         stemming: !args.no_stemming,
@@ -152,7 +158,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         } else {
             ingest
         };
-        results.push(runner::evaluate(name, &store.store, &dataset, index, options).await?);
+        results.push(runner::evaluate(name, &store.stores, &dataset, index, options).await?);
     }
     let report = Report {
         dataset: dataset.kind,

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agcore::memory::hybrid::{ContextConfig, ContextLists, HybridStore, RetrievalMode};
+use agcore::memory::hybrid::{
+    ContextConfig, ContextLists, HybridConfig, HybridStore, RetrievalMode,
+};
 use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, Fusion, MemoryRetriever, RetrieverConfig,
     Rm3Config, TextOverlap,
@@ -32,6 +34,11 @@ pub enum RetrieverName {
     /// (plain BM25 in a second in-memory store holding the same memories).
     #[value(skip)]
     LexicalNoContextField,
+    /// Eval-only ablation: `lexical` with every namespace in one store, so
+    /// BM25's collection statistics (idf, mean lengths) are those of all
+    /// namespaces together (the protocol before one store per namespace).
+    #[value(skip)]
+    LexicalOneStore,
     /// Eval-only ablation: `lexical` with neighbouring-turn context.
     #[value(skip)]
     LexicalContext,
@@ -69,6 +76,7 @@ impl RetrieverName {
                 Self::Dense,
                 Self::Lexical,
                 Self::LexicalNoContextField,
+                Self::LexicalOneStore,
                 Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
@@ -78,6 +86,7 @@ impl RetrieverName {
             Self::All => vec![
                 Self::Lexical,
                 Self::LexicalNoContextField,
+                Self::LexicalOneStore,
                 Self::LexicalContext,
                 Self::TextOverlap,
                 Self::Bm25,
@@ -95,6 +104,7 @@ impl RetrieverName {
             Self::Dense => "dense",
             Self::Hybrid => "hybrid",
             Self::LexicalNoContextField => "(lexical, no ctx field)",
+            Self::LexicalOneStore => "(lexical, one store)",
             Self::LexicalContext => "(lexical, context)",
             Self::HybridContext => "(hybrid, context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
@@ -110,8 +120,9 @@ impl RetrieverName {
 
 /// A retriever ready to answer queries of each namespace.
 pub enum Engine {
-    /// The product path (`HybridStore` in one mode) with a prefix filter per namespace.
-    Product(HybridStore, Vec<String>),
+    /// The product path: a `HybridStore` view in one mode per namespace,
+    /// each searched with its namespace's prefix filter.
+    Product(Vec<HybridStore>, Vec<String>),
     /// One `MemoryRetriever` per namespace.
     Retriever(Vec<MemoryRetriever>),
     /// One index per namespace.
@@ -154,44 +165,73 @@ pub struct Timing {
 }
 
 impl Engine {
-    /// Prepares `name` over the ingested `store`; returns the engine and the
-    /// time its own index took to build (zero for store-backed retrievers).
+    /// Prepares `name` over the ingested `stores` (one per namespace);
+    /// returns the engine and the time its own index took to build (zero
+    /// for store-backed retrievers).
     ///
     /// # Errors
-    /// Store errors while listing memories.
+    /// Store errors while listing memories; [`CliError::Config`] for a
+    /// dense retriever without an embedder.
     pub async fn prepare(
         name: RetrieverName,
-        hybrid: &HybridStore,
+        stores: &[HybridStore],
         dataset: &Dataset,
         options: ContextualOptions,
     ) -> Result<(Self, Duration), CliError> {
-        let store: &Arc<dyn MemoryStore> = hybrid.inner();
         let prefixes: Vec<String> = dataset.namespaces.iter().map(|n| n.prefix()).collect();
+        let views = |mode: RetrievalMode, config: &dyn Fn(HybridConfig) -> HybridConfig| {
+            stores
+                .iter()
+                .map(|s| {
+                    let view = s.view(mode);
+                    let c = config(view.config().clone());
+                    view.with_config(c)
+                })
+                .collect::<Vec<_>>()
+        };
         let started = Instant::now();
         let engine = match name {
             RetrieverName::Lexical | RetrieverName::All => {
-                Self::Product(hybrid.view(RetrievalMode::Lexical), prefixes)
+                Self::Product(views(RetrievalMode::Lexical, &|c| c), prefixes)
             }
             RetrieverName::LexicalNoContextField => {
-                let plain = InMemoryStore::new().with_context_field(None);
-                plain
-                    .save_many(store.list(&MemoryFilter::default()).await?)
-                    .await?;
-                let plain =
-                    HybridStore::lexical(Arc::new(plain)).with_config(hybrid.config().clone());
-                Self::Product(plain.view(RetrievalMode::Lexical), prefixes)
+                let mut plain = Vec::with_capacity(stores.len());
+                for store in stores {
+                    let copy = InMemoryStore::new().with_context_field(None);
+                    copy.save_many(store.inner().list(&MemoryFilter::default()).await?)
+                        .await?;
+                    plain.push(
+                        HybridStore::lexical(Arc::new(copy)).with_config(store.config().clone()),
+                    );
+                }
+                Self::Product(plain, prefixes)
+            }
+            RetrieverName::LexicalOneStore => {
+                let one = InMemoryStore::new();
+                for store in stores {
+                    one.save_many(store.inner().list(&MemoryFilter::default()).await?)
+                        .await?;
+                }
+                let config = stores
+                    .first()
+                    .map(|s| s.config().clone())
+                    .unwrap_or_default();
+                let one = HybridStore::lexical(Arc::new(one)).with_config(config);
+                Self::Product(vec![one; prefixes.len()], prefixes)
             }
             RetrieverName::LexicalContext => {
-                let view = hybrid.view(RetrievalMode::Lexical);
-                let config = view.config().clone().with_context(options.context());
-                Self::Product(view.with_config(config), prefixes)
+                let context = options.context();
+                Self::Product(
+                    views(RetrievalMode::Lexical, &|c| c.with_context(context.clone())),
+                    prefixes,
+                )
             }
             RetrieverName::Dense
             | RetrieverName::Hybrid
             | RetrieverName::HybridContext
             | RetrieverName::HybridContextBoth
             | RetrieverName::HybridRrf => {
-                if hybrid.dense().is_none() {
+                if stores.iter().any(|s| s.dense().is_none()) {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
                         name.label()
@@ -202,29 +242,32 @@ impl Engine {
                 } else {
                     RetrievalMode::Hybrid
                 };
-                let view = hybrid.view(mode);
-                let mut config = view.config().clone();
-                match name {
-                    RetrieverName::HybridContext => config.context = options.context(),
-                    RetrieverName::HybridContextBoth => {
-                        config.context =
-                            options.context().map(|c| c.with_lists(ContextLists::Both));
+                let context = options.context();
+                let configure = |mut config: HybridConfig| {
+                    match name {
+                        RetrieverName::HybridContext => config.context = context.clone(),
+                        RetrieverName::HybridContextBoth => {
+                            config.context =
+                                context.clone().map(|c| c.with_lists(ContextLists::Both));
+                        }
+                        RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
+                        _ => {}
                     }
-                    RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
-                    _ => {}
-                }
-                Self::Product(view.with_config(config), prefixes)
+                    config
+                };
+                Self::Product(views(mode, &configure), prefixes)
             }
             RetrieverName::TextOverlap | RetrieverName::Bm25 => {
                 let retrievers = prefixes
                     .into_iter()
-                    .map(|prefix| {
+                    .zip(stores)
+                    .map(|(prefix, store)| {
                         let config = RetrieverConfig::default()
                             .with_max_results(K)
                             .with_min_score(0.0)
                             .with_filter(MemoryFilter::with_prefix(prefix));
-                        let retriever =
-                            MemoryRetriever::new(config).with_memory_store(Arc::clone(store));
+                        let retriever = MemoryRetriever::new(config)
+                            .with_memory_store(Arc::clone(store.inner()));
                         if name == RetrieverName::Bm25 {
                             retriever.with_scorer(Arc::new(Bm25::default()))
                         } else {
@@ -248,10 +291,11 @@ impl Engine {
                     config = config.with_rm3(Some(Rm3Config::default()));
                 }
                 let mut indexes = Vec::with_capacity(prefixes.len());
-                for prefix in prefixes {
+                for (prefix, store) in prefixes.into_iter().zip(stores) {
                     let filter = MemoryFilter::with_prefix(prefix);
                     indexes.push(
-                        ContextualBm25::from_store(store.as_ref(), &filter, config.clone()).await?,
+                        ContextualBm25::from_store(store.inner().as_ref(), &filter, config.clone())
+                            .await?,
                     );
                 }
                 Self::Index(indexes)
@@ -273,10 +317,12 @@ impl Engine {
             search: took,
         };
         let ids: Vec<String> = match self {
-            Self::Product(store, prefixes) => {
-                let prefix = prefixes.get(ns).cloned().unwrap_or_default();
+            Self::Product(stores, prefixes) => {
+                let (Some(store), Some(prefix)) = (stores.get(ns), prefixes.get(ns)) else {
+                    return Ok((Vec::new(), plain(started.elapsed())));
+                };
                 let report = store
-                    .search_explained(query, &SearchOptions::top_k(K).with_prefix(prefix))
+                    .search_explained(query, &SearchOptions::top_k(K).with_prefix(prefix.clone()))
                     .await?;
                 let total = started.elapsed();
                 let embed = Duration::from_micros(report.embed_micros);

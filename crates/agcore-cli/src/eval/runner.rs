@@ -22,17 +22,21 @@ use crate::error::CliError;
 /// Memories written per `save_many` call.
 const BATCH: usize = 256;
 
-/// The store under evaluation, as agents use it: a [`HybridStore`] over the
-/// chosen backend (lexical only without an embedder). A SQLite store lives
-/// in a temporary folder removed when this is dropped.
+/// The stores under evaluation, as agents use them: one [`HybridStore`] per
+/// namespace (a LoCoMo conversation is one user's memory, searched on its
+/// own, so its BM25 collection statistics are its own, as in every anchor
+/// the figures are compared with) over the chosen backend, lexical only
+/// without an embedder. SQLite stores live in a temporary folder removed
+/// when this is dropped.
 pub struct EvalStore {
-    /// The store.
-    pub store: HybridStore,
+    /// One store per namespace of the dataset, in the dataset's order.
+    pub stores: Vec<HybridStore>,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl EvalStore {
-    /// Opens an empty store of `kind`, with dense retrieval when `embedder` is given.
+    /// Opens `namespaces` empty stores of `kind`, with dense retrieval when
+    /// `embedder` is given (one embedding queue per store, one model).
     ///
     /// # Errors
     /// I/O errors creating the temporary folder; store errors.
@@ -40,24 +44,34 @@ impl EvalStore {
         kind: StoreKind,
         embedder: Option<Arc<dyn EmbeddingModel>>,
         config: HybridConfig,
+        namespaces: usize,
     ) -> Result<Self, CliError> {
-        let (base, dir): (Arc<dyn MemoryStore>, _) = match kind {
-            StoreKind::Memory => (Arc::new(InMemoryStore::new()), None),
-            StoreKind::Sqlite => {
-                let dir = tempfile::Builder::new().prefix("agcore-eval-").tempdir()?;
-                let store = SqliteStore::open(dir.path().join("eval.db")).await?;
-                (Arc::new(store), Some(dir))
-            }
+        let dir = match kind {
+            StoreKind::Memory => None,
+            StoreKind::Sqlite => Some(tempfile::Builder::new().prefix("agcore-eval-").tempdir()?),
         };
-        let store = match embedder {
-            None => HybridStore::lexical(base).with_config(config),
-            Some(embedder) => {
-                let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
-                let dense = DenseIndex::new(embedder, vectors, EmbeddingQueueConfig::default())?;
-                HybridStore::new(base, dense, config)
-            }
-        };
-        Ok(Self { store, _dir: dir })
+        let mut stores = Vec::with_capacity(namespaces);
+        for n in 0..namespaces {
+            let base: Arc<dyn MemoryStore> = match &dir {
+                None => Arc::new(InMemoryStore::new()),
+                Some(dir) => {
+                    Arc::new(SqliteStore::open(dir.path().join(format!("eval-{n}.db"))).await?)
+                }
+            };
+            stores.push(match &embedder {
+                None => HybridStore::lexical(base).with_config(config.clone()),
+                Some(embedder) => {
+                    let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
+                    let dense = DenseIndex::new(
+                        Arc::clone(embedder),
+                        vectors,
+                        EmbeddingQueueConfig::default(),
+                    )?;
+                    HybridStore::new(base, dense, config.clone())
+                }
+            });
+        }
+        Ok(Self { stores, _dir: dir })
     }
 }
 
@@ -74,16 +88,16 @@ fn progress(len: usize, message: &'static str) -> ProgressBar {
     bar
 }
 
-/// Writes every document into `store` through the public `MemoryStore` API;
+/// Writes every namespace's documents into its store through the public `MemoryStore` API;
 /// returns the time taken. Embedding runs in the background meanwhile:
 /// [`embed`] waits for it.
 ///
 /// # Errors
 /// Store errors.
-pub async fn ingest(store: &HybridStore, dataset: &Dataset) -> Result<Duration, CliError> {
+pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duration, CliError> {
     let bar = progress(dataset.documents(), "ingesting");
     let started = Instant::now();
-    for ns in &dataset.namespaces {
+    for (ns, store) in dataset.namespaces.iter().zip(stores) {
         let prefix = ns.prefix();
         let items: Vec<MemoryItem> = ns
             .docs
@@ -108,29 +122,34 @@ pub async fn ingest(store: &HybridStore, dataset: &Dataset) -> Result<Duration, 
 ///
 /// # Errors
 /// [`CliError::Config`] when documents are left unembedded (server down).
-pub async fn embed(store: &HybridStore, documents: usize) -> Result<Duration, CliError> {
-    if store.dense().is_none() {
+pub async fn embed(stores: &[HybridStore], documents: usize) -> Result<Duration, CliError> {
+    if stores.iter().all(|s| s.dense().is_none()) {
         return Ok(Duration::ZERO);
     }
     let started = Instant::now();
     let bar = progress(documents, "embedding");
-    let flush = store.flush();
+    let counts = |stores: &[HybridStore]| {
+        stores.iter().fold((0, 0), |(pending, failures), s| {
+            let c = s.queue_counts();
+            (pending + c.pending, failures + c.failures)
+        })
+    };
+    let flush = futures::future::join_all(stores.iter().map(HybridStore::flush));
     tokio::pin!(flush);
     loop {
         tokio::select! {
-            () = &mut flush => break,
+            _ = &mut flush => break,
             () = tokio::time::sleep(Duration::from_millis(200)) => {
-                let left = store.queue_counts().pending;
+                let left = counts(stores).0;
                 bar.set_position(u64::try_from(documents.saturating_sub(left)).unwrap_or(0));
             }
         }
     }
     bar.finish_and_clear();
-    let counts = store.queue_counts();
-    if counts.pending > 0 {
+    let (pending, failures) = counts(stores);
+    if pending > 0 {
         return Err(CliError::Config(format!(
-            "{} documents could not be embedded ({} failed calls); is the embedding server up?",
-            counts.pending, counts.failures
+            "{pending} documents could not be embedded ({failures} failed calls); is the embedding server up?"
         )));
     }
     Ok(started.elapsed())
@@ -142,12 +161,12 @@ pub async fn embed(store: &HybridStore, documents: usize) -> Result<Duration, Cl
 /// Store and retriever errors.
 pub async fn evaluate(
     name: RetrieverName,
-    store: &HybridStore,
+    stores: &[HybridStore],
     dataset: &Dataset,
     ingest: Duration,
     options: ContextualOptions,
 ) -> Result<RetrieverReport, CliError> {
-    let (engine, build) = Engine::prepare(name, store, dataset, options).await?;
+    let (engine, build) = Engine::prepare(name, stores, dataset, options).await?;
     let bar = progress(dataset.queries(), name.label());
     let mut per_category: BTreeMap<String, Accumulator> = BTreeMap::new();
     let mut latencies = Vec::with_capacity(dataset.queries());
@@ -194,6 +213,7 @@ pub async fn evaluate(
             | RetrieverName::ContextualBm25Rm3
             | RetrieverName::LexicalContext
             | RetrieverName::LexicalNoContextField
+            | RetrieverName::LexicalOneStore
             | RetrieverName::All
     );
     Ok(RetrieverReport {
