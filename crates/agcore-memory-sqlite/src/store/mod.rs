@@ -21,6 +21,7 @@
 //!   call runs on the async runtime.
 
 mod builder;
+pub(crate) mod context;
 #[cfg(feature = "testkit")]
 mod exhaustive;
 pub(crate) mod query;
@@ -123,10 +124,11 @@ impl SqliteStore {
     /// [`MemoryError::Storage`].
     pub async fn evict_now(&self) -> std::result::Result<usize, MemoryError> {
         let policy = self.eviction().policy.clone();
+        let window = context::window(self.db.context());
         self.db
             .exec(move |conn| {
                 let tx = conn.unchecked_transaction()?;
-                let removed = writer::evict(&tx, &policy)?;
+                let removed = writer::evict(&tx, &policy, window)?;
                 tx.commit()?;
                 Ok(removed)
             })
@@ -135,14 +137,16 @@ impl SqliteStore {
 
     /// Runs SQLite's `PRAGMA integrity_check`, the FTS5 index check and a
     /// consistency check of the impact-ordered index (statistics, document
-    /// frequencies and postings against the rows); `Ok` with the problems
-    /// found (empty when the database is sound).
+    /// frequencies and postings against the rows) and of the context fields
+    /// (each against its neighbours); `Ok` with the problems found (empty
+    /// when the database is sound).
     ///
     /// # Errors
     /// [`MemoryError::Storage`] when the checks cannot run.
     pub async fn integrity_check(&self) -> std::result::Result<Vec<String>, MemoryError> {
+        let window = context::window(self.db.context());
         self.db
-            .exec(|conn| {
+            .exec(move |conn| {
                 let mut stmt = conn.prepare("PRAGMA integrity_check")?;
                 let mut problems: Vec<String> = stmt
                     .query_map([], |row| row.get::<_, String>(0))?
@@ -154,11 +158,7 @@ impl SqliteStore {
                 ) {
                     problems.push(format!("full-text index: {err}"));
                 }
-                let rows: Vec<(i64, String)> = conn
-                    .prepare("SELECT pk, terms FROM memory_items")?
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<_, _>>()?;
-                problems.extend(crate::impact::check(conn, search::STORE_SCOPE, &rows, 0)?);
+                problems.extend(context::check(conn, window)?);
                 Ok(problems)
             })
             .await
@@ -267,6 +267,7 @@ impl MemoryStore for SqliteStore {
             filter: filter_sql(&options.filter),
             limit: options.limit,
             min_score: options.min_score,
+            ranking: search::ranking(self.db.context()),
         };
         self.db.read(move |conn| search::pruned(conn, &plan)).await
     }
