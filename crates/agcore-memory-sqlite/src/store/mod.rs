@@ -3,15 +3,20 @@
 //!
 //! - Layout: an items table, an external-content FTS5 table over it kept in
 //!   sync by triggers (the `store` schema component, `schema.rs`).
-//! - Search: BM25 over the items' analyzer terms (stemmed English words; CJK
-//!   text as character bigrams, see [`agcore_memory::retriever::index_terms`]) with
-//!   FTS5 `bm25()`'s formula (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75),
+//! - Search: [`agcore_memory::InMemoryStore`]'s ranking — BM25 over the
+//!   items' analyzer terms (stemmed English words; CJK text as character
+//!   bigrams, see [`agcore_memory::retriever::index_terms`]; Robertson &
+//!   Zaragoza 2009, k1 = 1.2, b = 0.75, idf
+//!   [`Bm25::idf`](agcore_memory::retriever::Bm25::idf)) with the context
+//!   field of neighbouring items as a second BM25F field (Robertson,
+//!   Zaragoza & Taylor 2004; see `context/` and
+//!   [`ContextField`](agcore_memory::retriever::ContextField)) —
 //!   answered as an exact top-k by the threshold algorithm over an
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
 //!   2006) kept in the same transactions as the items, so a search reads the
-//!   best postings of its terms instead of scoring every match. The FTS5
-//!   index stays for the exhaustive reference search
-//!   kept for tests (`testkit` feature) and integrity checks. The query is
+//!   best postings of its terms instead of scoring every match. The
+//!   exhaustive reference search kept for tests (`testkit` feature) scores
+//!   every row; the FTS5 index stays for integrity checks. The query is
 //!   literal text: FTS5 syntax and SQL in it are searched as words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
@@ -247,8 +252,9 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
-    /// Exact BM25 top-k (score as FTS5's `−bm25()`, higher is better; ties
-    /// by id) over the impact-ordered index with the threshold algorithm.
+    /// Exact BM25F top-k (the scores [`agcore_memory::InMemoryStore`] gives
+    /// the same items, higher is better; ties by id) over the impact-ordered
+    /// index with the threshold algorithm.
     /// Literal text: the query's distinct keywords (at most 256) are OR-ed; a
     /// query without keywords returns no hits.
     async fn search(
