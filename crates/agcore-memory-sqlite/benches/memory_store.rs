@@ -1,15 +1,18 @@
 //! Memory store benchmarks: insert throughput (single and batched) and search
 //! latency for `InMemoryStore` and `SqliteStore`, each pruned top-k search
 //! beside two baselines in the same group: the exhaustive scoring of every
-//! match (`exhaustive_search`: term-at-a-time accumulation in memory, FTS5
-//! `bm25()` over every match in SQLite) and a linear scan (list every
+//! match (`exhaustive_search`: term-at-a-time accumulation in memory, BM25F
+//! over every row in SQLite) and a linear scan (list every
 //! candidate, rank with BM25: the trait's default `search`).
 //!
 //! Sizes: 10k and 100k short memories; 1M with `AGCORE_BENCH_1M=1`. Data is
 //! generated from a seed (see `support`); SQLite datasets are cached in the
 //! temp dir. After the criterion groups, a report prints search p50/p99 over
-//! many queries and one-shot insert rates, with ratios to the baselines
-//! (`cargo bench -p agcore-memory --bench memory_store -- report` runs only it).
+//! many queries and one-shot insert rates, with ratios to the baselines, then
+//! the same memories as turns of sessions in SQLite with and without the
+//! context field (`support/sessions.rs`)
+//! (`cargo bench -p agcore-memory-sqlite --bench memory_store -- report`
+//! runs only it).
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -21,6 +24,8 @@
     clippy::cast_possible_truncation
 )]
 
+#[path = "support/sessions.rs"]
+mod sessions;
 mod support;
 
 use agcore_memory_sqlite::SqliteStore;
@@ -368,6 +373,10 @@ fn main() {
     let filters = name_filters(&args);
     if args.iter().any(|a| a == "--bench") && filters.iter().all(|f| f.as_str() == "report") {
         report(&rt, &corpus);
+        let queries = corpus.queries(500, 1234);
+        for n in sizes() {
+            rt.block_on(sessions::report(&corpus, n, &queries, TOP_K));
+        }
     }
     c.final_summary();
 }

@@ -92,6 +92,10 @@ pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
         }
         let from = recorded(&tx, component)?;
         reindex(&tx, component)?;
+        if component == "store" {
+            // The context fields hold the neighbours' terms: derived again.
+            crate::store::context::rebuild_recorded(&tx)?;
+        }
         tx.commit()?;
         tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
     }
@@ -99,7 +103,7 @@ pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
 }
 
 /// Drops the postings and statistics of the scopes `scope_clause` selects.
-fn clear_postings(conn: &Connection, scope_clause: &str, param: i64) -> Result<()> {
+pub(crate) fn clear_postings(conn: &Connection, scope_clause: &str, param: i64) -> Result<()> {
     for table in ["bm25_blocks", "bm25_terms", "bm25_stats"] {
         conn.execute(
             &format!("DELETE FROM {table} WHERE {scope_clause}"),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 
 use crate::connection::{Database, Durability, Options, blocking};
@@ -135,6 +136,19 @@ impl SqliteDatabaseBuilder {
     /// `created_at`, then id. Long-term memory is never evicted.
     pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
         self.options.eviction = eviction;
+        self
+    }
+
+    /// The store's context field (default [`ContextField::default`]: metadata
+    /// key `session`, window 1, weight 0.5), as
+    /// [`InMemoryStore::with_context_field`](agcore_memory::InMemoryStore::with_context_field):
+    /// each item of a sequence is also indexed with its neighbours' terms as
+    /// a second BM25F field, kept current as items are saved, replaced and
+    /// deleted; `None` ranks every item by plain BM25. The file records the
+    /// sequence key and window it was indexed with; opening with others
+    /// re-indexes the store once (processes sharing a file should agree).
+    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
+        self.options.context = context;
         self
     }
 

@@ -42,13 +42,15 @@ pub(crate) struct Component {
     pub(crate) upgrade: fn(&Transaction<'_>, i64) -> Result<()>,
 }
 
-/// Version 2 keys blocks by exact document length (version 1: `len >> 3`).
+/// Version 2 keys blocks by exact document length (version 1: `len >> 3`);
+/// version 3 adds the context-field statistics.
 const BM25: Component = Component {
     name: "bm25",
-    latest: 2,
+    latest: 3,
     create: |tx| crate::impact::create_tables(tx),
     upgrade: |tx, target| match target {
         2 => crate::impact::split_by_length(tx),
+        3 => crate::impact::add_context_columns(tx),
         other => Err(storage(format!(
             "bm25 index: no upgrade to version {other}"
         ))),
@@ -262,7 +264,7 @@ mod tests {
         )
         .unwrap();
         let err = migrate(&mut conn).unwrap_err().to_string();
-        assert!(err.contains("`store` schema is version 5"), "{err}");
+        assert!(err.contains("`store` schema is version 6"), "{err}");
     }
 
     #[test]

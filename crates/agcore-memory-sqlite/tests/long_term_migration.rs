@@ -214,9 +214,9 @@ async fn version_one_databases_upgrade_with_every_row() {
         assert_eq!(
             components,
             [
-                ("bm25".into(), 2),
+                ("bm25".into(), 3),
                 ("long_term".into(), 6),
-                ("store".into(), 4)
+                ("store".into(), 5)
             ]
         );
         let n: i64 = conn

@@ -132,7 +132,7 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     let (docs, postings): (i64, i64) = conn
         .query_row(
             "SELECT (SELECT docs FROM bm25_stats WHERE scope = 0), (SELECT count(*) FROM bm25_blocks)",

@@ -7,16 +7,9 @@
 use std::collections::HashMap;
 
 use agcore_memory::retriever::{ContextField, ContextualBm25, ContextualBm25Config};
+use agcore_memory::testkit::turn;
 use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
-use chrono::{DateTime, TimeDelta, Utc};
 use proptest::prelude::*;
-use serde_json::json;
-
-fn turn(id: &str, session: &str, seq: i64, text: &str) -> MemoryItem {
-    MemoryItem::new(id, text)
-        .with_metadata(json!({ "session": session }))
-        .with_created_at(DateTime::<Utc>::UNIX_EPOCH + TimeDelta::seconds(seq))
-}
 
 fn ids(hits: &[ScoredItem]) -> Vec<&str> {
     hits.iter().map(|h| h.item.id.as_str()).collect()

@@ -11,11 +11,12 @@ use agcore_memory_sqlite::SqliteStore;
 pub use agcore_memory::testkit::corpus::{ms, percentiles, sizes};
 
 /// The SQLite bench database of `n` memories, built once and cached in the
-/// temp dir (`agcore-memory-bench/v2-{n}.db`).
+/// temp dir (`agcore-memory-bench/v3-{n}.db`: store schema 5, so a binary
+/// built before it never opens a newer file).
 pub async fn cached_sqlite(corpus: &Corpus, n: usize) -> SqliteStore {
     let dir = std::env::temp_dir().join("agcore-memory-bench");
     std::fs::create_dir_all(&dir).unwrap_or_default();
-    let path: PathBuf = dir.join(format!("v2-{n}.db"));
+    let path: PathBuf = dir.join(format!("v3-{n}.db"));
     let store = SqliteStore::open(&path).await.unwrap();
     let have = store
         .count(&agcore_memory::MemoryFilter::all())

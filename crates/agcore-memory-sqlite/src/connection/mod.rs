@@ -13,6 +13,7 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionConfig, MemoryError};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
@@ -37,6 +38,8 @@ pub(crate) struct Options {
     pub(crate) eviction: EvictionConfig,
     /// Checkpoints on a background thread instead of SQLite's automatic one.
     pub(crate) background_checkpoint: bool,
+    /// The store's context field (`None`: plain BM25).
+    pub(crate) context: Option<ContextField>,
 }
 
 impl Default for Options {
@@ -47,6 +50,7 @@ impl Default for Options {
             durability: Durability::default(),
             eviction: EvictionConfig::none(),
             background_checkpoint: true,
+            context: Some(ContextField::default()),
         }
     }
 }
@@ -64,6 +68,7 @@ pub(crate) struct Database {
     closed: AtomicBool,
     path: Option<PathBuf>,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl std::fmt::Debug for Database {
@@ -91,6 +96,7 @@ impl Database {
             options.busy_timeout,
         )?;
         crate::migrate::migrate(&mut conn)?;
+        crate::store::context::sync(&mut conn, options.context.as_ref())?;
         if let Some(path) = path.as_ref().filter(|_| options.background_checkpoint) {
             checkpoint::start(&mut conn, path, options.busy_timeout)?;
         }
@@ -106,7 +112,7 @@ impl Database {
             }
         }
         let (writer_tx, writer_rx) = mpsc::channel::<WriterMsg>();
-        let store = StoreWriter::new(options.eviction.clone());
+        let store = StoreWriter::new(options.eviction.clone(), options.context.clone());
         worker::spawn("agcore-sqlite-writer", move || {
             worker::run_writer(conn, store, &writer_rx);
         })?;
@@ -129,6 +135,7 @@ impl Database {
             closed: AtomicBool::new(false),
             path,
             eviction: options.eviction.clone(),
+            context: options.context.clone(),
         })
     }
 
@@ -140,6 +147,11 @@ impl Database {
     /// The store's eviction configuration.
     pub(crate) fn eviction(&self) -> &EvictionConfig {
         &self.eviction
+    }
+
+    /// The store's context field.
+    pub(crate) fn context(&self) -> Option<&ContextField> {
+        self.context.as_ref()
     }
 
     fn check_open(&self) -> std::result::Result<(), MemoryError> {

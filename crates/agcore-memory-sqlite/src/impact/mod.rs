@@ -5,6 +5,11 @@
 //!   postings packed in blocks. A block lists `(len, doc)` pairs (at most
 //!   [`BLOCK_DOCS`], ascending by document) of documents of length `len`
 //!   holding `term` with the frequency bucket `tfb = min(tf, TF_BUCKETS)`. A
+//!   document with a context field (a second BM25F field, see
+//!   [`FieldDoc`]) holding the term is in the run of [`run_code`]`(tf, ctf)`
+//!   instead, keyed by its own length when `tf > 0` and by its context
+//!   length otherwise; documents without context keep the plain codes
+//!   1..=[`TF_BUCKETS`]. A
 //!   (term, bucket) run is read in key order, so it yields postings shortest
 //!   document first and, within one length, by document: the BM25
 //!   contribution only falls along a run — for any mean length — and the
@@ -16,26 +21,33 @@
 //!   grouped eight lengths per key and had to read and sort a whole range).
 //!   Packing keeps writes cheap: a batch writes one row per (term, bucket,
 //!   length) group, not one per posting.
-//! - `bm25_terms (scope, term) → (df, max_tf)` and
-//!   `bm25_stats (scope) → (docs, tokens)`: the collection statistics BM25
-//!   needs (N, document frequencies, mean length), so a search never counts
-//!   rows.
+//! - `bm25_terms (scope, term) → (df, max_tf, max_ctf, min_clen)` and
+//!   `bm25_stats (scope) → (docs, tokens, grouped, context_tokens)`: the
+//!   collection statistics BM25F needs (N, document frequencies — documents
+//!   holding the term in either field —, mean own length over all documents,
+//!   mean context length over the documents with a context field) and the
+//!   run bounds (largest tf and context tf, smallest context length of a
+//!   document holding the term in both fields; stale-safe after deletions),
+//!   so a search never counts rows.
 //!
 //! `scope` is part of every key: a search reads only its scope's rows. The
 //! backends call [`add_docs`] and [`remove_docs`] in the transaction that
 //! writes the documents, with the `terms` column values written or removed.
 
 use crate::error::Result;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+mod check;
 mod upgrade;
 mod write;
 
-pub(crate) use upgrade::split_by_length;
-use write::group;
-pub(crate) use write::{add_docs, remove_docs};
+#[cfg(test)]
+pub(crate) use check::check;
+pub(crate) use check::check_fields;
+pub(crate) use upgrade::{add_context_columns, split_by_length};
+pub(crate) use write::{add_docs, add_fields, remove_docs, remove_fields};
 
 /// BM25 term-frequency saturation (FTS5 `bm25()`'s default).
 pub(crate) const K1: f64 = 1.2;
@@ -46,6 +58,42 @@ pub(crate) const B: f64 = 0.75;
 pub(crate) const TF_BUCKETS: u32 = 4;
 /// Most postings in one block.
 pub(crate) const BLOCK_DOCS: usize = 512;
+/// The context tf bucket's multiplier in a run code (see [`run_code`]).
+pub(crate) const CONTEXT_STRIDE: u32 = 8;
+
+/// The run (`tfb` column) of a posting with `tf` occurrences in the own text
+/// and `ctf` in the context field: `min(tf, TF_BUCKETS) + CONTEXT_STRIDE ·
+/// min(ctf, TF_BUCKETS)`. Without context it is the plain tf bucket.
+pub(crate) fn run_code(tf: u32, ctf: u32) -> u32 {
+    tf.min(TF_BUCKETS) + CONTEXT_STRIDE * ctf.min(TF_BUCKETS)
+}
+
+/// The (tf bucket, context tf bucket) of a run code.
+pub(crate) fn split_code(code: u32) -> (u32, u32) {
+    (code % CONTEXT_STRIDE, code / CONTEXT_STRIDE)
+}
+
+/// A document as the index takes it: its number, its `terms` column value
+/// and its context field — the analysed terms of its neighbours, joined by
+/// spaces — or `None` when it belongs to no sequence (it then ranks by
+/// plain BM25, and does not count in the mean context length).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FieldDoc<'a> {
+    pub(crate) doc: i64,
+    pub(crate) terms: &'a str,
+    pub(crate) context: Option<&'a str>,
+}
+
+impl<'a> FieldDoc<'a> {
+    /// A document without a context field.
+    pub(crate) fn plain(doc: i64, terms: &'a str) -> Self {
+        Self {
+            doc,
+            terms,
+            context: None,
+        }
+    }
+}
 
 /// The block table of the impact-ordered index.
 pub(crate) const BLOCKS_TABLE: &str = "
@@ -63,16 +111,20 @@ CREATE TABLE bm25_blocks (
 /// The statistics tables of the impact-ordered index.
 pub(crate) const STATS_TABLES: &str = "
 CREATE TABLE bm25_terms (
-    scope  INTEGER NOT NULL,
-    term   TEXT    NOT NULL,
-    df     INTEGER NOT NULL,
-    max_tf INTEGER NOT NULL,
+    scope    INTEGER NOT NULL,
+    term     TEXT    NOT NULL,
+    df       INTEGER NOT NULL,
+    max_tf   INTEGER NOT NULL,
+    max_ctf  INTEGER NOT NULL DEFAULT 0,
+    min_clen INTEGER,
     PRIMARY KEY (scope, term)
 ) WITHOUT ROWID;
 CREATE TABLE bm25_stats (
-    scope  INTEGER PRIMARY KEY,
-    docs   INTEGER NOT NULL,
-    tokens INTEGER NOT NULL
+    scope          INTEGER PRIMARY KEY,
+    docs           INTEGER NOT NULL,
+    tokens         INTEGER NOT NULL,
+    grouped        INTEGER NOT NULL DEFAULT 0,
+    context_tokens INTEGER NOT NULL DEFAULT 0
 );";
 
 /// Creates the tables of the impact-ordered index (its latest layout).
@@ -142,104 +194,80 @@ pub(crate) fn decode_postings(blob: &[u8]) -> Vec<(u32, i64)> {
 /// A posting: `(document length, document)`.
 pub(crate) type Posting = (u32, i64);
 
-/// Collection statistics of one scope: `(documents, mean length)`.
+/// Collection statistics of one scope.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct ScopeStats {
+    /// Documents (N).
+    pub(crate) docs: f64,
+    /// Mean own length over all documents (0 when there are none).
+    pub(crate) avg_len: f64,
+    /// Mean context length over the documents with a context field (0 when
+    /// there are none).
+    pub(crate) avg_context_len: f64,
+}
+
+/// Collection statistics of one scope.
 ///
 /// # Errors
 /// [`MemoryError::Storage`].
 #[allow(clippy::cast_precision_loss)]
-pub(crate) fn scope_stats(conn: &Connection, scope: i64) -> Result<(f64, f64)> {
-    let row: Option<(i64, i64)> = conn
-        .prepare_cached("SELECT docs, tokens FROM bm25_stats WHERE scope = ?1")?
-        .query_row([scope], |r| Ok((r.get(0)?, r.get(1)?)))
+pub(crate) fn scope_stats(conn: &Connection, scope: i64) -> Result<ScopeStats> {
+    let row: Option<(i64, i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT docs, tokens, grouped, context_tokens FROM bm25_stats WHERE scope = ?1",
+        )?
+        .query_row([scope], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
         .optional()?;
-    let (docs, tokens) = row.unwrap_or((0, 0));
-    let n = docs.max(0) as f64;
-    let avg = if docs > 0 {
-        tokens.max(0) as f64 / n
-    } else {
-        0.0
+    let (docs, tokens, grouped, context_tokens) = row.unwrap_or((0, 0, 0, 0));
+    let mean = |total: i64, count: i64| {
+        if count > 0 {
+            total.max(0) as f64 / count as f64
+        } else {
+            0.0
+        }
     };
-    Ok((n, avg))
+    Ok(ScopeStats {
+        docs: docs.max(0) as f64,
+        avg_len: mean(tokens, docs),
+        avg_context_len: mean(context_tokens, grouped),
+    })
 }
 
-/// The document frequency and largest term frequency of `term` in `scope`
-/// (`(0, 0)` when absent; the largest tf may be stale-high after deletions).
+/// One term's statistics in a scope (see [`term_stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TermStats {
+    /// Documents holding the term in either field.
+    pub(crate) df: i64,
+    /// Largest own tf (may be stale-high after deletions).
+    pub(crate) max_tf: u32,
+    /// Largest context tf (may be stale-high).
+    pub(crate) max_ctf: u32,
+    /// Smallest context length of a document holding the term in both
+    /// fields (may be stale-low); 0 when there is none.
+    pub(crate) min_clen: u32,
+}
+
+/// The statistics of `term` in `scope` (all 0 when absent).
 ///
 /// # Errors
 /// [`MemoryError::Storage`].
-pub(crate) fn term_stats(conn: &Connection, scope: i64, term: &str) -> Result<(i64, u32)> {
-    let row: Option<(i64, u32)> = conn
-        .prepare_cached("SELECT df, max_tf FROM bm25_terms WHERE scope = ?1 AND term = ?2")?
-        .query_row(params![scope, term], |r| Ok((r.get(0)?, r.get(1)?)))
+pub(crate) fn term_stats(conn: &Connection, scope: i64, term: &str) -> Result<TermStats> {
+    let row: Option<TermStats> = conn
+        .prepare_cached(
+            "SELECT df, max_tf, max_ctf, min_clen FROM bm25_terms WHERE scope = ?1 AND term = ?2",
+        )?
+        .query_row(params![scope, term], |r| {
+            Ok(TermStats {
+                df: r.get::<_, i64>(0)?.max(0),
+                max_tf: r.get(1)?,
+                max_ctf: r.get(2)?,
+                min_clen: r.get::<_, Option<u32>>(3)?.unwrap_or(0),
+            })
+        })
         .optional()?;
-    Ok(row.map_or((0, 0), |(df, max_tf)| (df.max(0), max_tf)))
-}
-
-/// Consistency problems of `scope`'s index against `rows` (the scope's
-/// documents as `(doc, terms column)`): statistics, document frequencies and
-/// postings must match them exactly. Empty when consistent.
-///
-/// # Errors
-/// [`MemoryError::Storage`].
-pub(crate) fn check(
-    conn: &Connection,
-    scope: i64,
-    rows: &[(i64, String)],
-    skip: usize,
-) -> Result<Vec<String>> {
-    let mut problems = Vec::new();
-    let docs: Vec<(i64, &str)> = rows.iter().map(|(d, t)| (*d, t.as_str())).collect();
-    let (groups, terms, tokens) = group(&docs, skip);
-    let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
-    let stats: (i64, i64) = conn
-        .query_row(
-            "SELECT docs, tokens FROM bm25_stats WHERE scope = ?1",
-            [scope],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?
-        .unwrap_or((0, 0));
-    if stats != (n, tokens) {
-        problems.push(format!(
-            "bm25 index: statistics {stats:?}, rows give {:?}",
-            (n, tokens)
-        ));
-    }
-    let mut stmt = conn.prepare("SELECT term, df FROM bm25_terms WHERE scope = ?1 AND df > 0")?;
-    let stored: BTreeMap<String, i64> = stmt
-        .query_map([scope], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    let expected: BTreeMap<String, i64> = terms
-        .iter()
-        .map(|(t, df, _)| ((*t).to_owned(), *df))
-        .collect();
-    if stored != expected {
-        problems.push("bm25 index: document frequencies differ from the rows".to_owned());
-    }
-    let mut stmt = conn.prepare(
-        "SELECT term, tfb, len, postings FROM bm25_blocks WHERE scope = ?1 \
-         ORDER BY term, tfb, len, first_doc",
-    )?;
-    let mut postings: BTreeMap<(String, u32, u32), Vec<(u32, i64)>> = BTreeMap::new();
-    let mut rows = stmt.query([scope])?;
-    while let Some(row) = rows.next()? {
-        let blob: Vec<u8> = row.get(3)?;
-        postings
-            .entry((row.get(0)?, row.get(1)?, row.get(2)?))
-            .or_default()
-            .extend(decode_postings(&blob));
-    }
-    for list in postings.values_mut() {
-        list.sort_unstable_by_key(|p| p.1);
-    }
-    let expected: BTreeMap<(String, u32, u32), Vec<(u32, i64)>> = groups
-        .into_iter()
-        .map(|((t, b, l), d)| ((t.to_owned(), b, l), d))
-        .collect();
-    if postings != expected {
-        problems.push("bm25 index: postings differ from the rows".to_owned());
-    }
-    Ok(problems)
+    Ok(row.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -289,8 +317,8 @@ mod tests {
         remove_docs(&conn, 5, &gone_refs, 0).unwrap();
         rows.retain(|(d, _)| d % 5 != 0);
         assert!(check(&conn, 5, &rows, 0).unwrap().is_empty());
-        assert_eq!(term_stats(&conn, 5, "common").unwrap().0, 1600);
-        assert_eq!(term_stats(&conn, 6, "common").unwrap().0, 0);
+        assert_eq!(term_stats(&conn, 5, "common").unwrap().df, 1600);
+        assert_eq!(term_stats(&conn, 6, "common").unwrap().df, 0);
         let p = [(3, 1), (0, -2), (u32::MAX, i64::MAX)];
         assert_eq!(decode_postings(&encode_postings(&p)), p);
     }

@@ -1,13 +1,49 @@
-//! Version 2 of the impact-ordered index (the `bm25` schema component):
-//! blocks keyed by exact document length. Version 1 keyed them by
-//! `len >> 3`, so one block held up to eight lengths and a run had to read
-//! and sort a whole range of blocks before it could yield its first posting.
+//! Upgrades of the impact-ordered index (the `bm25` schema component).
+//!
+//! - Version 2: blocks keyed by exact document length. Version 1 keyed them
+//!   by `len >> 3`, so one block held up to eight lengths and a run had to
+//!   read and sort a whole range of blocks before it could yield its first
+//!   posting.
+//! - Version 3: the context-field statistics (`bm25_terms.max_ctf`,
+//!   `min_clen`; `bm25_stats.grouped`, `context_tokens`), added with values
+//!   true of an index without context fields (0, none, 0, 0), so every
+//!   posting and statistic carries over.
 
 use rusqlite::Connection;
 
 use super::write::{BlockRef, insert_blocks};
 use super::{BLOCK_DOCS, BLOCKS_TABLE, Posting, decode_postings};
 use crate::error::Result;
+
+/// The columns version 3 adds: (table, column, definition).
+const CONTEXT_COLUMNS: [(&str, &str, &str); 4] = [
+    ("bm25_terms", "max_ctf", "INTEGER NOT NULL DEFAULT 0"),
+    ("bm25_terms", "min_clen", "INTEGER"),
+    ("bm25_stats", "grouped", "INTEGER NOT NULL DEFAULT 0"),
+    ("bm25_stats", "context_tokens", "INTEGER NOT NULL DEFAULT 0"),
+];
+
+/// Version 3: adds the context-field statistics columns that are missing.
+/// Run it in the migration's transaction.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError).
+pub(crate) fn add_context_columns(conn: &Connection) -> Result<()> {
+    for (table, column, definition) in CONTEXT_COLUMNS {
+        let present: bool = conn
+            .prepare(&format!(
+                "SELECT count(*) FROM pragma_table_info('{table}') WHERE name = ?1"
+            ))?
+            .query_row([column], |r| r.get::<_, i64>(0))?
+            > 0;
+        if !present {
+            conn.execute_batch(&format!(
+                "ALTER TABLE {table} ADD COLUMN {column} {definition};"
+            ))?;
+        }
+    }
+    Ok(())
+}
 
 /// A (scope, term, tf bucket) run key.
 type RunKey = (i64, String, u32);

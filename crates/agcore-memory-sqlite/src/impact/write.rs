@@ -5,13 +5,12 @@
 use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
-use super::{BLOCK_DOCS, Posting, decode_postings, encode_postings};
+use super::{BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings};
 use crate::multirow::{self, MultiRow};
 
-mod group;
+pub(super) mod group;
 mod parallel;
 
-pub(super) use group::group;
 use group::{GroupKey, Grouped, group_docs};
 use parallel::group_docs_parallel;
 
@@ -67,13 +66,15 @@ static INSERT_BLOCKS: MultiRow = MultiRow::new(
     "",
 );
 
-/// The document-frequency upsert (4 parameters a row).
+/// The document-frequency upsert (6 parameters a row). The run bounds only
+/// widen: `max_tf`, `max_ctf` grow, `min_clen` (NULL: none yet) shrinks.
 static UPSERT_TERMS: MultiRow = MultiRow::new(
-    "INSERT INTO bm25_terms (scope, term, df, max_tf)",
-    4,
+    "INSERT INTO bm25_terms (scope, term, df, max_tf, max_ctf, min_clen)",
+    6,
     1,
     "ON CONFLICT (scope, term) DO UPDATE SET df = df + excluded.df, \
-     max_tf = max(max_tf, excluded.max_tf)",
+     max_tf = max(max_tf, excluded.max_tf), max_ctf = max(max_ctf, excluded.max_ctf), \
+     min_clen = coalesce(min(min_clen, excluded.min_clen), min_clen, excluded.min_clen)",
 );
 
 /// Inserts blocks `(term, tfb, len, postings)` of `scope`, many per statement.
@@ -93,9 +94,8 @@ pub(super) fn insert_blocks(conn: &Connection, scope: i64, blocks: &[BlockRef<'_
     Ok(())
 }
 
-/// Adds `docs` (`(doc, terms column)`, each not indexed yet) to `scope`: their
-/// postings, document frequencies and the collection statistics. Run it in
-/// the transaction that wrote the documents.
+/// Adds `docs` (`(doc, terms column)`, each not indexed yet, none with a
+/// context field) to `scope`; see [`add_fields`].
 ///
 /// # Errors
 /// [`MemoryError::Storage`].
@@ -103,6 +103,22 @@ pub(crate) fn add_docs(
     conn: &Connection,
     scope: i64,
     docs: &[(i64, &str)],
+    skip: usize,
+) -> Result<()> {
+    let docs: Vec<FieldDoc<'_>> = docs.iter().map(|&(d, t)| FieldDoc::plain(d, t)).collect();
+    add_fields(conn, scope, &docs, skip)
+}
+
+/// Adds `docs` (each not indexed yet) to `scope`: their postings, document
+/// frequencies, run bounds and the collection statistics. Run it in the
+/// transaction that wrote the documents.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn add_fields(
+    conn: &Connection,
+    scope: i64,
+    docs: &[FieldDoc<'_>],
     skip: usize,
 ) -> Result<()> {
     if docs.is_empty() {
@@ -134,25 +150,32 @@ fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result
     for range in multirow::chunks(grouped.terms.len()) {
         let chunk = grouped.terms.get(range.clone()).unwrap_or_default();
         let mut stmt = UPSERT_TERMS.prepare(conn, chunk.len())?;
-        for (slot, (term, n, max_tf)) in chunk.iter().enumerate() {
-            multirow::bind_row(&mut stmt, slot, &[&scope, term, n, max_tf])?;
+        for (slot, t) in chunk.iter().enumerate() {
+            let row: [&dyn ToSql; 6] = [&scope, &t.term, &t.df, &t.max_tf, &t.max_ctf, &t.min_clen];
+            multirow::bind_row(&mut stmt, slot, &row)?;
         }
         stmt.raw_execute()?;
     }
     let n = i64::try_from(grouped.docs).unwrap_or(i64::MAX);
     conn.prepare_cached(
-        "INSERT INTO bm25_stats (scope, docs, tokens) VALUES (?1, ?2, ?3) \
+        "INSERT INTO bm25_stats (scope, docs, tokens, grouped, context_tokens) \
+         VALUES (?1, ?2, ?3, ?4, ?5) \
          ON CONFLICT (scope) DO UPDATE SET docs = docs + excluded.docs, \
-         tokens = tokens + excluded.tokens",
+         tokens = tokens + excluded.tokens, grouped = grouped + excluded.grouped, \
+         context_tokens = context_tokens + excluded.context_tokens",
     )?
-    .execute(params![scope, n, grouped.tokens])?;
+    .execute(params![
+        scope,
+        n,
+        grouped.tokens,
+        grouped.grouped,
+        grouped.context_tokens
+    ])?;
     Ok(())
 }
 
-/// Removes `docs` (`(doc, terms column as indexed)`) from `scope`: their
-/// postings (rewriting the blocks that held them), document frequencies and
-/// the collection statistics. Run it in the transaction that removes or
-/// rewrites the documents.
+/// Removes `docs` (`(doc, terms column as indexed)`, none with a context
+/// field) from `scope`; see [`remove_fields`].
 ///
 /// # Errors
 /// [`MemoryError::Storage`].
@@ -160,6 +183,24 @@ pub(crate) fn remove_docs(
     conn: &Connection,
     scope: i64,
     docs: &[(i64, &str)],
+    skip: usize,
+) -> Result<()> {
+    let docs: Vec<FieldDoc<'_>> = docs.iter().map(|&(d, t)| FieldDoc::plain(d, t)).collect();
+    remove_fields(conn, scope, &docs, skip)
+}
+
+/// Removes `docs` (as indexed: the same terms and context field) from
+/// `scope`: their postings (rewriting the blocks that held them), document
+/// frequencies and the collection statistics (run bounds stay: they remain
+/// valid bounds). Run it in the transaction that removes or rewrites the
+/// documents.
+///
+/// # Errors
+/// [`MemoryError::Storage`].
+pub(crate) fn remove_fields(
+    conn: &Connection,
+    scope: i64,
+    docs: &[FieldDoc<'_>],
     skip: usize,
 ) -> Result<()> {
     if docs.is_empty() {
@@ -208,13 +249,20 @@ pub(crate) fn remove_docs(
     insert_blocks(conn, scope, &again)?;
     let mut sub =
         conn.prepare_cached("UPDATE bm25_terms SET df = df - ?3 WHERE scope = ?1 AND term = ?2")?;
-    for (term, n, _) in &grouped.terms {
-        sub.execute(params![scope, term, n])?;
+    for t in &grouped.terms {
+        sub.execute(params![scope, t.term, t.df])?;
     }
     let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
     conn.prepare_cached(
-        "UPDATE bm25_stats SET docs = docs - ?2, tokens = tokens - ?3 WHERE scope = ?1",
+        "UPDATE bm25_stats SET docs = docs - ?2, tokens = tokens - ?3, \
+         grouped = grouped - ?4, context_tokens = context_tokens - ?5 WHERE scope = ?1",
     )?
-    .execute(params![scope, n, grouped.tokens])?;
+    .execute(params![
+        scope,
+        n,
+        grouped.tokens,
+        grouped.grouped,
+        grouped.context_tokens
+    ])?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use rusqlite::{Connection, params};
 
 use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
-use crate::topk::{Fetched, Hit, TopKQuery, top_k};
+use crate::topk::{Fetched, Hit, Ranking, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
 use agcore_memory::retriever::unique_index_terms;
@@ -55,6 +55,7 @@ pub(crate) fn search(
             Some(row) => Some(Fetched {
                 key: row.get(0)?,
                 terms: row.get(1)?,
+                context: None,
             }),
             None => None,
         })
@@ -67,6 +68,7 @@ pub(crate) fn search(
         skip: SCOPE_TOKENS,
         // Ties go by id, which is the document number.
         key_is_doc: true,
+        ranking: Ranking::Fts5,
     };
     let hits = top_k(conn, &top, &mut fetch)?;
     load(conn, hits)

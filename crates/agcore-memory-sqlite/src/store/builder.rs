@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionConfig, MemoryError};
 
 use super::{Durability, SqliteStore};
@@ -21,6 +22,15 @@ impl SqliteStoreBuilder {
     /// See [`SqliteDatabaseBuilder::eviction`].
     pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
         self.database = self.database.eviction(eviction);
+        self
+    }
+
+    /// The context field of neighbouring items (default
+    /// [`ContextField::default`]; `None`: plain BM25), as
+    /// [`InMemoryStore::with_context_field`](agcore_memory::InMemoryStore::with_context_field).
+    /// See [`SqliteDatabaseBuilder::context_field`].
+    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
+        self.database = self.database.context_field(context);
         self
     }
 

@@ -1,23 +1,25 @@
 //! The exhaustive reference search of [`SqliteStore`] (`testkit` feature):
-//! FTS5 `MATCH` of the query's keywords ranked by `bm25()` over every match,
-//! which the pruned
+//! BM25F over every row, with the collection statistics counted from the
+//! rows (no index), which the pruned
 //! [`MemoryStore::search`](agcore_memory::MemoryStore::search) is tested and
 //! measured against.
-//! The full-text query is built from extracted keywords, each an FTS5 string
-//! with `"` doubled, so query syntax in the input is always literal text.
 
-use crate::error::Result;
+use std::collections::{HashMap, HashSet};
+
+use agcore_memory::retriever::{
+    Bm25, Bm25F, ContextField, unique_index_terms, validate_search_options,
+};
+use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
 use rusqlite::Connection;
-use rusqlite::types::Value;
 
 use super::SqliteStore;
 use super::query::{self, ITEM_COLUMNS, MAX_QUERY_TERMS, SqlFilter, filter_sql};
-use agcore_memory::retriever::{unique_index_terms, validate_search_options};
-use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
+use crate::error::Result;
+use crate::impact::term_frequencies;
 
 impl SqliteStore {
-    /// FTS5 `MATCH` of the query's keywords ranked by `bm25()` over every
-    /// match: the exhaustive reference the pruned
+    /// BM25F over every row (own text and context field, statistics counted
+    /// from the rows): the exhaustive reference the pruned
     /// [`MemoryStore::search`](agcore_memory::MemoryStore::search) equals
     /// (same hits and order, scores up to float rounding) and is measured
     /// against.
@@ -31,150 +33,133 @@ impl SqliteStore {
         options: &SearchOptions,
     ) -> std::result::Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let Some(expression) = match_expression(query) else {
+        let mut terms = unique_index_terms(query);
+        terms.truncate(MAX_QUERY_TERMS);
+        if terms.is_empty() {
             return Ok(Vec::new());
-        };
-        let filter = &options.filter;
-        let plan = SearchPlan {
-            expression,
-            filter: filter_sql(filter),
-            filtered: filter.prefix.is_some()
-                || filter.since.is_some()
-                || filter.until.is_some()
-                || !filter.metadata.is_empty(),
+        }
+        let plan = Plan {
+            terms,
+            filter: filter_sql(&options.filter),
             limit: options.limit,
             min_score: options.min_score,
+            weight: self.db.context().map_or(0.0, |c: &ContextField| c.weight),
         };
-        self.db.read(move |conn| search(conn, plan)).await
+        self.db.read(move |conn| scan(conn, &plan)).await
     }
 }
 
-/// The FTS5 `MATCH` expression for literal `query` text: its distinct terms
-/// ([`unique_index_terms`])
-/// (at most [`MAX_QUERY_TERMS`]), each an FTS5 string with `"` doubled, joined
-/// by `OR`. `None` when the query has no keywords.
-///
-/// ```text
-/// Rust "NEAR(x)" 记忆系统  →  "rust" OR "near" OR "记忆" OR "忆系" OR "系统"
-/// ```
-fn match_expression(query: &str) -> Option<String> {
-    let terms = unique_index_terms(query);
-    if terms.is_empty() {
-        return None;
-    }
-    let quoted: Vec<String> = terms
-        .iter()
-        .take(MAX_QUERY_TERMS)
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
-    Some(quoted.join(" OR "))
-}
-
-/// One search: the FTS5 expression, the candidate filter, top-k, minimum score.
-struct SearchPlan {
-    expression: String,
+/// One reference search.
+struct Plan {
+    terms: Vec<String>,
     filter: SqlFilter,
-    /// Whether the filter constrains anything (otherwise the fast path applies).
-    filtered: bool,
     limit: usize,
     min_score: Option<f64>,
+    weight: f64,
 }
 
-/// Runs `plan`: hits best first (score = −bm25, ties by id), at most `limit`,
-/// none scoring below `min_score`.
-fn search(conn: &Connection, plan: SearchPlan) -> Result<Vec<ScoredItem>> {
-    let mut hits = if plan.filtered {
-        full(conn, &plan)?
-    } else {
-        match top_k_first(conn, &plan)? {
-            Some(hits) => hits,
-            None => full(conn, &plan)?,
-        }
+/// A row's fields counted: `(len, tfs, context: (len, tfs))`.
+type Counted<'a> = (
+    u32,
+    HashMap<&'a str, u32>,
+    Option<(u32, HashMap<&'a str, u32>)>,
+);
+
+/// A field's length and term frequencies.
+fn count(text: &str) -> (u32, HashMap<&str, u32>) {
+    let (len, tfs) = term_frequencies(text, 0);
+    (len, tfs.into_iter().collect())
+}
+
+/// Scores every row passing the filter; best first, ties by id.
+#[allow(clippy::cast_precision_loss)]
+fn scan(conn: &Connection, plan: &Plan) -> Result<Vec<ScoredItem>> {
+    let rows: Vec<(i64, String, String, Option<String>)> = conn
+        .prepare(
+            "SELECT pk, id, terms, CASE WHEN grp IS NULL THEN NULL ELSE context_terms END \
+             FROM memory_items",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<std::result::Result<_, _>>()?;
+    let wanted: HashSet<i64> = conn
+        .prepare(&format!(
+            "SELECT i.pk FROM memory_items i WHERE {}",
+            plan.filter.clause
+        ))?
+        .query_map(rusqlite::params_from_iter(plan.filter.params.iter()), |r| {
+            r.get(0)
+        })?
+        .collect::<std::result::Result<_, _>>()?;
+    let counted: Vec<Counted<'_>> = rows
+        .iter()
+        .map(|(_, _, terms, context)| {
+            let (len, tfs) = count(terms);
+            (len, tfs, context.as_deref().map(count))
+        })
+        .collect();
+    let n = counted.len() as f64;
+    let grouped: Vec<u32> = counted
+        .iter()
+        .filter_map(|c| c.2.as_ref().map(|x| x.0))
+        .collect();
+    let mean = |total: f64, count: usize| {
+        if count > 0 { total / count as f64 } else { 0.0 }
     };
-    hits.truncate(plan.limit);
-    if let Some(min) = plan.min_score {
-        // Best first: everything after the first one below the bar is below it too.
-        let keep = hits.iter().take_while(|h| h.score >= min).count();
-        hits.truncate(keep);
-    }
-    Ok(hits)
-}
-
-/// Unfiltered fast path: FTS5 ranks inside the index (`ORDER BY rank`) and
-/// only the best `limit + 1` rows are joined with the items. `None` when the
-/// `limit`-th and the next hit tie (the id tie-break then needs every tied
-/// row: [`full`] runs instead).
-fn top_k_first(conn: &Connection, plan: &SearchPlan) -> Result<Option<Vec<ScoredItem>>> {
-    let sql = format!(
-        "SELECT {ITEM_COLUMNS}, -f.rank AS score \
-         FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ?1 \
-               ORDER BY rank LIMIT ?2) AS f \
-         JOIN memory_items i ON i.pk = f.rowid \
-         ORDER BY f.rank, i.id"
-    );
-    let fetch = i64::try_from(plan.limit.saturating_add(1)).unwrap_or(i64::MAX);
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query(rusqlite::params![plan.expression, fetch])?;
-    let hits = collect(rows)?;
-    if hits.len() > plan.limit {
-        let kth = hits.get(plan.limit.saturating_sub(1)).map(|h| h.score);
-        let next = hits.get(plan.limit).map(|h| h.score);
-        if kth == next {
-            return Ok(None);
-        }
-    }
-    Ok(Some(hits))
-}
-
-/// Every match passing the filter, joined, sorted by (score desc, id), top `limit`.
-fn full(conn: &Connection, plan: &SearchPlan) -> Result<Vec<ScoredItem>> {
-    let limit = i64::try_from(plan.limit).unwrap_or(i64::MAX);
-    let sql = format!(
-        "SELECT {ITEM_COLUMNS}, -bm25(memory_fts) AS score \
-         FROM memory_fts JOIN memory_items i ON i.pk = memory_fts.rowid \
-         WHERE memory_fts MATCH ? AND {} \
-         ORDER BY score DESC, i.id LIMIT {limit}",
-        plan.filter.clause
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let params = std::iter::once(Value::Text(plan.expression.clone()))
-        .chain(plan.filter.params.iter().cloned());
-    let rows = stmt.query(rusqlite::params_from_iter(params))?;
-    collect(rows)
-}
-
-fn collect(mut rows: rusqlite::Rows<'_>) -> Result<Vec<ScoredItem>> {
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let score: f64 = row.get(5)?;
-        if score <= 0.0 {
+    let fields = Bm25F {
+        bm25: Bm25::default(),
+        avg_len: mean(counted.iter().map(|c| f64::from(c.0)).sum(), counted.len()),
+        avg_context_len: mean(grouped.iter().map(|&l| f64::from(l)).sum(), grouped.len()),
+        weight: plan.weight,
+    };
+    let holds = |c: &Counted<'_>, term: &str| {
+        c.1.contains_key(term) || c.2.as_ref().is_some_and(|x| x.1.contains_key(term))
+    };
+    let idfs: Vec<(&str, f64)> = plan
+        .terms
+        .iter()
+        .map(|t| {
+            let df = counted.iter().filter(|c| holds(c, t)).count();
+            let idf = if df > 0 { Bm25::idf(n, df as f64) } else { 0.0 };
+            (t.as_str(), idf)
+        })
+        .collect();
+    let mut hits: Vec<(f64, &str, i64)> = Vec::new();
+    for ((pk, id, _, _), c) in rows.iter().zip(&counted) {
+        if !wanted.contains(pk) || !idfs.iter().any(|(t, _)| holds(c, t)) {
             continue;
         }
-        out.push(ScoredItem {
-            item: query::item_from_row(row)?,
-            score,
-        });
+        let mut score = 0.0;
+        for &(term, idf) in &idfs {
+            let tf = c.1.get(term).copied().unwrap_or(0);
+            let (clen, ctf) =
+                c.2.as_ref()
+                    .map_or((0, 0), |(l, m)| (*l, m.get(term).copied().unwrap_or(0)));
+            score += idf
+                * fields.tf_part(
+                    f64::from(tf),
+                    f64::from(c.0),
+                    f64::from(ctf),
+                    f64::from(clen),
+                );
+        }
+        if score > 0.0 && score.is_finite() && plan.min_score.is_none_or(|m| score >= m) {
+            hits.push((score, id, *pk));
+        }
+    }
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    hits.truncate(plan.limit);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ITEM_COLUMNS} FROM memory_items i WHERE i.pk = ?1"
+    ))?;
+    let mut out = Vec::with_capacity(hits.len());
+    for (score, _, pk) in hits {
+        let mut found = stmt.query([pk])?;
+        if let Some(row) = found.next()? {
+            out.push(ScoredItem {
+                item: query::item_from_row(row)?,
+                score,
+            });
+        }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn match_expression_quotes_every_term() {
-        assert_eq!(match_expression("\"a\" AND * -:^").as_deref(), None);
-        assert_eq!(
-            match_expression("Rust NEAR(x) 记忆系统 rust").as_deref(),
-            Some("\"rust\" OR \"near\" OR \"记忆\" OR \"忆系\" OR \"系统\"")
-        );
-    }
-
-    #[test]
-    fn match_expression_is_capped() {
-        let query: String = (0..1000).map(|i| format!("w{i} ")).collect();
-        let expr = match_expression(&query).unwrap();
-        assert_eq!(expr.matches(" OR ").count(), MAX_QUERY_TERMS - 1);
-    }
 }

@@ -3,15 +3,20 @@
 //!
 //! - Layout: an items table, an external-content FTS5 table over it kept in
 //!   sync by triggers (the `store` schema component, `schema.rs`).
-//! - Search: BM25 over the items' analyzer terms (stemmed English words; CJK
-//!   text as character bigrams, see [`agcore_memory::retriever::index_terms`]) with
-//!   FTS5 `bm25()`'s formula (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75),
+//! - Search: [`agcore_memory::InMemoryStore`]'s ranking — BM25 over the
+//!   items' analyzer terms (stemmed English words; CJK text as character
+//!   bigrams, see [`agcore_memory::retriever::index_terms`]; Robertson &
+//!   Zaragoza 2009, k1 = 1.2, b = 0.75, idf
+//!   [`Bm25::idf`](agcore_memory::retriever::Bm25::idf)) with the context
+//!   field of neighbouring items as a second BM25F field (Robertson,
+//!   Zaragoza & Taylor 2004; see `context/` and
+//!   [`ContextField`](agcore_memory::retriever::ContextField)) —
 //!   answered as an exact top-k by the threshold algorithm over an
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
 //!   2006) kept in the same transactions as the items, so a search reads the
-//!   best postings of its terms instead of scoring every match. The FTS5
-//!   index stays for the exhaustive reference search
-//!   kept for tests (`testkit` feature) and integrity checks. The query is
+//!   best postings of its terms instead of scoring every match. The
+//!   exhaustive reference search kept for tests (`testkit` feature) scores
+//!   every row; the FTS5 index stays for integrity checks. The query is
 //!   literal text: FTS5 syntax and SQL in it are searched as words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
@@ -21,6 +26,7 @@
 //!   call runs on the async runtime.
 
 mod builder;
+pub(crate) mod context;
 #[cfg(feature = "testkit")]
 mod exhaustive;
 pub(crate) mod query;
@@ -123,10 +129,11 @@ impl SqliteStore {
     /// [`MemoryError::Storage`].
     pub async fn evict_now(&self) -> std::result::Result<usize, MemoryError> {
         let policy = self.eviction().policy.clone();
+        let window = context::window(self.db.context());
         self.db
             .exec(move |conn| {
                 let tx = conn.unchecked_transaction()?;
-                let removed = writer::evict(&tx, &policy)?;
+                let removed = writer::evict(&tx, &policy, window)?;
                 tx.commit()?;
                 Ok(removed)
             })
@@ -135,14 +142,16 @@ impl SqliteStore {
 
     /// Runs SQLite's `PRAGMA integrity_check`, the FTS5 index check and a
     /// consistency check of the impact-ordered index (statistics, document
-    /// frequencies and postings against the rows); `Ok` with the problems
-    /// found (empty when the database is sound).
+    /// frequencies and postings against the rows) and of the context fields
+    /// (each against its neighbours); `Ok` with the problems found (empty
+    /// when the database is sound).
     ///
     /// # Errors
     /// [`MemoryError::Storage`] when the checks cannot run.
     pub async fn integrity_check(&self) -> std::result::Result<Vec<String>, MemoryError> {
+        let window = context::window(self.db.context());
         self.db
-            .exec(|conn| {
+            .exec(move |conn| {
                 let mut stmt = conn.prepare("PRAGMA integrity_check")?;
                 let mut problems: Vec<String> = stmt
                     .query_map([], |row| row.get::<_, String>(0))?
@@ -154,11 +163,7 @@ impl SqliteStore {
                 ) {
                     problems.push(format!("full-text index: {err}"));
                 }
-                let rows: Vec<(i64, String)> = conn
-                    .prepare("SELECT pk, terms FROM memory_items")?
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<_, _>>()?;
-                problems.extend(crate::impact::check(conn, search::STORE_SCOPE, &rows, 0)?);
+                problems.extend(context::check(conn, window)?);
                 Ok(problems)
             })
             .await
@@ -247,8 +252,9 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
-    /// Exact BM25 top-k (score as FTS5's `−bm25()`, higher is better; ties
-    /// by id) over the impact-ordered index with the threshold algorithm.
+    /// Exact BM25F top-k (the scores [`agcore_memory::InMemoryStore`] gives
+    /// the same items, higher is better; ties by id) over the impact-ordered
+    /// index with the threshold algorithm.
     /// Literal text: the query's distinct keywords (at most 256) are OR-ed; a
     /// query without keywords returns no hits.
     async fn search(
@@ -267,6 +273,7 @@ impl MemoryStore for SqliteStore {
             filter: filter_sql(&options.filter),
             limit: options.limit,
             min_score: options.min_score,
+            ranking: search::ranking(self.db.context()),
         };
         self.db.read(move |conn| search::pruned(conn, &plan)).await
     }

@@ -12,14 +12,21 @@
 //! table recreated with `remove_diacritics 0`, so it matches the analyzer's
 //! terms exactly as the impact index does (with 2, FTS5 also folded `ę` to
 //! `e`, and the exhaustive reference ranked `ęnglish` as `english` where the
-//! search does not — found by the `fts_sqlite` fuzz target).
+//! search does not — found by the `fts_sqlite` fuzz target); 5 — the context
+//! field ([`super::context`]): each row's sequence (`grp`) and its
+//! neighbours' terms (`context_terms`), an index on (sequence, creation
+//! time, id) to find neighbours, and the settings the field was built with
+//! (`memory_context_field`). Upgraded rows get no sequence (the index is
+//! already right for that); the store then re-indexes them with the
+//! configured field on open.
 
 use rusqlite::{Connection, Transaction};
 
 use crate::error::{Result, storage};
 use crate::migrate::Component;
 
-/// The layout of a new database (version 1's with version 4's tokenizer).
+/// The layout of a new database (version 1's with version 4's tokenizer and
+/// version 5's context columns, [`CONTEXT`]).
 /// `terms` holds the analyzer's terms of `content`
 /// joined by spaces (words lowercased and stemmed, CJK text as character
 /// bigrams; [`agcore_memory::retriever::index_terms`]), so
@@ -33,7 +40,9 @@ CREATE TABLE memory_items (
     metadata      TEXT    NOT NULL,
     created_secs  INTEGER NOT NULL,
     created_nanos INTEGER NOT NULL,
-    terms         TEXT    NOT NULL
+    terms         TEXT    NOT NULL,
+    grp           TEXT,
+    context_terms TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX memory_items_created ON memory_items (created_secs, created_nanos, id);
 CREATE VIRTUAL TABLE memory_fts USING fts5(
@@ -55,12 +64,48 @@ WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
 END;
 "#;
 
+/// Version 5's context-field index and settings (no field recorded yet).
+const CONTEXT: &str = "
+CREATE INDEX IF NOT EXISTS memory_items_group
+    ON memory_items (grp, created_secs, created_nanos, id) WHERE grp IS NOT NULL;
+CREATE TABLE IF NOT EXISTS memory_context_field (
+    k           INTEGER PRIMARY KEY CHECK (k = 0),
+    group_key   TEXT,
+    window_size INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO memory_context_field (k, group_key, window_size) VALUES (0, NULL, 0);
+";
+
+/// Version 5's columns on an older table: (column, definition).
+const CONTEXT_COLUMNS: [(&str, &str); 2] = [
+    ("grp", "TEXT"),
+    ("context_terms", "TEXT NOT NULL DEFAULT ''"),
+];
+
+/// Version 5: the context columns that are missing, then [`CONTEXT`].
+fn add_context(tx: &Connection) -> Result<()> {
+    for (column, definition) in CONTEXT_COLUMNS {
+        let present: i64 = tx.query_row(
+            "SELECT count(*) FROM pragma_table_info('memory_items') WHERE name = ?1",
+            [column],
+            |r| r.get(0),
+        )?;
+        if present == 0 {
+            tx.execute_batch(&format!(
+                "ALTER TABLE memory_items ADD COLUMN {column} {definition};"
+            ))?;
+        }
+    }
+    Ok(tx.execute_batch(CONTEXT)?)
+}
+
 /// The store's component.
 pub(crate) const COMPONENT: Component = Component {
     name: "store",
-    latest: 4,
+    latest: 5,
     create: |tx| {
         tx.execute_batch(ITEMS)?;
+        tx.execute_batch(CONTEXT)?;
         crate::analysis::record(tx, "store")
     },
     upgrade,
@@ -71,6 +116,7 @@ fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
         2 => backfill_impacts(tx),
         3 => crate::analysis::reindex(tx, "store"),
         4 => Ok(tx.execute_batch(EXACT_FTS)?),
+        5 => add_context(tx),
         other => Err(storage(format!("store: no upgrade to version {other}"))),
     }
 }
@@ -153,7 +199,7 @@ mod tests {
         .unwrap();
         assert_eq!(matches(&conn, "ęnglish"), 1);
         crate::migrate::migrate(&mut conn).unwrap();
-        assert_eq!(crate::migrate::version(&conn, "store").unwrap(), 4);
+        assert_eq!(crate::migrate::version(&conn, "store").unwrap(), 5);
         assert_eq!(matches(&conn, "english"), 1, "rows carried over");
         assert_eq!(matches(&conn, "ęnglish"), 0);
         conn.execute(

@@ -6,8 +6,9 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 
 use super::query::{self, ITEM_COLUMNS, SqlFilter};
-use crate::topk::{Fetched, TopKQuery, top_k};
+use crate::topk::{Fetched, Ranking, TopKQuery, top_k};
 use agcore_memory::ScoredItem;
+use agcore_memory::retriever::{Bm25, ContextField};
 
 /// The scope of `SqliteStore` rows in the impact-ordered index.
 pub(crate) const STORE_SCOPE: i64 = 0;
@@ -18,14 +19,27 @@ pub(crate) struct PrunedPlan {
     pub(crate) filter: SqlFilter,
     pub(crate) limit: usize,
     pub(crate) min_score: Option<f64>,
+    /// How terms are weighed ([`ranking`]).
+    pub(crate) ranking: Ranking,
 }
 
-/// The exact BM25 top-k (same scores as FTS5's `bm25()` over the same terms,
-/// ties by id) with the threshold algorithm over the impact-ordered index:
-/// only the best postings of the query's terms and the rows they name are read.
+/// The store's ranking: BM25F with the default k1 and b and `context`'s
+/// weight (plain BM25 without a field), as `InMemoryStore` ranks.
+pub(crate) fn ranking(context: Option<&ContextField>) -> Ranking {
+    Ranking::Fields {
+        bm25: Bm25::default(),
+        weight: context.map_or(0.0, |c| c.weight),
+    }
+}
+
+/// The exact BM25F top-k (the same scores as `InMemoryStore` gives the same
+/// items, ties by id) with the threshold algorithm over the impact-ordered
+/// index: only the best postings of the query's terms and the rows they
+/// name are read.
 pub(crate) fn pruned(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredItem>> {
     let sql = format!(
-        "SELECT i.id, i.terms FROM memory_items i WHERE i.pk = ? AND {}",
+        "SELECT i.id, i.terms, CASE WHEN i.grp IS NULL THEN NULL ELSE i.context_terms END \
+         FROM memory_items i WHERE i.pk = ? AND {}",
         plan.filter.clause
     );
     let mut by_pk = conn.prepare_cached(&sql)?;
@@ -36,6 +50,7 @@ pub(crate) fn pruned(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredI
             Some(row) => Some(Fetched {
                 key: row.get(0)?,
                 terms: row.get(1)?,
+                context: row.get(2)?,
             }),
             None => None,
         })
@@ -48,6 +63,7 @@ pub(crate) fn pruned(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredI
         skip: 0,
         // Ties go by the text id, not by the row number.
         key_is_doc: false,
+        ranking: plan.ranking,
     };
     let hits = top_k(conn, &query, &mut fetch)?;
     let mut item = conn.prepare_cached(&format!(

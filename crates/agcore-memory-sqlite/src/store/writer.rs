@@ -12,9 +12,9 @@ use chrono::Utc;
 use rusqlite::{Connection, ToSql, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
+use super::context::{self, Changes, Position};
 use super::query::time_parts;
-use super::search::STORE_SCOPE;
-use crate::impact;
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
 
 mod encode;
@@ -36,18 +36,21 @@ pub(crate) enum WriteOp {
 /// Where a store write's outcome goes.
 pub(crate) type StoreReply = oneshot::Sender<std::result::Result<(), MemoryError>>;
 
-/// The writer thread's state for store writes: eviction and its schedule.
+/// The writer thread's state for store writes: eviction and its schedule,
+/// the context field.
 pub(crate) struct StoreWriter {
     eviction: EvictionConfig,
+    context: Option<ContextField>,
     writes_since_check: usize,
     /// Threads a large batch may use to compute index terms.
     threads: usize,
 }
 
 impl StoreWriter {
-    pub(crate) fn new(eviction: EvictionConfig) -> Self {
+    pub(crate) fn new(eviction: EvictionConfig, context: Option<ContextField>) -> Self {
         Self {
             eviction,
+            context,
             writes_since_check: 0,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
         }
@@ -116,25 +119,27 @@ impl StoreWriter {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut rows = 0usize;
         let mut pending: Vec<&MemoryItem> = Vec::new();
+        let context = self.context.as_ref();
         for op in ops {
             match op {
                 WriteOp::Upsert(items) => pending.extend(items),
                 WriteOp::Delete(id) => {
-                    rows += upsert(&tx, &pending, self.threads)?;
+                    rows += upsert(&tx, &pending, context, self.threads)?;
                     pending.clear();
                     delete_indexed(
                         &tx,
-                        "DELETE FROM memory_items WHERE id = ?1 RETURNING pk, terms",
+                        &format!("DELETE FROM memory_items WHERE id = ?1 RETURNING {DELETED}"),
                         &[id as &dyn ToSql],
+                        context::window(context),
                     )?;
                 }
             }
         }
-        rows += upsert(&tx, &pending, self.threads)?;
+        rows += upsert(&tx, &pending, context, self.threads)?;
         let due =
             self.writes_since_check.saturating_add(rows) >= self.eviction.check_interval.max(1);
         if due {
-            evict(&tx, &self.eviction.policy)?;
+            evict(&tx, &self.eviction.policy, context::window(context))?;
         }
         tx.commit()?;
         self.writes_since_check = if due {
@@ -154,20 +159,55 @@ fn copy_error(err: &MemoryError) -> MemoryError {
     }
 }
 
-/// Runs a `DELETE … RETURNING pk, terms` and drops the deleted rows from the
-/// impact-ordered index; returns how many rows were deleted.
-fn delete_indexed(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> Result<usize> {
-    let gone: Vec<(i64, String)> = conn
+/// The columns a `DELETE … RETURNING` of [`delete_indexed`] returns.
+const DELETED: &str = "pk, terms, context_terms, grp, created_secs, created_nanos, id";
+
+/// A deleted row as [`DELETED`] returns it.
+type Deleted = (i64, String, String, Option<String>, i64, i64, String);
+
+/// Runs a `DELETE … RETURNING` [`DELETED`] and drops the deleted rows from
+/// the impact-ordered index, refreshing their neighbours' context fields
+/// (`window` on each side); returns how many rows were deleted.
+fn delete_indexed(
+    conn: &Connection,
+    sql: &str,
+    params: &[&dyn ToSql],
+    window: usize,
+) -> Result<usize> {
+    let gone: Vec<Deleted> = conn
         .prepare_cached(sql)?
-        .query_map(params, |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map(params, |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        })?
         .collect::<Result<_, _>>()?;
-    let docs: Vec<(i64, &str)> = gone.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
-    impact::remove_docs(conn, STORE_SCOPE, &docs, 0)?;
-    Ok(gone.len())
+    let count = gone.len();
+    let mut changes = Changes::default();
+    for (pk, terms, context, grp, secs, nanos, id) in gone {
+        changes
+            .removed
+            .push((pk, terms, grp.is_some().then_some(context)));
+        changes.moved.extend(grp.map(|grp| Position {
+            grp,
+            secs,
+            nanos,
+            id,
+        }));
+    }
+    context::settle(conn, window, changes)?;
+    Ok(count)
 }
 
-/// Applies the eviction policy inside the current transaction.
-pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize> {
+/// Applies the eviction policy inside the current transaction (`window`:
+/// the context field's, 0 without one).
+pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy, window: usize) -> Result<usize> {
     let removed = match policy {
         EvictionPolicy::Ttl { ttl_secs } => {
             let ttl = chrono::Duration::seconds(i64::try_from(*ttl_secs).unwrap_or(i64::MAX));
@@ -177,9 +217,12 @@ pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize>
             let (secs, nanos) = time_parts(cutoff);
             delete_indexed(
                 conn,
-                "DELETE FROM memory_items WHERE (created_secs, created_nanos) <= (?1, ?2) \
-                 RETURNING pk, terms",
+                &format!(
+                    "DELETE FROM memory_items WHERE (created_secs, created_nanos) <= (?1, ?2) \
+                     RETURNING {DELETED}"
+                ),
                 params![secs, nanos],
+                window,
             )?
         }
         EvictionPolicy::Capacity { max_items } => {
@@ -191,9 +234,12 @@ pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy) -> Result<usize>
             }
             delete_indexed(
                 conn,
-                "DELETE FROM memory_items WHERE pk IN (SELECT pk FROM memory_items \
-                 ORDER BY created_secs, created_nanos, id LIMIT ?1) RETURNING pk, terms",
+                &format!(
+                    "DELETE FROM memory_items WHERE pk IN (SELECT pk FROM memory_items \
+                     ORDER BY created_secs, created_nanos, id LIMIT ?1) RETURNING {DELETED}"
+                ),
                 params![count - max],
+                window,
             )?
         }
         EvictionPolicy::None => 0,
@@ -222,7 +268,7 @@ mod tests {
              BEGIN SELECT RAISE(ABORT, 'boom'); END;",
         )
         .unwrap();
-        (conn, StoreWriter::new(EvictionConfig::none()))
+        (conn, StoreWriter::new(EvictionConfig::none(), None))
     }
 
     fn ids(conn: &Connection) -> Vec<String> {
@@ -272,7 +318,7 @@ mod tests {
     fn capacity_eviction_keeps_the_newest() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
-        let mut w = StoreWriter::new(EvictionConfig::capacity(2, 1));
+        let mut w = StoreWriter::new(EvictionConfig::capacity(2, 1), None);
         let t = |s| chrono::DateTime::from_timestamp(s, 0).unwrap();
         let items = (0..5)
             .map(|n| MemoryItem::new(format!("k{n}"), "x").with_created_at(t(100 - n)))

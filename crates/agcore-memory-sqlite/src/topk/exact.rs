@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use rusqlite::{Connection, params};
 
 use super::FastHash;
-use crate::impact::{decode_postings, term_frequencies, tf_part};
+use super::scorer::Scorer;
+use crate::impact::{TermStats, decode_postings, term_frequencies};
 
-/// A term's postings held in memory: document → (tf bucket, length).
+/// A term's postings held in memory: document → (run code, key length).
 pub(super) type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
 
 /// Most postings of one term loaded into memory to score documents without
@@ -20,18 +21,18 @@ const MATERIALIZE_MAX: i64 = 100_000;
 /// a packed posting costs far less than one row lookup).
 const POSTINGS_PER_ACCESS: i64 = 64;
 
-/// The postings of present term `p` as `doc → (tf bucket, len)`, loaded once
+/// The postings of present term `p` as `doc → (run code, key length)`, loaded once
 /// worthwhile (see [`POSTINGS_PER_ACCESS`]); `None` while it is not, or when
 /// the term has too many postings to hold.
 pub(super) fn held<'m>(
     conn: &Connection,
     scope: i64,
-    present: &[(&str, f64, u32, i64)],
+    present: &[(&str, f64, TermStats)],
     materialized: &'m mut [Option<HeldPostings>],
     p: usize,
     fetches: usize,
 ) -> Result<Option<&'m HeldPostings>> {
-    let Some(&(term, _, _, df)) = present.get(p) else {
+    let Some(&(term, _, TermStats { df, .. })) = present.get(p) else {
         return Ok(None);
     };
     let Some(slot) = materialized.get_mut(p) else {
@@ -61,17 +62,26 @@ pub(super) fn held<'m>(
     Ok(slot.as_ref())
 }
 
-/// BM25 of a document from its `terms` column, adding the query terms'
-/// parts in query order as FTS5's `bm25()` does.
-pub(super) fn exact_score(terms: &str, skip: usize, idfs: &[(&str, f64)], avg_len: f64) -> f64 {
+/// The score of a document from its `terms` column and context field,
+/// adding the query terms' parts in query order (as FTS5's `bm25()` and
+/// the in-memory store do).
+pub(super) fn exact_score(
+    terms: &str,
+    context: Option<&str>,
+    skip: usize,
+    idfs: &[(&str, f64)],
+    scorer: &Scorer,
+) -> f64 {
     let (len, tfs) = term_frequencies(terms, skip);
+    let (clen, ctfs) = term_frequencies(context.unwrap_or(""), 0);
+    let find = |tfs: &[(&str, u32)], term: &str| {
+        tfs.iter()
+            .find(|(t, _)| *t == term)
+            .map_or(0, |(_, tf)| *tf)
+    };
     let mut score = 0.0;
     for &(term, idf) in idfs {
-        let tf = tfs
-            .iter()
-            .find(|(t, _)| *t == term)
-            .map_or(0, |(_, tf)| *tf);
-        score += idf * tf_part(f64::from(tf), f64::from(len), avg_len);
+        score += idf * scorer.part(find(&tfs, term), len, find(&ctfs, term), clen);
     }
     score
 }

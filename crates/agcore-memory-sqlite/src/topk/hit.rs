@@ -3,14 +3,15 @@
 
 use std::cmp::Ordering;
 
-/// A document found by random access: its tie-break key (ascending wins)
-/// and its `terms` column.
+/// A document found by random access: its tie-break key (ascending wins),
+/// its `terms` column and its context field (`None`: not in a sequence).
 pub(crate) struct Fetched<K> {
     pub(crate) key: K,
     pub(crate) terms: String,
+    pub(crate) context: Option<String>,
 }
 
-/// A result: tie-break key, document number, BM25 score.
+/// A result: tie-break key, document number, score.
 #[derive(Debug)]
 pub(crate) struct Hit<K> {
     pub(crate) key: K,

@@ -1,10 +1,15 @@
-//! Exact BM25 top-k over the impact-ordered index of [`super::impact`].
+//! Exact BM25 (long-term) and BM25F (store) top-k over the impact-ordered
+//! index of [`super::impact`].
 //!
 //! Fagin's threshold algorithm (Fagin, Lotem & Naor 2003, "Optimal
 //! aggregation algorithms for middleware", JCSS 66(4)) over impact-ordered
-//! runs (Anh & Moffat 2006): each (term, tf bucket) run is read shortest
-//! document first, so its next posting bounds the term's contribution to
-//! every document not yet read there; each newly seen document is scored
+//! runs (Anh & Moffat 2006): each (term, run code) run is read shortest
+//! key length first, so its next posting bounds the term's contribution to
+//! every document not yet read there (the term's part grows with both
+//! fields' frequencies and falls with both lengths, so a run's bound takes
+//! its bucket's frequencies, its key length and, for postings holding the
+//! term in both fields, the term's smallest context length; a document is
+//! in one run per term); each newly seen document is scored
 //! exactly, and the search stops once the sum of the terms' bounds falls
 //! below the k-th score. Refinements:
 //! - a term whose bound, added to the bounds of the weaker terms, stays below
@@ -24,16 +29,19 @@
 mod exact;
 mod hit;
 mod run;
+mod scorer;
 
 use crate::error::Result;
 use std::collections::{BinaryHeap, HashSet};
 
 use rusqlite::{CachedStatement, Connection, params};
 
-use super::impact::{self, TF_BUCKETS, idf, scope_stats, tf_part};
+use super::impact::{self, CONTEXT_STRIDE, TF_BUCKETS, TermStats, scope_stats};
 use exact::{HeldPostings, exact_score, held};
 pub(crate) use hit::{Fetched, Hit};
 use run::Run;
+pub(crate) use scorer::Ranking;
+use scorer::{RunBounds, Scorer};
 
 /// Relative slack on bounds: float rounding never prunes a document whose
 /// exact score reaches the threshold, and scores this close count as ties.
@@ -54,6 +62,8 @@ pub(crate) struct TopKQuery<'a> {
     /// Whether the tie-break key orders like the document number (enables
     /// the early stop inside a band of equal scores).
     pub(crate) key_is_doc: bool,
+    /// How terms are weighed.
+    pub(crate) ranking: Ranking,
 }
 
 /// The exact top-`limit` of `query`, best first (score desc, key asc).
@@ -66,30 +76,34 @@ pub(crate) fn top_k<K: Ord>(
     query: &TopKQuery<'_>,
     fetch: &mut dyn FnMut(i64) -> Result<Option<Fetched<K>>>,
 ) -> Result<Vec<Hit<K>>> {
-    let (n, avg_len) = scope_stats(conn, query.scope)?;
+    let stats = scope_stats(conn, query.scope)?;
+    let n = stats.docs;
     if n <= 0.0 || query.limit == 0 {
         return Ok(Vec::new());
     }
+    let scorer = Scorer::new(query.ranking, &stats);
     // (term, idf) of every query term, in query order; idf 0 when absent.
     let mut idfs: Vec<(&str, f64)> = Vec::with_capacity(query.terms.len());
-    let mut present: Vec<(&str, f64, u32, i64)> = Vec::new();
+    let mut present: Vec<(&str, f64, TermStats)> = Vec::new();
     // Query term → index in `present`.
     let mut present_of: Vec<Option<usize>> = Vec::with_capacity(query.terms.len());
     for term in query.terms {
-        let (df, max_tf) = impact::term_stats(conn, query.scope, term)?;
+        let stats = impact::term_stats(conn, query.scope, term)?;
         #[allow(clippy::cast_precision_loss)]
-        let weight = if df > 0 { idf(n, df as f64) } else { 0.0 };
+        let weight = if stats.df > 0 {
+            scorer.idf(n, stats.df as f64)
+        } else {
+            0.0
+        };
         idfs.push((term, weight));
-        present_of.push((df > 0).then_some(present.len()));
-        if df > 0 {
-            present.push((term, weight, max_tf, df));
+        present_of.push((stats.df > 0).then_some(present.len()));
+        if stats.df > 0 {
+            present.push((term, weight, stats));
         }
     }
     let mut plan: Vec<(usize, u32)> = Vec::new();
-    for (t, &(_, _, max_tf, _)) in present.iter().enumerate() {
-        for bucket in 1..=max_tf.clamp(1, TF_BUCKETS) {
-            plan.push((t, bucket));
-        }
+    for (t, (_, _, stats)) in present.iter().enumerate() {
+        plan.extend(run_codes(stats).map(|code| (t, code)));
     }
     let mut statements: Vec<CachedStatement<'_>> = Vec::with_capacity(plan.len());
     for _ in &plan {
@@ -99,20 +113,13 @@ pub(crate) fn top_k<K: Ord>(
         )?);
     }
     let mut runs = Vec::with_capacity(plan.len());
-    for (statement, &(t, bucket)) in statements.iter_mut().zip(&plan) {
-        let Some(&(text, idf, max_tf, _)) = present.get(t) else {
+    for (statement, &(t, code)) in statements.iter_mut().zip(&plan) {
+        let Some(&(text, idf, stats)) = present.get(t) else {
             continue;
         };
-        let rows = statement.query(params![query.scope, text, bucket])?;
-        let run = Run::new(
-            t,
-            idf,
-            (bucket < TF_BUCKETS).then_some(bucket),
-            max_tf,
-            rows,
-            avg_len,
-        )?;
-        runs.push(run);
+        let rows = statement.query(params![query.scope, text, code])?;
+        let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
+        runs.push(Run::new(t, idf, code, bounds, rows, &scorer)?);
     }
     let floor = query.min_score.unwrap_or(0.0).max(0.0);
     let mut heap: BinaryHeap<Hit<K>> = BinaryHeap::with_capacity(query.limit + 1);
@@ -181,9 +188,10 @@ pub(crate) fn top_k<K: Ord>(
             break;
         };
         let term = run.term;
-        let run_tfb = run.tf.unwrap_or(TF_BUCKETS);
-        let part = run.idf * tf_part(f64::from(run.tf_bound()), f64::from(len), avg_len);
-        run.advance(avg_len)?;
+        let run_code = run.code;
+        // The run's bound at this posting bounds the document's part.
+        let part = run.bound;
+        run.advance(&scorer)?;
         if !seen.insert(doc) {
             continue;
         }
@@ -205,7 +213,7 @@ pub(crate) fn top_k<K: Ord>(
                 continue;
             };
             let posting = if p == term {
-                Some((run_tfb, len))
+                Some((run_code, len))
             } else {
                 let Some(map) = held(conn, query.scope, &present, &mut materialized, p, fetches)?
                 else {
@@ -214,15 +222,16 @@ pub(crate) fn top_k<K: Ord>(
                 };
                 map.get(&doc).copied()
             };
-            let Some((tfb, len)) = posting else {
+            let Some((code, len)) = posting else {
                 continue;
             };
-            if tfb >= TF_BUCKETS {
-                known = None; // the exact tf is only in the row
+            // Otherwise the exact frequencies or lengths are only in the row.
+            let Some(exact) = scorer.exact_part(code, len) else {
+                known = None;
                 break;
-            }
+            };
             if let Some(score) = known.as_mut() {
-                *score += weight * tf_part(f64::from(tfb), f64::from(len), avg_len);
+                *score += weight * exact;
             }
         }
         if let Some(score) = known {
@@ -240,7 +249,13 @@ pub(crate) fn top_k<K: Ord>(
         };
         let score = match known {
             Some(score) => score,
-            None => exact_score(&found.terms, query.skip, &idfs, avg_len),
+            None => exact_score(
+                &found.terms,
+                found.context.as_deref(),
+                query.skip,
+                &idfs,
+                &scorer,
+            ),
         };
         let passes =
             score > 0.0 && score.is_finite() && query.min_score.is_none_or(|min| score >= min);
@@ -260,6 +275,17 @@ pub(crate) fn top_k<K: Ord>(
         }
     }
     Ok(heap.into_sorted_vec())
+}
+
+/// The run codes a term with these statistics may have postings in: own
+/// tf buckets 1..=max without context, and every (tf, context tf) bucket
+/// pair (tf bucket 0 included) up to the largest context tf.
+fn run_codes(stats: &TermStats) -> impl Iterator<Item = u32> {
+    let tf_max = stats.max_tf.min(TF_BUCKETS);
+    let plain = 1..=stats.max_tf.clamp(1, TF_BUCKETS);
+    let context = (1..=stats.max_ctf.min(TF_BUCKETS))
+        .flat_map(move |ctf| (0..=tf_max).map(move |tf| tf + CONTEXT_STRIDE * ctf));
+    plain.chain(context)
 }
 
 fn bound_at(bounds: &[f64], i: usize) -> f64 {

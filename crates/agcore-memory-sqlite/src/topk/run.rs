@@ -1,10 +1,11 @@
-//! Sorted access to one (term, tf bucket) run of the impact-ordered index.
+//! Sorted access to one (term, run code) run of the impact-ordered index.
 
 use crate::error::Result;
 
 use rusqlite::Rows;
 
-use crate::impact::{Posting, TF_BUCKETS, decode_postings, tf_part};
+use super::scorer::{RunBounds, Scorer};
+use crate::impact::{Posting, decode_postings};
 
 /// A block as read: its key's length and first document, and its postings.
 struct Block {
@@ -13,7 +14,7 @@ struct Block {
     postings: Vec<Posting>,
 }
 
-/// Sorted access to one (term, tf bucket) run, streamed block by block.
+/// Sorted access to one (term, run code) run, streamed block by block.
 ///
 /// The run's blocks come in key order (length, first document), every
 /// posting of a block has the block's length and a document at or after its
@@ -26,10 +27,10 @@ pub(super) struct Run<'s> {
     /// Index of the term among the query's terms with postings.
     pub(super) term: usize,
     pub(super) idf: f64,
-    /// The tf of every posting of the run, `None` for the last bucket (`tf ≥ TF_BUCKETS`).
-    pub(super) tf: Option<u32>,
-    /// The term's largest tf (bounds the last bucket).
-    pub(super) max_tf: u32,
+    /// The run code (`tfb` column, [`crate::impact::run_code`]).
+    pub(super) code: u32,
+    /// What bounds the run's postings.
+    bounds: RunBounds,
     rows: Rows<'s>,
     /// The next unread block (read ahead); `None` once the rows are done.
     ahead: Option<Block>,
@@ -51,16 +52,16 @@ impl<'s> Run<'s> {
     pub(super) fn new(
         term: usize,
         idf: f64,
-        tf: Option<u32>,
-        max_tf: u32,
+        code: u32,
+        bounds: RunBounds,
         rows: Rows<'s>,
-        avg_len: f64,
+        scorer: &Scorer,
     ) -> Result<Self> {
         let mut run = Self {
             term,
             idf,
-            tf,
-            max_tf,
+            code,
+            bounds,
             rows,
             ahead: None,
             buffer: Vec::new(),
@@ -69,7 +70,7 @@ impl<'s> Run<'s> {
             bound: 0.0,
         };
         run.ahead = run.read_block()?;
-        run.advance(avg_len)?;
+        run.advance(scorer)?;
         Ok(run)
     }
 
@@ -86,13 +87,8 @@ impl<'s> Run<'s> {
         })
     }
 
-    /// The term frequency bounding this run's postings.
-    pub(super) fn tf_bound(&self) -> u32 {
-        self.tf.unwrap_or(self.max_tf.max(TF_BUCKETS))
-    }
-
     /// Moves to the next posting (in (length, document) order) and its bound.
-    pub(super) fn advance(&mut self, avg_len: f64) -> Result<()> {
+    pub(super) fn advance(&mut self, scorer: &Scorer) -> Result<()> {
         self.next = loop {
             if let Some(&posting) = self.buffer.get(self.pos)
                 && self
@@ -119,9 +115,9 @@ impl<'s> Run<'s> {
             }
             self.ahead = self.read_block()?;
         };
-        self.bound = self.next.map_or(0.0, |(len, _)| {
-            self.idf * tf_part(f64::from(self.tf_bound()), f64::from(len), avg_len)
-        });
+        self.bound = self
+            .next
+            .map_or(0.0, |(len, _)| self.idf * self.bounds.part(scorer, len));
         Ok(())
     }
 }
@@ -156,14 +152,21 @@ mod tests {
                  WHERE scope = 1 AND term = 't' AND tfb = 1 ORDER BY len, first_doc",
             )
             .unwrap();
-        let mut run = Run::new(0, 1.0, Some(1), 1, stmt.query([]).unwrap(), 5.0).unwrap();
+        let stats = crate::impact::ScopeStats {
+            docs: 10.0,
+            avg_len: 5.0,
+            avg_context_len: 0.0,
+        };
+        let scorer = Scorer::new(super::super::Ranking::Fts5, &stats);
+        let bounds = RunBounds::new(1, 1, 0, 0);
+        let mut run = Run::new(0, 1.0, 1, bounds, stmt.query([]).unwrap(), &scorer).unwrap();
         let mut out = Vec::new();
         let mut last_bound = f64::INFINITY;
         while let Some(posting) = run.next {
             assert!(run.bound <= last_bound, "bounds never rise along a run");
             last_bound = run.bound;
             out.push(posting);
-            run.advance(5.0).unwrap();
+            run.advance(&scorer).unwrap();
         }
         assert_eq!(run.bound, 0.0);
         out

@@ -217,6 +217,17 @@ pub fn at(secs: i64) -> DateTime<Utc> {
     base + chrono::Duration::seconds(secs)
 }
 
+/// A turn of a conversation: item `id` with `text`, in sequence `session`
+/// (metadata `{"session": session}`, the default
+/// [`ContextField`](crate::retriever::ContextField) key), created `seq`
+/// seconds after [`at`]'s base time. For the context-field tests of the
+/// stores.
+pub fn turn(id: &str, session: &str, seq: i64, text: &str) -> crate::MemoryItem {
+    crate::MemoryItem::new(id, text)
+        .with_metadata(serde_json::json!({ "session": session }))
+        .with_created_at(at(seq))
+}
+
 fn ids(items: &[crate::MemoryItem]) -> Vec<&str> {
     items.iter().map(|i| i.id.as_str()).collect()
 }

@@ -1,6 +1,7 @@
 //! Grouping a large batch on two threads: each half of the documents is
 //! grouped alone ([`group_docs`]) and the two groupings are merged.
 
+use super::super::FieldDoc;
 use super::group::{Grouped, group_docs};
 
 /// Batches from this many documents are grouped in two halves on two threads.
@@ -9,16 +10,17 @@ pub(super) const PARALLEL_MIN: usize = 4096;
 /// [`group_docs`], on two threads for a large batch when the machine has
 /// two cores: each half of the documents (in document order) is grouped
 /// alone and the halves are merged.
-pub(crate) fn group_docs_parallel<'a>(docs: &[(i64, &'a str)], skip: usize) -> Grouped<'a> {
+pub(crate) fn group_docs_parallel<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     if docs.len() < PARALLEL_MIN || cores < 2 {
         return group_docs(docs, skip);
     }
     let mut sorted = docs.to_vec();
-    sorted.sort_by_key(|d| d.0);
+    sorted.sort_by_key(|d| d.doc);
     // Split between two different documents, so each document is in one half.
     let mut mid = sorted.len() / 2;
-    while mid < sorted.len() && sorted.get(mid - 1).map(|d| d.0) == sorted.get(mid).map(|d| d.0) {
+    while mid < sorted.len() && sorted.get(mid - 1).map(|d| d.doc) == sorted.get(mid).map(|d| d.doc)
+    {
         mid += 1;
     }
     let (low, high) = sorted.split_at(mid);
@@ -44,15 +46,19 @@ pub(super) fn merge<'a>(low: Grouped<'a>, high: Grouped<'a>) -> Grouped<'a> {
         terms: Vec::with_capacity(low.terms.len() + high.terms.len()),
         tokens: low.tokens + high.tokens,
         docs: low.docs + high.docs,
+        grouped: low.grouped + high.grouped,
+        context_tokens: low.context_tokens + high.context_tokens,
     };
     let (mut i, mut j) = (0, 0);
     loop {
         match (low.terms.get(i), high.terms.get(j)) {
-            (Some(x), Some(y)) if x.0 == y.0 => {
-                out.terms.push((x.0, x.1 + y.1, x.2.max(y.2)));
+            (Some(x), Some(y)) if x.term == y.term => {
+                let mut both = *x;
+                both.absorb(y);
+                out.terms.push(both);
                 (i, j) = (i + 1, j + 1);
             }
-            (Some(x), Some(y)) if x.0 > y.0 => {
+            (Some(x), Some(y)) if x.term > y.term => {
                 out.terms.push(*y);
                 j += 1;
             }

@@ -15,6 +15,7 @@ use std::sync::mpsc::{self, Receiver};
 
 use crate::store::query::index_terms;
 use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
 
 /// Items per piece.
 const PIECE: usize = 256;
@@ -29,18 +30,21 @@ pub(super) struct Encoded {
     pub(super) terms: String,
     /// The metadata as JSON text.
     pub(super) metadata: String,
+    /// The `grp` column: the item's sequence under the context field.
+    pub(super) group: Option<String>,
 }
 
 /// A piece's encoding, or the error that stopped it.
 type PieceResult = Result<Vec<Encoded>>;
 
-fn encode(items: &[&MemoryItem]) -> PieceResult {
+fn encode(items: &[&MemoryItem], context: Option<&ContextField>) -> PieceResult {
     items
         .iter()
         .map(|item| {
             Ok(Encoded {
                 terms: index_terms(&item.content),
                 metadata: serde_json::to_string(&item.metadata)?,
+                group: context.and_then(|c| c.group_of(item)),
             })
         })
         .collect()
@@ -49,6 +53,7 @@ fn encode(items: &[&MemoryItem]) -> PieceResult {
 /// The items encoded so far, in order; [`Encoder::take`] extends them.
 pub(super) struct Encoder<'a> {
     items: &'a [&'a MemoryItem],
+    context: Option<&'a ContextField>,
     /// The next piece nobody has claimed.
     next: &'a AtomicUsize,
     /// Pieces encoded by helpers.
@@ -86,7 +91,8 @@ impl Encoder<'_> {
                     .compare_exchange(claimed, claimed + 1, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
                 {
-                    self.early.insert(claimed, encode(self.part(claimed)));
+                    self.early
+                        .insert(claimed, encode(self.part(claimed), self.context));
                 }
                 continue;
             }
@@ -98,7 +104,7 @@ impl Encoder<'_> {
                 }
                 // Every helper is gone (one panicked): encode it here.
                 None => {
-                    let result = encode(self.part(piece));
+                    let result = encode(self.part(piece), self.context);
                     self.early.insert(piece, result);
                 }
             }
@@ -136,6 +142,7 @@ fn part<'a>(items: &'a [&'a MemoryItem], piece: usize) -> &'a [&'a MemoryItem] {
 /// What `f` returns.
 pub(super) fn with_encoder<R>(
     items: &[&MemoryItem],
+    context: Option<&ContextField>,
     threads: usize,
     f: impl FnOnce(&mut Encoder<'_>) -> Result<R>,
 ) -> Result<R> {
@@ -155,7 +162,7 @@ pub(super) fn with_encoder<R>(
                 loop {
                     let piece = next.fetch_add(1, Ordering::Relaxed);
                     let part = part(items, piece);
-                    if part.is_empty() || tx.send((piece, encode(part))).is_err() {
+                    if part.is_empty() || tx.send((piece, encode(part, context))).is_err() {
                         break;
                     }
                 }
@@ -174,6 +181,7 @@ pub(super) fn with_encoder<R>(
         drop(tx);
         let mut encoder = Encoder {
             items,
+            context,
             next: &next,
             rx: (!handles.is_empty()).then_some(rx),
             early: HashMap::new(),
@@ -203,7 +211,7 @@ mod tests {
             .collect();
         let refs: Vec<&MemoryItem> = items.iter().collect();
         for threads in [1, 2, 4] {
-            let terms = with_encoder(&refs, threads, |enc| {
+            let terms = with_encoder(&refs, None, threads, |enc| {
                 for upto in [1, PIECE + 1, 3 * PIECE, usize::MAX] {
                     enc.take(upto)?;
                     assert!(enc.encoded().len() >= upto.min(refs.len()));
@@ -226,7 +234,7 @@ mod tests {
             .map(|i| MemoryItem::new(format!("k{i}"), "x y"))
             .collect();
         let refs: Vec<&MemoryItem> = items.iter().collect();
-        let err = with_encoder(&refs, 3, |enc| -> Result<()> {
+        let err = with_encoder(&refs, None, 3, |enc| -> Result<()> {
             enc.take(1)?;
             Err(crate::error::storage("stop"))
         });

@@ -1,6 +1,7 @@
 //! Upserting items in the writer's transaction: multi-row inserts (items
 //! encoded ahead by helper threads, see [`super::encode`]), rewrites of ids
-//! already stored or repeated, and the impact-ordered index kept in step.
+//! already stored or repeated, and the impact-ordered index and context
+//! fields kept in step ([`crate::store::context::settle`]).
 
 use crate::error::Result;
 use std::collections::HashMap;
@@ -8,29 +9,39 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 use super::encode::{Encoded, with_encoder};
-use crate::impact;
 use crate::multirow::{self, MultiRow};
+use crate::store::context::{self, Changes, Fresh, Position};
 use crate::store::query::time_parts;
-use crate::store::search::STORE_SCOPE;
 use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
 
 /// The item insert: an id already stored is left alone; returns the row
 /// number and id of each row created.
 static INSERT_ITEMS: MultiRow = MultiRow::new(
-    "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms)",
-    6,
+    "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms, grp)",
+    7,
     1,
     "ON CONFLICT (id) DO NOTHING RETURNING pk, id",
 );
 
+/// A stored row before its rewrite: pk, terms, context field, sequence and
+/// creation time.
+type OldRow = (i64, String, String, Option<String>, i64, i64);
+
 /// Upserts `items` in order (a later duplicate id wins) and keeps the
-/// impact-ordered index in step (rows whose terms change are re-indexed);
+/// impact-ordered index and the context fields in step (rows whose terms,
+/// sequence or time change are re-indexed, with their neighbours' fields);
 /// returns their number.
 ///
 /// Each id is inserted at its first position in `items` (many rows per
 /// statement), skipping ids already stored; then every id still short of its last version (stored before, or
 /// repeated in `items`) is rewritten to it, one `UPDATE` each.
-pub(super) fn upsert(conn: &Connection, items: &[&MemoryItem], threads: usize) -> Result<usize> {
+pub(super) fn upsert(
+    conn: &Connection,
+    items: &[&MemoryItem],
+    context: Option<&ContextField>,
+    threads: usize,
+) -> Result<usize> {
     if items.is_empty() {
         return Ok(0);
     }
@@ -44,7 +55,7 @@ pub(super) fn upsert(conn: &Connection, items: &[&MemoryItem], threads: usize) -
     }
     // Row numbers of the rows this call created, by the id's first position.
     let mut created: Vec<Option<i64>> = vec![None; items.len()];
-    let encoded = with_encoder(items, threads, |encoder| {
+    let encoded = with_encoder(items, context, threads, |encoder| {
         for range in multirow::chunks(items.len()) {
             encoder.take(range.end)?;
             let mut stmt = INSERT_ITEMS.prepare(conn, range.len())?;
@@ -53,13 +64,14 @@ pub(super) fn upsert(conn: &Connection, items: &[&MemoryItem], threads: usize) -
                     continue;
                 };
                 let (secs, nanos) = time_parts(item.created_at);
-                let row: [&dyn ToSql; 6] = [
+                let row: [&dyn ToSql; 7] = [
                     &item.id,
                     &item.content,
                     &enc.metadata,
                     &secs,
                     &nanos,
                     &enc.terms,
+                    &enc.group,
                 ];
                 multirow::bind_row(&mut stmt, slot, &row)?;
             }
@@ -76,38 +88,81 @@ pub(super) fn upsert(conn: &Connection, items: &[&MemoryItem], threads: usize) -
     })?;
     // Every id at its last version: created rows are indexed (rewritten
     // first when a later version followed), stored rows rewritten and
-    // re-indexed when their terms change.
-    let mut added: Vec<(i64, &str)> = Vec::with_capacity(versions.len());
-    let mut removed: Vec<(i64, String)> = Vec::new();
-    for (n, (item, enc)) in items.iter().zip(&encoded).enumerate() {
+    // re-indexed when their terms, sequence or time change.
+    let mut changes = Changes::default();
+    for (n, (item, enc)) in items.iter().zip(encoded).enumerate() {
         let Some(&(first, last)) = versions.get(item.id.as_str()) else {
             continue;
         };
         if last != n {
             continue;
         }
+        let (secs, nanos) = time_parts(item.created_at);
+        let at = enc.group.clone().map(|grp| Position {
+            grp,
+            secs,
+            nanos,
+            id: item.id.clone(),
+        });
         if let Some(pk) = created.get(first).copied().flatten() {
             if first != n {
-                rewrite(conn, item, enc)?;
+                rewrite(conn, item, &enc)?;
             }
-            added.push((pk, &enc.terms));
+            changes.moved.extend(at.clone());
+            changes.fresh.push(Fresh {
+                pk,
+                terms: enc.terms,
+                at,
+                stored_context: String::new(),
+            });
             continue;
         }
-        let old: Option<(i64, String)> = conn
-            .prepare_cached("SELECT pk, terms FROM memory_items WHERE id = ?1")?
-            .query_row([&item.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        let old: Option<OldRow> = conn
+            .prepare_cached(
+                "SELECT pk, terms, context_terms, grp, created_secs, created_nanos \
+                 FROM memory_items WHERE id = ?1",
+            )?
+            .query_row([&item.id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
             .optional()?;
-        rewrite(conn, item, enc)?;
-        if let Some((pk, old_terms)) = old
-            && old_terms != enc.terms
+        rewrite(conn, item, &enc)?;
+        let Some((pk, old_terms, old_context, old_group, old_secs, old_nanos)) = old else {
+            continue;
+        };
+        if old_terms == enc.terms
+            && old_group == enc.group
+            && (old_secs, old_nanos) == (secs, nanos)
         {
-            removed.push((pk, old_terms));
-            added.push((pk, &enc.terms));
+            continue;
         }
+        changes.removed.push((
+            pk,
+            old_terms,
+            old_group.is_some().then(|| old_context.clone()),
+        ));
+        changes.moved.extend(old_group.map(|grp| Position {
+            grp,
+            secs: old_secs,
+            nanos: old_nanos,
+            id: item.id.clone(),
+        }));
+        changes.moved.extend(at.clone());
+        changes.fresh.push(Fresh {
+            pk,
+            terms: enc.terms,
+            at,
+            stored_context: old_context,
+        });
     }
-    let removed: Vec<(i64, &str)> = removed.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
-    impact::remove_docs(conn, STORE_SCOPE, &removed, 0)?;
-    impact::add_docs(conn, STORE_SCOPE, &added, 0)?;
+    context::settle(conn, context::window(context), changes)?;
     Ok(items.len())
 }
 
@@ -116,7 +171,7 @@ fn rewrite(conn: &Connection, item: &MemoryItem, enc: &Encoded) -> Result<()> {
     let (secs, nanos) = time_parts(item.created_at);
     conn.prepare_cached(
         "UPDATE memory_items SET content = ?2, metadata = ?3, created_secs = ?4, \
-         created_nanos = ?5, terms = ?6 WHERE id = ?1",
+         created_nanos = ?5, terms = ?6, grp = ?7 WHERE id = ?1",
     )?
     .execute(params![
         item.id,
@@ -124,7 +179,8 @@ fn rewrite(conn: &Connection, item: &MemoryItem, enc: &Encoded) -> Result<()> {
         enc.metadata,
         secs,
         nanos,
-        enc.terms
+        enc.terms,
+        enc.group
     ])?;
     Ok(())
 }
@@ -133,13 +189,15 @@ fn rewrite(conn: &Connection, item: &MemoryItem, enc: &Encoded) -> Result<()> {
 mod tests {
     use super::super::{StoreWriter, WriteOp};
     use super::*;
+    use crate::impact;
+    use crate::store::search::STORE_SCOPE;
     use agcore_memory::EvictionConfig;
 
     #[test]
     fn a_large_batch_with_repeats_and_stored_ids_is_indexed_exactly() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
-        let mut w = StoreWriter::new(EvictionConfig::none());
+        let mut w = StoreWriter::new(EvictionConfig::none(), None);
         w.threads = 3;
         let stored: Vec<MemoryItem> = (0..300)
             .map(|n| MemoryItem::new(format!("k{n}"), format!("old words {}", n % 4)))

@@ -1,0 +1,272 @@
+//! The store's context field ([`ContextField`]): each item of a sequence
+//! (metadata `session` by default) is indexed with a second BM25F field
+//! holding its `window` neighbours' terms on each side (Robertson, Zaragoza
+//! & Taylor 2004), as [`agcore_memory::InMemoryStore`] does, so the two
+//! stores rank the same items alike.
+//!
+//! - Rows: `grp` holds the item's sequence (`ContextField::group_of`, NULL
+//!   when none), `context_terms` its neighbours' `terms` joined (empty when
+//!   none); neighbours are found through the index on (`grp`,
+//!   `created_secs`, `created_nanos`, `id`), the store's list order.
+//! - Index: a document's postings carry both fields (see
+//!   [`crate::impact::run_code`]); the writer keeps fields and postings
+//!   current in the transaction of every save, replacement, deletion and
+//!   eviction ([`settle`]).
+//! - Settings: `memory_context_field` records the sequence key and window
+//!   the rows were indexed with (NULL key: no field); opening with other
+//!   settings re-derives every field and rebuilds the store's postings in
+//!   one transaction ([`sync`]). The weight only matters at search time.
+
+mod neighbours;
+mod settle;
+
+use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
+use rusqlite::{Connection, TransactionBehavior, params};
+
+use super::search::STORE_SCOPE;
+use crate::analysis::BATCH;
+use crate::error::Result;
+use crate::impact::{self, FieldDoc};
+pub(crate) use neighbours::{Position, context_at, join};
+pub(crate) use settle::{Changes, Fresh, settle};
+
+/// The settings a store's fields were built with: (sequence key, window);
+/// `None`: no context field.
+type Settings = Option<(String, usize)>;
+
+/// The window of `context` (0 without a field: no neighbours).
+pub(crate) fn window(context: Option<&ContextField>) -> usize {
+    context.map_or(0, |c| c.window)
+}
+
+fn settings(context: Option<&ContextField>) -> Settings {
+    context.map(|c| (c.group_key.clone(), c.window))
+}
+
+/// The settings recorded in the file.
+fn recorded(conn: &Connection) -> Result<Settings> {
+    let (key, window): (Option<String>, i64) = conn.query_row(
+        "SELECT group_key, window_size FROM memory_context_field WHERE k = 0",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(key.map(|k| (k, usize::try_from(window).unwrap_or(1))))
+}
+
+/// The field for recorded settings (the weight does not matter here).
+fn field(settings: &Settings) -> Option<ContextField> {
+    settings.as_ref().map(|(key, window)| {
+        ContextField::default()
+            .with_group_key(key.clone())
+            .with_window(*window)
+    })
+}
+
+/// Makes the file's fields those of `configured` (run on open, after the
+/// migrations): when the recorded settings differ, every row's sequence and
+/// field is derived again and the store's postings rebuilt, in one
+/// `IMMEDIATE` transaction that re-reads the record under the write lock.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError); nothing changes.
+pub(crate) fn sync(conn: &mut Connection, configured: Option<&ContextField>) -> Result<()> {
+    let wanted = settings(configured);
+    if recorded(conn)? == wanted {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let from = recorded(&tx)?;
+    if from == wanted {
+        return Ok(());
+    }
+    rebuild(&tx, configured)?;
+    tx.commit()?;
+    tracing::info!(from = ?from, to = ?wanted, "sqlite memory store: context fields rebuilt");
+    Ok(())
+}
+
+/// Derives every field again with the recorded settings and rebuilds the
+/// store's postings (after the rows were re-tokenised).
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError).
+pub(crate) fn rebuild_recorded(conn: &Connection) -> Result<()> {
+    let settings = recorded(conn)?;
+    rebuild(conn, field(&settings).as_ref())
+}
+
+/// Every row's sequence from its metadata and field from its neighbours
+/// under `context`, the store's postings rebuilt from the rows, the settings
+/// recorded. Runs in the caller's transaction.
+fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
+    assign_groups(conn, context)?;
+    let window = window(context);
+    let groups: Vec<String> = conn
+        .prepare("SELECT DISTINCT grp FROM memory_items WHERE grp IS NOT NULL")?
+        .query_map([], |r| r.get(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    let mut update =
+        conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
+    conn.execute(
+        "UPDATE memory_items SET context_terms = '' WHERE grp IS NULL AND context_terms <> ''",
+        [],
+    )?;
+    for grp in groups {
+        let members: Vec<(i64, String, String)> = conn
+            .prepare_cached(
+                "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
+                 ORDER BY created_secs, created_nanos, id",
+            )?
+            .query_map([grp], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<std::result::Result<_, _>>()?;
+        for (n, (pk, _, old)) in members.iter().enumerate() {
+            let near = members
+                .get(n.saturating_sub(window)..n)
+                .unwrap_or_default()
+                .iter()
+                .chain(
+                    members
+                        .get(n + 1..(n + 1 + window).min(members.len()))
+                        .unwrap_or_default(),
+                );
+            let new = join(near.map(|(_, t, _)| t.as_str()));
+            if new != *old {
+                update.execute(params![pk, new])?;
+            }
+        }
+    }
+    crate::analysis::clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String, bool, String)> = conn
+            .prepare_cached(
+                "SELECT pk, terms, grp IS NOT NULL, context_terms FROM memory_items \
+                 WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+            )?
+            .query_map([after, BATCH], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<std::result::Result<_, _>>()?;
+        let Some(last) = rows.last().map(|r| r.0) else {
+            break;
+        };
+        let docs: Vec<FieldDoc<'_>> = rows
+            .iter()
+            .map(|(pk, terms, grouped, context)| FieldDoc {
+                doc: *pk,
+                terms,
+                context: grouped.then_some(context.as_str()),
+            })
+            .collect();
+        impact::add_fields(conn, STORE_SCOPE, &docs, 0)?;
+        after = last;
+    }
+    let (key, window) = match settings(context) {
+        Some((key, window)) => (Some(key), i64::try_from(window).unwrap_or(i64::MAX)),
+        None => (None, 0),
+    };
+    conn.execute(
+        "UPDATE memory_context_field SET group_key = ?1, window_size = ?2 WHERE k = 0",
+        params![key, window],
+    )?;
+    Ok(())
+}
+
+/// Sets every row's `grp` from its metadata (NULL everywhere without a field).
+fn assign_groups(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
+    let Some(context) = context else {
+        conn.execute(
+            "UPDATE memory_items SET grp = NULL WHERE grp IS NOT NULL",
+            [],
+        )?;
+        return Ok(());
+    };
+    let mut update = conn.prepare_cached("UPDATE memory_items SET grp = ?2 WHERE pk = ?1")?;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String, Option<String>)> = conn
+            .prepare_cached(
+                "SELECT pk, metadata, grp FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+            )?
+            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<std::result::Result<_, _>>()?;
+        let Some(last) = rows.last().map(|r| r.0) else {
+            return Ok(());
+        };
+        for (pk, metadata, old) in rows {
+            let new = group_of(context, &metadata)?;
+            if new != old {
+                update.execute(params![pk, new])?;
+            }
+        }
+        after = last;
+    }
+}
+
+/// Problems of the store's fields and postings: every row's field must be
+/// its neighbours' terms under `window` (0: no field), and the postings
+/// those of the rows with their fields ([`impact::check_fields`]).
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError).
+pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
+    type Row = (i64, String, Option<String>, String, i64, i64, String);
+    let rows: Vec<Row> = conn
+        .prepare(
+            "SELECT pk, terms, grp, context_terms, created_secs, created_nanos, id \
+             FROM memory_items",
+        )?
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        })?
+        .collect::<std::result::Result<_, _>>()?;
+    let mut problems = Vec::new();
+    for (_, _, grp, context, secs, nanos, id) in &rows {
+        let expected = match grp {
+            Some(grp) => {
+                let at = Position {
+                    grp: grp.clone(),
+                    secs: *secs,
+                    nanos: *nanos,
+                    id: id.clone(),
+                };
+                context_at(conn, &at, window)?
+            }
+            None => String::new(),
+        };
+        if *context != expected {
+            problems.push(format!(
+                "context field of `{id}` differs from its neighbours"
+            ));
+        }
+    }
+    let docs: Vec<FieldDoc<'_>> = rows
+        .iter()
+        .map(|(pk, terms, grp, context, ..)| FieldDoc {
+            doc: *pk,
+            terms,
+            context: grp.is_some().then_some(context.as_str()),
+        })
+        .collect();
+    problems.extend(impact::check_fields(conn, STORE_SCOPE, &docs, 0)?);
+    Ok(problems)
+}
+
+/// The sequence of an item with this metadata JSON under `context`.
+///
+/// # Errors
+/// [`MemoryError::Serialization`](agcore_memory::MemoryError) when the
+/// stored metadata is not JSON.
+pub(crate) fn group_of(context: &ContextField, metadata: &str) -> Result<Option<String>> {
+    let metadata: serde_json::Value = serde_json::from_str(metadata)?;
+    Ok(context.group_of(&MemoryItem::new("", "").with_metadata(metadata)))
+}
