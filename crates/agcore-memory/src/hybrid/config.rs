@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::ContextConfig;
+use super::{ContextConfig, DenseContext};
 use crate::retriever::Fusion;
 
 /// Which lists a search uses.
@@ -23,8 +23,9 @@ pub enum RetrievalMode {
 /// How a hybrid search ranks ([`HybridStore`](super::HybridStore), long-term memory).
 ///
 /// Defaults: hybrid retrieval, the equal-weight sum of min–max normalised
-/// scores ([`Fusion::default`]), 50 candidates from each list, no
-/// neighbouring-memory context, no similarity threshold, no time decay.
+/// scores ([`Fusion::default`]), 50 candidates from each list, contextual
+/// embeddings for memories in a sequence ([`DenseContext::default`]), no
+/// score regularisation, no similarity threshold, no time decay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
@@ -48,6 +49,13 @@ pub struct HybridConfig {
     /// session); `None` (the default) turns it off. Applies to
     /// [`HybridStore`](super::HybridStore) searches.
     pub context: Option<ContextConfig>,
+    /// Contextual embeddings: memories of a sequence also get a vector of
+    /// their text read with their neighbours', and dense similarity adds
+    /// the query's similarity to it ([`DenseContext`]). `None` keeps one
+    /// vector per memory. Applies to [`HybridStore`](super::HybridStore)
+    /// writes and searches; it must be the same for every handle writing
+    /// to one store. Default on.
+    pub dense_context: Option<DenseContext>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
     /// namespace per scope and ignores it.)
@@ -63,6 +71,7 @@ impl Default for HybridConfig {
             min_similarity: None,
             half_life: None,
             context: None,
+            dense_context: Some(DenseContext::default()),
             namespace: String::new(),
         }
     }
@@ -96,6 +105,12 @@ impl HybridConfig {
     /// Sets the neighbouring-memory context.
     pub fn with_context(mut self, context: Option<ContextConfig>) -> Self {
         self.context = context;
+        self
+    }
+
+    /// Sets the contextual embeddings (`None`: one vector per memory).
+    pub fn with_dense_context(mut self, dense_context: Option<DenseContext>) -> Self {
+        self.dense_context = dense_context;
         self
     }
 

@@ -257,6 +257,23 @@ impl DenseIndex {
         k: usize,
         filter: &VectorFilter,
     ) -> Result<(Vec<VectorHit>, Duration), MemoryError> {
+        let (mut lists, embed) = self
+            .nearest_each(query, k, std::slice::from_ref(filter))
+            .await?;
+        Ok((lists.pop().unwrap_or_default(), embed))
+    }
+
+    /// [`DenseIndex::nearest`] for each of `filters` with one query
+    /// embedding: one list per filter, in order.
+    ///
+    /// # Errors
+    /// As [`DenseIndex::nearest`].
+    pub async fn nearest_each(
+        &self,
+        query: &str,
+        k: usize,
+        filters: &[VectorFilter],
+    ) -> Result<(Vec<Vec<VectorHit>>, Duration), MemoryError> {
         let started = Instant::now();
         let vector = self
             .embedder
@@ -264,6 +281,10 @@ impl DenseIndex {
             .await
             .map_err(|e| MemoryError::Embedding(e.to_string()))?;
         let embed = started.elapsed();
-        Ok((self.vectors.search(&vector, k, filter).await?, embed))
+        let mut lists = Vec::with_capacity(filters.len());
+        for filter in filters {
+            lists.push(self.vectors.search(&vector, k, filter).await?);
+        }
+        Ok((lists, embed))
     }
 }

@@ -22,6 +22,8 @@ mod explain;
 mod queue;
 pub(crate) mod rank;
 mod search;
+mod window;
+mod window_queue;
 
 use std::sync::Arc;
 
@@ -34,6 +36,7 @@ pub use context::{ContextConfig, ContextLists};
 pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
 pub use queue::content_hash;
+pub use window::DenseContext;
 
 /// A [`MemoryStore`] that adds dense retrieval to another one.
 ///
@@ -69,6 +72,8 @@ pub struct HybridStore {
     inner: Arc<dyn MemoryStore>,
     dense: Option<Arc<DenseIndex>>,
     config: HybridConfig,
+    /// Background tasks queueing window texts ([`DenseContext`]).
+    tasks: tokio_util::task::TaskTracker,
 }
 
 impl std::fmt::Debug for HybridStore {
@@ -87,6 +92,7 @@ impl HybridStore {
             inner,
             dense: Some(dense),
             config,
+            tasks: tokio_util::task::TaskTracker::new(),
         }
     }
 
@@ -97,6 +103,7 @@ impl HybridStore {
             inner,
             dense: None,
             config: HybridConfig::default().with_mode(RetrievalMode::Lexical),
+            tasks: tokio_util::task::TaskTracker::new(),
         }
     }
 
@@ -136,9 +143,11 @@ impl HybridStore {
         self.dense.as_ref().map(|d| d.counts()).unwrap_or_default()
     }
 
-    /// Waits for the embedding queue ([`DenseIndex::flush`]).
+    /// Waits for the embedding queue ([`DenseIndex::flush`]), window texts
+    /// ([`DenseContext`]) of earlier writes included.
     pub async fn flush(&self) {
         if let Some(dense) = &self.dense {
+            self.wait_windows().await;
             dense.flush().await;
         }
     }
@@ -159,6 +168,13 @@ impl HybridStore {
                 .enqueue(&self.config.namespace, &item.id, &item.content)
                 .await;
         }
+        if let Some(context) = &self.config.dense_context {
+            let groups = window_queue::touched(context, &items)
+                .into_iter()
+                .map(|(group, _)| (group, Vec::new()))
+                .collect();
+            self.queue_windows(groups);
+        }
         Ok(items.len())
     }
 }
@@ -166,12 +182,7 @@ impl HybridStore {
 #[async_trait]
 impl MemoryStore for HybridStore {
     async fn save(&self, item: MemoryItem) -> Result<(), MemoryError> {
-        let (id, content) = (item.id.clone(), item.content.clone());
-        self.inner.save(item).await?;
-        if let Some(dense) = &self.dense {
-            dense.enqueue(&self.config.namespace, &id, &content).await;
-        }
-        Ok(())
+        self.save_many(vec![item]).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
@@ -179,11 +190,23 @@ impl MemoryStore for HybridStore {
     }
 
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
+        let touched = match (&self.dense, &self.config.dense_context) {
+            (Some(_), Some(context)) => match self.inner.get(id).await? {
+                Some(item) => window_queue::touched(context, &[item]),
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
         self.inner.delete(id).await?;
         if let Some(dense) = &self.dense {
-            dense
-                .remove(&self.config.namespace, &[id.to_owned()])
-                .await?;
+            let ids = [id.to_owned()];
+            dense.remove(&self.config.namespace, &ids).await?;
+            if self.config.dense_context.is_some() {
+                let windows = window::window_namespace(&self.config.namespace);
+                dense.remove(&windows, &ids).await?;
+            }
+            // The neighbours' windows no longer hold the removed text.
+            self.queue_windows(touched.into_iter().map(|(g, _)| (g, Vec::new())).collect());
         }
         Ok(())
     }
@@ -197,11 +220,16 @@ impl MemoryStore for HybridStore {
             .iter()
             .map(|i| (i.id.clone(), i.content.clone()))
             .collect();
+        let touched = match (&self.dense, &self.config.dense_context) {
+            (Some(_), Some(context)) => window_queue::touched(context, &items),
+            _ => Vec::new(),
+        };
         self.inner.save_many(items).await?;
         if let Some(dense) = &self.dense {
             for (id, text) in texts {
                 dense.enqueue(&self.config.namespace, &id, &text).await;
             }
+            self.queue_windows(touched);
         }
         Ok(())
     }

@@ -4,10 +4,11 @@ use std::time::Instant;
 
 use super::context::{load_groups, regularise};
 use super::rank::{Lists, rank};
-use super::{ContextLists, HybridStore, RetrievalMode, SearchReport};
+use super::window::window_namespace;
+use super::{ContextLists, DenseContext, DenseIndex, HybridStore, RetrievalMode, SearchReport};
 use crate::retriever::validate_search_options;
-use crate::vector::VectorFilter;
-use crate::{MemoryError, SearchOptions};
+use crate::vector::{VectorFilter, VectorHit};
+use crate::{MemoryError, MemoryItem, SearchOptions};
 
 impl HybridStore {
     /// Searches like [`MemoryStore::search`](crate::MemoryStore::search) and
@@ -15,7 +16,10 @@ impl HybridStore {
     ///
     /// Steps: the inner store's lexical search and the dense nearest
     /// neighbours of the query's embedding ([`HybridConfig::candidates`](super::HybridConfig::candidates)
-    /// each, restricted by `options.filter`); neighbouring-memory context
+    /// each, restricted by `options.filter`) — with
+    /// [`HybridConfig::dense_context`](super::HybridConfig::dense_context)
+    /// also the nearest window vectors, each memory's dense score then
+    /// combining both ([`DenseContext`](super::DenseContext)); neighbouring-memory context
     /// when [`HybridConfig::context`](super::HybridConfig::context) is set
     /// (the lexical score shown is then the regularised one); dense hits below
     /// `min_similarity` cut (and always those with a cosine ≤ 0, and the
@@ -58,35 +62,55 @@ impl HybridStore {
         if let (Some(dense), true) = (&self.dense, mode != RetrievalMode::Lexical && has_words) {
             let mut filter = VectorFilter::namespace(self.config.namespace.clone());
             filter.id_prefix = options.filter.prefix.clone();
-            match dense.nearest(query, n, &filter).await {
+            let mut filters = vec![filter.clone()];
+            if self.config.dense_context.is_some() {
+                filter.namespace = Some(window_namespace(&self.config.namespace));
+                filters.push(filter);
+            }
+            match dense.nearest_each(query, n, &filters).await {
                 Err(MemoryError::Embedding(reason)) => {
                     tracing::warn!(%reason, "query embedding failed; searching by words only");
                     report.dense_unavailable = Some(reason);
                 }
                 Err(other) => return Err(other),
-                Ok((hits, embed)) => {
+                Ok((found, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    // A cosine of 0 or less: the texts share nothing.
-                    let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
-                    // Fetch what the lexical list did not bring; stale vectors
-                    // (deleted memories) and filtered-out memories drop out.
-                    for hit in &hits {
-                        if !lists.items.contains_key(&hit.id)
-                            && let Some(item) = self.inner.get(&hit.id).await?
-                            && options.filter.matches(&item)
-                        {
-                            lists.items.insert(hit.id.clone(), item);
-                        }
-                    }
-                    let items = &lists.items;
-                    let fresh = dense
-                        .fresh(&self.config.namespace, hits, |id| {
-                            items.get(id).map(|i| i.content.clone())
-                        })
+                    let mut found = found.into_iter();
+                    let own_hits = found.next().unwrap_or_default();
+                    let own_floor = DenseContext::floor(
+                        own_hits.len(),
+                        n,
+                        own_hits.last().map(|h| f64::from(h.score)),
+                    );
+                    let own = self
+                        .fresh_hits(dense, own_hits, options, &mut lists)
                         .await?;
-                    for hit in fresh {
-                        lists.dense.push((hit.id, f64::from(hit.score)));
-                    }
+                    lists.dense = match (&self.config.dense_context, found.next()) {
+                        (Some(context), Some(windows)) => {
+                            // A window vector counts while the memory's own
+                            // vector is fresh (its text is what was embedded).
+                            let window_floor = DenseContext::floor(
+                                windows.len(),
+                                n,
+                                windows.last().map(|h| f64::from(h.score)),
+                            );
+                            let windows = windows
+                                .into_iter()
+                                .map(|h| VectorHit {
+                                    content_hash: None,
+                                    ..h
+                                })
+                                .collect();
+                            let windows =
+                                self.fresh_hits(dense, windows, options, &mut lists).await?;
+                            let items = &lists.items;
+                            let floors = (own_floor.max(0.0), window_floor.max(0.0));
+                            context.combine(&own, &windows, floors, |id| {
+                                items.get(id).and_then(|i| context.group_of(i)).is_some()
+                            })
+                        }
+                        _ => own,
+                    };
                 }
             }
         }
@@ -117,5 +141,39 @@ impl HybridStore {
             "hybrid search"
         );
         Ok(report)
+    }
+
+    /// The `(id, cosine)` list of `hits` that are current: a cosine above 0
+    /// (at or below it the texts share nothing), the memory still held and
+    /// passing `options.filter` (fetched into `lists.items` when the lexical
+    /// list did not bring it), and its own vector made from its current
+    /// text (a hit without a content hash is checked against the memory's
+    /// own vector).
+    async fn fresh_hits(
+        &self,
+        dense: &DenseIndex,
+        hits: Vec<VectorHit>,
+        options: &SearchOptions,
+        lists: &mut Lists<MemoryItem>,
+    ) -> Result<Vec<(String, f64)>, MemoryError> {
+        let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
+        for hit in &hits {
+            if !lists.items.contains_key(&hit.id)
+                && let Some(item) = self.inner.get(&hit.id).await?
+                && options.filter.matches(&item)
+            {
+                lists.items.insert(hit.id.clone(), item);
+            }
+        }
+        let items = &lists.items;
+        let fresh = dense
+            .fresh(&self.config.namespace, hits, |id| {
+                items.get(id).map(|i| i.content.clone())
+            })
+            .await?;
+        Ok(fresh
+            .into_iter()
+            .map(|hit| (hit.id, f64::from(hit.score)))
+            .collect())
     }
 }

@@ -1,0 +1,279 @@
+//! Contextual embeddings: each memory of a sequence gets a second vector,
+//! the embedding of its text read together with its neighbours', and dense
+//! similarity adds the query's similarity to it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::MemoryItem;
+
+/// The second vector of a memory in a sequence (a dialogue session): the
+/// embedding of its window — the `window` memories before it, its own text
+/// and the `window` memories after it, one per line — stored beside the
+/// memory's own vector. A dense search scores a memory
+/// `(cos(q, own) + weight · cos(q, window)) / (1 + weight)`, so a reply such
+/// as "Yes, last Saturday!" is found by the meaning of the question before
+/// it, read by the model together with the reply (a short turn's
+/// embedding alone says little). This is the dense counterpart of the
+/// stores' lexical context field
+/// ([`ContextField`](crate::retriever::ContextField)): document expansion
+/// with the surrounding conversation, here done by the encoder reading the
+/// neighbouring text with the chunk (as in contextual chunk embeddings:
+/// Günther et al. 2024, "Late Chunking: Contextual Chunk Embeddings Using
+/// Long-Context Embedding Models").
+///
+/// - Sequences, order and group values are those of the context field:
+///   memories sharing the scalar metadata value `group_key` (default
+///   `"session"`), ordered by `created_at`, then id. Memories without it
+///   have one vector and score `cos(q, own)`.
+/// - Cost: every save of a memory in a sequence embeds its window and its
+///   neighbours' windows again (about three texts of three turns each per
+///   turn saved), in the background queue; the embedding cache skips
+///   windows whose text did not change.
+/// - Defaults: window 1, weight 0.5 — the context field's constants, not
+///   values fitted to an evaluation set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DenseContext {
+    /// The metadata key naming a memory's sequence. Default `"session"`.
+    pub group_key: String,
+    /// Neighbours on each side read with the memory, ≥ 1. Default 1.
+    pub window: usize,
+    /// Weight of the window similarity against the own one, in `(0, 1]`.
+    /// Default 0.5.
+    pub weight: f64,
+}
+
+impl Default for DenseContext {
+    fn default() -> Self {
+        Self {
+            group_key: "session".to_owned(),
+            window: 1,
+            weight: 0.5,
+        }
+    }
+}
+
+impl DenseContext {
+    /// Sets the metadata key naming a memory's sequence.
+    pub fn with_group_key(mut self, key: impl Into<String>) -> Self {
+        self.group_key = key.into();
+        self
+    }
+
+    /// Sets the window (at least 1).
+    pub fn with_window(mut self, window: usize) -> Self {
+        self.window = window.max(1);
+        self
+    }
+
+    /// Sets the weight (clamped to `(0, 1]`; NaN keeps the current value).
+    pub fn with_weight(mut self, weight: f64) -> Self {
+        if !weight.is_nan() {
+            self.weight = weight.clamp(f64::MIN_POSITIVE, 1.0);
+        }
+        self
+    }
+
+    /// The sequence value of `item` (a scalar under `group_key`).
+    pub(crate) fn group_of(&self, item: &MemoryItem) -> Option<serde_json::Value> {
+        item.metadata
+            .get(&self.group_key)
+            .filter(|v| !v.is_array() && !v.is_object() && !v.is_null())
+            .cloned()
+    }
+
+    /// The floor of a list of `len` hits out of `k` asked, `lowest` its
+    /// lowest similarity (see [`DenseContext::combine`]).
+    pub(crate) fn floor(len: usize, k: usize, lowest: Option<f64>) -> f64 {
+        if len >= k { lowest.unwrap_or(0.0) } else { 0.0 }
+    }
+
+    /// The window texts of the members at `targets` (indices into
+    /// `members`, which are one sequence in order): `(id, text)`.
+    pub(crate) fn window_texts(
+        &self,
+        members: &[MemoryItem],
+        targets: impl IntoIterator<Item = usize>,
+    ) -> Vec<(String, String)> {
+        let window = self.window.max(1);
+        targets
+            .into_iter()
+            .filter_map(|i| {
+                let item = members.get(i)?;
+                let lo = i.saturating_sub(window);
+                let hi = i
+                    .saturating_add(window)
+                    .min(members.len().saturating_sub(1));
+                let text = members
+                    .get(lo..=hi)?
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                Some((item.id.clone(), text))
+            })
+            .collect()
+    }
+
+    /// The members whose window holds one of `ids`: each of them and its
+    /// `window` neighbours on each side (indices, ascending, each once).
+    pub(crate) fn affected(&self, members: &[MemoryItem], ids: &[String]) -> Vec<usize> {
+        let window = self.window.max(1);
+        let mut out: Vec<usize> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| ids.contains(&m.id))
+            .flat_map(|(i, _)| {
+                let lo = i.saturating_sub(window);
+                let hi = i
+                    .saturating_add(window)
+                    .min(members.len().saturating_sub(1));
+                lo..=hi
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The dense list: each memory's own similarity plus `weight` times its
+    /// window similarity, over `1 + weight`, best first (ties by id); a
+    /// memory outside any sequence (`in_sequence` false) keeps its own
+    /// similarity. A memory missing from one list gets `floors` (own,
+    /// window) there: the list's lowest similarity when the list was cut at
+    /// its length (the memory ranked below every listed one), else 0.
+    pub(crate) fn combine(
+        &self,
+        own: &[(String, f64)],
+        window: &[(String, f64)],
+        floors: (f64, f64),
+        in_sequence: impl Fn(&str) -> bool,
+    ) -> Vec<(String, f64)> {
+        let (own_floor, window_floor) = floors;
+        let mut scores: HashMap<&str, (Option<f64>, Option<f64>)> = HashMap::new();
+        for (id, s) in own {
+            scores.entry(id).or_default().0.get_or_insert(*s);
+        }
+        for (id, s) in window {
+            scores.entry(id).or_default().1.get_or_insert(*s);
+        }
+        let w = self.weight;
+        let mut out: Vec<(String, f64)> = scores
+            .into_iter()
+            .map(|(id, (o, c))| {
+                let own = o.unwrap_or(own_floor);
+                let score = if c.is_some() || in_sequence(id) {
+                    (own + w * c.unwrap_or(window_floor)) / (1.0 + w)
+                } else {
+                    own
+                };
+                (id.to_owned(), score)
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+}
+
+/// The vector namespace holding the window vectors of namespace `namespace`.
+pub(crate) fn window_namespace(namespace: &str) -> String {
+    format!("{namespace}#window")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn members(n: usize) -> Vec<MemoryItem> {
+        (0..n)
+            .map(|i| MemoryItem::new(format!("m{i}"), format!("turn {i}")))
+            .collect()
+    }
+
+    fn list(pairs: &[(&str, f64)]) -> Vec<(String, f64)> {
+        pairs.iter().map(|(id, s)| ((*id).to_owned(), *s)).collect()
+    }
+
+    #[test]
+    fn windows_read_the_neighbours_in_order() {
+        let c = DenseContext::default();
+        let m = members(4);
+        assert_eq!(
+            c.window_texts(&m, [0, 2, 3, 9]),
+            vec![
+                ("m0".to_owned(), "turn 0\nturn 1".to_owned()),
+                ("m2".to_owned(), "turn 1\nturn 2\nturn 3".to_owned()),
+                ("m3".to_owned(), "turn 2\nturn 3".to_owned()),
+            ]
+        );
+        let wide = c.clone().with_window(2);
+        assert_eq!(
+            wide.window_texts(&m, [1]),
+            vec![("m1".to_owned(), "turn 0\nturn 1\nturn 2\nturn 3".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_save_touches_the_windows_around_it() {
+        let c = DenseContext::default();
+        let m = members(6);
+        assert_eq!(c.affected(&m, &["m2".to_owned()]), vec![1, 2, 3]);
+        assert_eq!(
+            c.affected(&m, &["m0".to_owned(), "m5".to_owned()]),
+            vec![0, 1, 4, 5]
+        );
+        assert!(c.affected(&m, &["other".to_owned()]).is_empty());
+    }
+
+    #[test]
+    fn combine_adds_the_weighted_window_similarity() {
+        let c = DenseContext::default();
+        let out = c.combine(
+            &list(&[("a", 0.9), ("b", 0.5)]),
+            &list(&[("b", 0.9), ("c", 0.8)]),
+            (0.5, 0.8),
+            |_| true,
+        );
+        // a: (0.9 + 0.5 × 0.8) / 1.5; b: (0.5 + 0.5 × 0.9) / 1.5; c: (0.5 + 0.5 × 0.8) / 1.5.
+        let expect = [
+            ("a", (0.9 + 0.4) / 1.5),
+            ("b", (0.5 + 0.45) / 1.5),
+            ("c", (0.5 + 0.4) / 1.5),
+        ];
+        assert_eq!(out.len(), 3);
+        for ((id, s), (eid, es)) in out.iter().zip(expect) {
+            assert_eq!(id, eid);
+            assert!((s - es).abs() < 1e-12, "{id}: {s} vs {es}");
+        }
+        assert!(c.combine(&[], &[], (0.0, 0.0), |_| true).is_empty());
+        let alone = c.combine(&list(&[("a", 0.3)]), &[], (0.0, 0.0), |_| true);
+        assert!((alone[0].1 - 0.2).abs() < 1e-12);
+        // Outside a sequence a memory keeps its own similarity; a list not
+        // cut at its length gives missing memories 0.
+        let out = c.combine(
+            &list(&[("a", 0.3)]),
+            &list(&[("b", 0.9)]),
+            (0.0, 0.0),
+            |id| id == "b",
+        );
+        assert_eq!(out[0].0, "a");
+        assert_eq!(out[0].1, 0.3);
+        assert_eq!(out[1].0, "b");
+        assert!((out[1].1 - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn groups_are_scalar_values() {
+        let c = DenseContext::default();
+        let item = |m| MemoryItem::new("a", "x").with_metadata(m);
+        assert_eq!(c.group_of(&item(json!({"session": "s"}))), Some(json!("s")));
+        assert_eq!(c.group_of(&item(json!({"session": 3}))), Some(json!(3)));
+        assert_eq!(c.group_of(&item(json!({"session": null}))), None);
+        assert_eq!(c.group_of(&item(json!({"session": [1]}))), None);
+        assert_eq!(c.with_weight(7.0).weight, 1.0);
+    }
+}
