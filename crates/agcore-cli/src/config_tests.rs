@@ -169,6 +169,7 @@ fn every_program_key_is_documented() {
         "embedding",
         "retrieval",
         "retrieval.context",
+        "retrieval.dense_context",
     ] {
         let keys = keys_of(section);
         assert!(!keys.is_empty(), "{section}");

@@ -54,7 +54,9 @@ pub struct HybridConfig {
     /// the query's similarity to it ([`DenseContext`]). `None` keeps one
     /// vector per memory. Applies to [`HybridStore`](super::HybridStore)
     /// writes and searches; it must be the same for every handle writing
-    /// to one store. Default on.
+    /// to one store. Default on. In a configuration file it is a table of
+    /// [`DenseContext`]'s keys plus `enabled` (`false` turns it off).
+    #[serde(with = "on_off", default = "default_dense_context")]
     pub dense_context: Option<DenseContext>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
@@ -127,6 +129,65 @@ impl HybridConfig {
     }
 }
 
+fn default_dense_context() -> Option<DenseContext> {
+    Some(DenseContext::default())
+}
+
+/// `Option<DenseContext>` as a table: its keys, plus `enabled` (default
+/// `true`; `false` turns contextual embeddings off).
+mod on_off {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::DenseContext;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct Repr {
+        enabled: bool,
+        group_key: String,
+        window: usize,
+        weight: f64,
+    }
+
+    impl Default for Repr {
+        fn default() -> Self {
+            let d = DenseContext::default();
+            Self {
+                enabled: true,
+                group_key: d.group_key,
+                window: d.window,
+                weight: d.weight,
+            }
+        }
+    }
+
+    pub fn serialize<S: Serializer>(v: &Option<DenseContext>, s: S) -> Result<S::Ok, S::Error> {
+        let repr = match v {
+            Some(c) => Repr {
+                enabled: true,
+                group_key: c.group_key.clone(),
+                window: c.window,
+                weight: c.weight,
+            },
+            None => Repr {
+                enabled: false,
+                ..Repr::default()
+            },
+        };
+        repr.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DenseContext>, D::Error> {
+        let repr = Repr::deserialize(d)?;
+        Ok(repr.enabled.then(|| {
+            DenseContext::default()
+                .with_group_key(repr.group_key)
+                .with_window(repr.window)
+                .with_weight(repr.weight)
+        }))
+    }
+}
+
 mod opt_secs {
     use std::time::Duration;
 
@@ -143,5 +204,43 @@ mod opt_secs {
         Option::<f64>::deserialize(d)?
             .map(|secs| Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom))
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: serde_json::Value) -> HybridConfig {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn dense_context_is_on_unless_disabled() {
+        assert_eq!(
+            parse(json!({})).dense_context,
+            Some(DenseContext::default())
+        );
+        assert_eq!(
+            parse(json!({"dense_context": {"enabled": false}})).dense_context,
+            None
+        );
+        let wide = parse(json!({"dense_context": {"window": 2, "weight": 1.0}}));
+        assert_eq!(
+            wide.dense_context,
+            Some(DenseContext::default().with_window(2).with_weight(1.0))
+        );
+        assert!(
+            serde_json::from_value::<HybridConfig>(json!({"dense_context": {"windw": 2}})).is_err()
+        );
+        for config in [
+            HybridConfig::default(),
+            HybridConfig::default().with_dense_context(None),
+        ] {
+            let back: HybridConfig =
+                serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();
+            assert_eq!(back, config);
+        }
     }
 }
