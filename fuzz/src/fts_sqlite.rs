@@ -1,8 +1,8 @@
-//! The SQLite FTS5 `MATCH` builder, through the public search API of
-//! [`SqliteStore`] on an in-memory database: any query text is searched as
-//! words (full-text syntax is literal, never an error), and the pruned
-//! search equals the exhaustive FTS5 `MATCH … bm25()` reference, whose
-//! `MATCH` string is built from the same text.
+//! The search of [`SqliteStore`] on an in-memory database, through its
+//! public API: any query text is searched as words (full-text syntax is
+//! literal, never an error), and the pruned search equals the exhaustive
+//! reference, which scores every row by BM25F with statistics counted from
+//! the rows.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
