@@ -106,7 +106,7 @@ impl HybridStore {
                             let items = &lists.items;
                             let floors = (own_floor.max(0.0), window_floor.max(0.0));
                             context.combine(&own, &windows, floors, |id| {
-                                items.get(id).and_then(|i| context.group_of(i)).is_some()
+                                items.get(id).and_then(|i| context.group_value(i)).is_some()
                             })
                         }
                         _ => own,

@@ -4,9 +4,8 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::MemoryItem;
+use crate::retriever::ContextField;
 
 /// The second vector of a memory in a sequence (a dialogue session): the
 /// embedding of its window — the `window` memories before it, its own text
@@ -33,52 +32,14 @@ use crate::MemoryItem;
 ///   windows whose text did not change.
 /// - Defaults: window 1, weight 0.5 — the context field's constants, not
 ///   values fitted to an evaluation set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[non_exhaustive]
-pub struct DenseContext {
-    /// The metadata key naming a memory's sequence. Default `"session"`.
-    pub group_key: String,
-    /// Neighbours on each side read with the memory, ≥ 1. Default 1.
-    pub window: usize,
-    /// Weight of the window similarity against the own one, in `(0, 1]`.
-    /// Default 0.5.
-    pub weight: f64,
-}
+///
+/// The settings are those of the lexical field, [`ContextField`]: the
+/// same type under this name.
+pub type DenseContext = ContextField;
 
-impl Default for DenseContext {
-    fn default() -> Self {
-        Self {
-            group_key: "session".to_owned(),
-            window: 1,
-            weight: 0.5,
-        }
-    }
-}
-
-impl DenseContext {
-    /// Sets the metadata key naming a memory's sequence.
-    pub fn with_group_key(mut self, key: impl Into<String>) -> Self {
-        self.group_key = key.into();
-        self
-    }
-
-    /// Sets the window (at least 1).
-    pub fn with_window(mut self, window: usize) -> Self {
-        self.window = window.max(1);
-        self
-    }
-
-    /// Sets the weight (clamped to `(0, 1]`; NaN keeps the current value).
-    pub fn with_weight(mut self, weight: f64) -> Self {
-        if !weight.is_nan() {
-            self.weight = weight.clamp(f64::MIN_POSITIVE, 1.0);
-        }
-        self
-    }
-
-    /// The sequence value of `item` (a scalar under `group_key`).
-    pub(crate) fn group_of(&self, item: &MemoryItem) -> Option<serde_json::Value> {
+impl ContextField {
+    /// The sequence value of `item` (a scalar under `group_key`), as JSON.
+    pub(crate) fn group_value(&self, item: &MemoryItem) -> Option<serde_json::Value> {
         item.metadata
             .get(&self.group_key)
             .filter(|v| !v.is_array() && !v.is_object() && !v.is_null())
@@ -270,10 +231,13 @@ mod tests {
     fn groups_are_scalar_values() {
         let c = DenseContext::default();
         let item = |m| MemoryItem::new("a", "x").with_metadata(m);
-        assert_eq!(c.group_of(&item(json!({"session": "s"}))), Some(json!("s")));
-        assert_eq!(c.group_of(&item(json!({"session": 3}))), Some(json!(3)));
-        assert_eq!(c.group_of(&item(json!({"session": null}))), None);
-        assert_eq!(c.group_of(&item(json!({"session": [1]}))), None);
+        assert_eq!(
+            c.group_value(&item(json!({"session": "s"}))),
+            Some(json!("s"))
+        );
+        assert_eq!(c.group_value(&item(json!({"session": 3}))), Some(json!(3)));
+        assert_eq!(c.group_value(&item(json!({"session": null}))), None);
+        assert_eq!(c.group_value(&item(json!({"session": [1]}))), None);
         assert_eq!(c.with_weight(7.0).weight, 1.0);
     }
 }

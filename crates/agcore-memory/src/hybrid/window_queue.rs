@@ -16,7 +16,7 @@ pub(super) type Touched = Vec<(serde_json::Value, Vec<String>)>;
 pub(super) fn touched(context: &DenseContext, items: &[MemoryItem]) -> Touched {
     let mut out: Touched = Vec::new();
     for item in items {
-        let Some(group) = context.group_of(item) else {
+        let Some(group) = context.group_value(item) else {
             continue;
         };
         match out.iter_mut().find(|(g, _)| *g == group) {

@@ -29,7 +29,11 @@ use crate::MemoryItem;
 /// The defaults — window 1, weight 0.5 — are the constants
 /// [`ContextualBm25`](super::ContextualBm25) was given before it was first
 /// measured, not values fitted to an evaluation set.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// The same settings describe [`hybrid::DenseContext`](crate::hybrid::DenseContext),
+/// the dense counterpart (serialised as a configuration table).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ContextField {
     /// Metadata key naming a memory's sequence. Default `"session"`.
