@@ -36,7 +36,7 @@ pub struct EvalStore {
 
 impl EvalStore {
     /// Opens `namespaces` empty stores of `kind`, with dense retrieval when
-    /// `embedder` is given (one embedding queue per store, one model).
+    /// `embedder` is given (one embedding queue shared by the stores).
     ///
     /// # Errors
     /// I/O errors creating the temporary folder; store errors.
@@ -50,6 +50,20 @@ impl EvalStore {
             StoreKind::Memory => None,
             StoreKind::Sqlite => Some(tempfile::Builder::new().prefix("agcore-eval-").tempdir()?),
         };
+        // One embedding queue and one vector store for all of them, each
+        // store's vectors in its own namespace: one model, called by one
+        // queue as in an agent process.
+        let dense = match &embedder {
+            None => None,
+            Some(embedder) => {
+                let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
+                Some(DenseIndex::new(
+                    Arc::clone(embedder),
+                    vectors,
+                    EmbeddingQueueConfig::default(),
+                )?)
+            }
+        };
         let mut stores = Vec::with_capacity(namespaces);
         for n in 0..namespaces {
             let base: Arc<dyn MemoryStore> = match &dir {
@@ -58,17 +72,13 @@ impl EvalStore {
                     Arc::new(SqliteStore::open(dir.path().join(format!("eval-{n}.db"))).await?)
                 }
             };
-            stores.push(match &embedder {
+            stores.push(match &dense {
                 None => HybridStore::lexical(base).with_config(config.clone()),
-                Some(embedder) => {
-                    let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
-                    let dense = DenseIndex::new(
-                        Arc::clone(embedder),
-                        vectors,
-                        EmbeddingQueueConfig::default(),
-                    )?;
-                    HybridStore::new(base, dense, config.clone())
-                }
+                Some(dense) => HybridStore::new(
+                    base,
+                    Arc::clone(dense),
+                    config.clone().with_namespace(format!("ns{n}")),
+                ),
             });
         }
         Ok(Self { stores, _dir: dir })
@@ -117,8 +127,9 @@ pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duratio
     Ok(started.elapsed())
 }
 
-/// Waits until the background queue has embedded every document, with a
-/// progress bar; returns the time waited (zero without an embedder).
+/// Waits until the background queue the stores share has embedded every
+/// document (and window), with a progress bar; returns the time waited
+/// (zero without an embedder).
 ///
 /// # Errors
 /// [`CliError::Config`] when documents are left unembedded (server down).
@@ -128,11 +139,13 @@ pub async fn embed(stores: &[HybridStore], documents: usize) -> Result<Duration,
     }
     let started = Instant::now();
     let bar = progress(documents, "embedding");
+    // The stores share one queue (see `EvalStore::open`): its counters.
     let counts = |stores: &[HybridStore]| {
-        stores.iter().fold((0, 0), |(pending, failures), s| {
-            let c = s.queue_counts();
-            (pending + c.pending, failures + c.failures)
-        })
+        let c = stores
+            .first()
+            .map(HybridStore::queue_counts)
+            .unwrap_or_default();
+        (c.pending, c.failures)
     };
     let flush = futures::future::join_all(stores.iter().map(HybridStore::flush));
     tokio::pin!(flush);
