@@ -2,7 +2,8 @@
 //! 20 (a date prefix shared by a session's turns, a speaker name, 10–25
 //! words), queried with 5–10 words, in `SqliteStore` (context field on) and
 //! `InMemoryStore` (the same ranking). Prints search p50/p99
-//! (`cargo bench -p agcore-memory-sqlite --bench conversation`).
+//! (`cargo bench -p agcore-memory-sqlite --bench conversation`;
+//! `AGCORE_BENCH_TURNS=10000` for a longer one).
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -20,6 +21,7 @@ use agcore_memory_sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+/// Turns unless `AGCORE_BENCH_TURNS` says otherwise.
 const TURNS: usize = 600;
 const PER_SESSION: usize = 20;
 const QUERIES: usize = 2_000;
@@ -57,14 +59,18 @@ fn conversation(seed: u64) -> (Vec<MemoryItem>, Vec<String>) {
         })
         .collect();
     let speakers = ["Caroline", "Melanie"];
-    let items = (0..TURNS)
+    let turns = std::env::var("AGCORE_BENCH_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(TURNS);
+    let items = (0..turns)
         .map(|i| {
             let s = i / PER_SESSION;
             let date = format!(
                 "[{}:{:02} {} on {} {}, 2023]",
                 1 + s % 12,
                 (s * 7) % 60,
-                if s % 2 == 0 { "pm" } else { "am" },
+                if s.is_multiple_of(2) { "pm" } else { "am" },
                 1 + s % 28,
                 MONTHS[s % 12]
             );
@@ -99,6 +105,7 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         let (items, queries) = conversation(11);
+        let turns = items.len();
         let dir = tempfile::tempdir().unwrap();
         let sqlite = SqliteStore::open(dir.path().join("conv.db")).await.unwrap();
         sqlite.save_many(items.clone()).await.unwrap();
@@ -118,7 +125,8 @@ fn main() {
                 })
                 .await;
                 println!(
-                    "round {round} {name}: {TURNS} turns, search p50 {:.3} ms p99 {:.3} ms",
+                    "round {round} {name}: {} turns, search p50 {:.3} ms p99 {:.3} ms",
+                    turns,
                     ms(p.p50),
                     ms(p.p99)
                 );

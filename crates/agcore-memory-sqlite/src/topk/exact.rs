@@ -70,6 +70,17 @@ pub(super) struct DocPosting {
     pub(super) len: u32,
 }
 
+/// The query's terms as a top-k search holds them.
+#[derive(Clone, Copy)]
+pub(super) struct QueryTerms<'q, 'a> {
+    /// The terms with postings: text, idf, statistics.
+    pub(super) present: &'q [(&'a str, f64, TermStats)],
+    /// Index in `present` of each query term (`None`: no postings).
+    pub(super) present_of: &'q [Option<usize>],
+    /// Every query term with its idf (0 when absent), in query order.
+    pub(super) idfs: &'q [(&'a str, f64)],
+}
+
 /// What the query terms' postings held in memory tell of a document's score
 /// (`idfs` in query order, `present_of` mapping them into `present`): the
 /// exact score when every part is exact, and an upper bound when every
@@ -82,11 +93,16 @@ pub(super) struct DocPosting {
 pub(super) fn from_postings(
     conn: &Connection,
     scope: i64,
-    (present, present_of, idfs): (&[(&str, f64, TermStats)], &[Option<usize>], &[(&str, f64)]),
+    terms: &QueryTerms<'_, '_>,
     materialized: &mut [Option<HeldPostings>],
     at: &DocPosting,
     (scorer, fetches): (&Scorer, usize),
 ) -> Result<(Option<f64>, Option<f64>)> {
+    let QueryTerms {
+        present,
+        present_of,
+        idfs,
+    } = *terms;
     let mut known = Some(0.0);
     let mut upper = Some(0.0);
     for (q, &(_, weight)) in idfs.iter().enumerate() {

@@ -38,7 +38,7 @@ use std::collections::{BinaryHeap, HashSet};
 use rusqlite::{CachedStatement, Connection, params};
 
 use super::impact::{self, CONTEXT_STRIDE, TF_BUCKETS, TermStats, scope_stats};
-use exact::{DocPosting, HeldPostings, exact_score, from_postings};
+use exact::{DocPosting, HeldPostings, QueryTerms, exact_score, from_postings};
 pub(crate) use hit::{Fetched, Hit};
 use preload::{PRELOAD_MAX, whole_term};
 use run::{Blocks, Run};
@@ -147,6 +147,9 @@ pub(crate) fn top_k<K: Ord>(
     let mut seen: HashSet<i64, FastHash> = HashSet::default();
     let mut term_bounds = vec![0.0f64; present.len()];
     let mut fetches = 0usize;
+    // Buffers of the loop, reused at every posting read.
+    let mut order: Vec<usize> = Vec::with_capacity(present.len());
+    let mut essential = vec![false; present.len()];
     loop {
         let full = heap.len() >= query.limit;
         let worst = heap.peek().filter(|_| full);
@@ -162,9 +165,10 @@ pub(crate) fn top_k<K: Ord>(
             break;
         }
         // Essential terms: drop the weakest while their bounds sum below theta.
-        let mut order: Vec<usize> = (0..term_bounds.len()).collect();
+        order.clear();
+        order.extend(0..term_bounds.len());
         order.sort_by(|&a, &b| bound_at(&term_bounds, a).total_cmp(&bound_at(&term_bounds, b)));
-        let mut essential = vec![false; term_bounds.len()];
+        essential.fill(false);
         let mut weak = 0.0;
         for &t in &order {
             weak += bound_at(&term_bounds, t);
@@ -236,7 +240,11 @@ pub(crate) fn top_k<K: Ord>(
         let (known, upper) = from_postings(
             conn,
             query.scope,
-            (&present, &present_of, &idfs),
+            &QueryTerms {
+                present: &present,
+                present_of: &present_of,
+                idfs: &idfs,
+            },
             &mut materialized,
             &doc_posting,
             (&scorer, fetches),
