@@ -4,6 +4,7 @@
 use crate::error::Result;
 use rusqlite::Connection;
 use rusqlite::types::Value;
+use std::collections::HashMap;
 
 use super::query::{self, ITEM_COLUMNS, SqlFilter};
 use crate::topk::{Fetched, Ranking, TopKQuery, top_k};
@@ -36,7 +37,26 @@ pub(crate) fn ranking(context: Option<&ContextField>) -> Ranking {
 /// items, ties by id) with the threshold algorithm over the impact-ordered
 /// index: only the best postings of the query's terms and the rows they
 /// name are read.
+///
+/// The search runs in one read transaction (when the connection is not in
+/// one already): its many short statements then share one snapshot and one
+/// lock instead of taking and releasing the file lock each.
 pub(crate) fn pruned(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredItem>> {
+    if !conn.is_autocommit() {
+        return pruned_in(conn, plan);
+    }
+    // Cached: `BEGIN` and `COMMIT` are not parsed again at every search.
+    conn.prepare_cached("BEGIN")?.execute([])?;
+    let found = pruned_in(conn, plan);
+    // A read-only transaction: ending it cannot lose anything.
+    let ended = conn.prepare_cached("COMMIT")?.execute([]);
+    let found = found?;
+    ended?;
+    Ok(found)
+}
+
+/// [`pruned`] inside the caller's transaction.
+fn pruned_in(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredItem>> {
     let sql = format!(
         "SELECT i.id, i.terms, CASE WHEN i.grp IS NULL THEN NULL ELSE i.context_terms END \
          FROM memory_items i WHERE i.pk = ? AND {}",
@@ -66,18 +86,28 @@ pub(crate) fn pruned(conn: &Connection, plan: &PrunedPlan) -> Result<Vec<ScoredI
         ranking: plan.ranking,
     };
     let hits = top_k(conn, &query, &mut fetch)?;
-    let mut item = conn.prepare_cached(&format!(
-        "SELECT {ITEM_COLUMNS} FROM memory_items i WHERE i.pk = ?1"
+    // The hits' rows in one statement (their numbers as a JSON array).
+    let pks = hits
+        .iter()
+        .map(|hit| hit.doc.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut items = conn.prepare_cached(&format!(
+        "SELECT {ITEM_COLUMNS}, i.pk FROM memory_items i \
+         WHERE i.pk IN (SELECT value FROM json_each(?1))"
     ))?;
-    let mut out = Vec::with_capacity(hits.len());
-    for hit in hits {
-        let mut rows = item.query([hit.doc])?;
-        if let Some(row) = rows.next()? {
-            out.push(ScoredItem {
-                item: query::item_from_row(row)?,
-                score: hit.score,
-            });
-        }
+    let mut rows = items.query([format!("[{pks}]")])?;
+    let mut by_pk = HashMap::with_capacity(hits.len());
+    while let Some(row) = rows.next()? {
+        by_pk.insert(row.get::<_, i64>(5)?, query::item_from_row(row)?);
     }
-    Ok(out)
+    Ok(hits
+        .into_iter()
+        .filter_map(|hit| {
+            by_pk.remove(&hit.doc).map(|item| ScoredItem {
+                item,
+                score: hit.score,
+            })
+        })
+        .collect())
 }

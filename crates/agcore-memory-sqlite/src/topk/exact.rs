@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use rusqlite::{Connection, params};
 
 use super::FastHash;
-use super::scorer::Scorer;
-use crate::impact::{TermStats, decode_postings, term_frequencies};
+use super::scorer::{RunBounds, Scorer};
+use crate::impact::{TermStats, decode_postings};
 
 /// A term's postings held in memory: document → (run code, key length).
 pub(super) type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
@@ -62,9 +62,93 @@ pub(super) fn held<'m>(
     Ok(slot.as_ref())
 }
 
+/// A posting just read: document, present term index, run code, key length.
+pub(super) struct DocPosting {
+    pub(super) doc: i64,
+    pub(super) term: usize,
+    pub(super) code: u32,
+    pub(super) len: u32,
+}
+
+/// The query's terms as a top-k search holds them.
+#[derive(Clone, Copy)]
+pub(super) struct QueryTerms<'q, 'a> {
+    /// The terms with postings: text, idf, statistics.
+    pub(super) present: &'q [(&'a str, f64, TermStats)],
+    /// Index in `present` of each query term (`None`: no postings).
+    pub(super) present_of: &'q [Option<usize>],
+    /// Every query term with its idf (0 when absent), in query order.
+    pub(super) idfs: &'q [(&'a str, f64)],
+}
+
+/// What the query terms' postings held in memory tell of a document's score
+/// (`idfs` in query order, `present_of` mapping them into `present`): the
+/// exact score when every part is exact, and an upper bound when every
+/// term's posting is known (an inexact part is bounded by its run's bound at
+/// the posting's key length, as the run's cursor bounded it). Terms are
+/// loaded into memory as [`held`] decides.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError) when postings cannot be read.
+pub(super) fn from_postings(
+    conn: &Connection,
+    scope: i64,
+    terms: &QueryTerms<'_, '_>,
+    materialized: &mut [Option<HeldPostings>],
+    at: &DocPosting,
+    (scorer, fetches): (&Scorer, usize),
+) -> Result<(Option<f64>, Option<f64>)> {
+    let QueryTerms {
+        present,
+        present_of,
+        idfs,
+    } = *terms;
+    let mut known = Some(0.0);
+    let mut upper = Some(0.0);
+    for (q, &(_, weight)) in idfs.iter().enumerate() {
+        let Some(p) = present_of.get(q).copied().flatten() else {
+            continue;
+        };
+        let posting = if p == at.term {
+            Some((at.code, at.len))
+        } else {
+            let Some(map) = held(conn, scope, present, materialized, p, fetches)? else {
+                return Ok((None, None));
+            };
+            map.get(&at.doc).copied()
+        };
+        let Some((code, len)) = posting else {
+            continue;
+        };
+        // Otherwise the exact frequencies or lengths are only in the row.
+        let part = scorer.exact_part(code, len);
+        if part.is_none() {
+            known = None;
+        }
+        let bound = match part {
+            Some(exact) => exact,
+            None => match present.get(p) {
+                Some(&(_, _, stats)) => {
+                    RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen)
+                        .part(scorer, len)
+                }
+                None => return Ok((None, None)),
+            },
+        };
+        if let Some(score) = known.as_mut() {
+            *score += weight * bound;
+        }
+        if let Some(upper) = upper.as_mut() {
+            *upper += weight * bound;
+        }
+    }
+    Ok((known, upper))
+}
+
 /// The score of a document from its `terms` column and context field,
 /// adding the query terms' parts in query order (as FTS5's `bm25()` and
-/// the in-memory store do).
+/// the in-memory store do). Only the query terms are counted (`idfs` holds
+/// distinct terms), besides the fields' lengths.
 pub(super) fn exact_score(
     terms: &str,
     context: Option<&str>,
@@ -72,16 +156,31 @@ pub(super) fn exact_score(
     idfs: &[(&str, f64)],
     scorer: &Scorer,
 ) -> f64 {
-    let (len, tfs) = term_frequencies(terms, skip);
-    let (clen, ctfs) = term_frequencies(context.unwrap_or(""), 0);
-    let find = |tfs: &[(&str, u32)], term: &str| {
-        tfs.iter()
-            .find(|(t, _)| *t == term)
-            .map_or(0, |(_, tf)| *tf)
-    };
+    let mut tfs = vec![0u32; idfs.len()];
+    let mut ctfs = vec![0u32; idfs.len()];
+    let len = count_query_terms(terms, skip, idfs, &mut tfs);
+    let clen = count_query_terms(context.unwrap_or(""), 0, idfs, &mut ctfs);
     let mut score = 0.0;
-    for &(term, idf) in idfs {
-        score += idf * scorer.part(find(&tfs, term), len, find(&ctfs, term), clen);
+    for ((&(_, idf), &tf), &ctf) in idfs.iter().zip(&tfs).zip(&ctfs) {
+        score += idf * scorer.part(tf, len, ctf, clen);
     }
     score
+}
+
+/// The length of a `terms` value past its first `skip` tokens (as
+/// [`term_frequencies`](crate::impact::term_frequencies) counts it), adding
+/// each query term's occurrences to `counts` (indexed as `idfs`).
+fn count_query_terms(terms: &str, skip: usize, idfs: &[(&str, f64)], counts: &mut [u32]) -> u32 {
+    let mut len = 0u32;
+    for token in terms.split(' ').filter(|t| !t.is_empty()).skip(skip) {
+        len = len.saturating_add(1);
+        if let Some(c) = idfs
+            .iter()
+            .position(|&(term, _)| term == token)
+            .and_then(|i| counts.get_mut(i))
+        {
+            *c = c.saturating_add(1);
+        }
+    }
+    len
 }

@@ -28,6 +28,7 @@
 
 mod exact;
 mod hit;
+mod preload;
 mod run;
 mod scorer;
 
@@ -37,9 +38,10 @@ use std::collections::{BinaryHeap, HashSet};
 use rusqlite::{CachedStatement, Connection, params};
 
 use super::impact::{self, CONTEXT_STRIDE, TF_BUCKETS, TermStats, scope_stats};
-use exact::{HeldPostings, exact_score, held};
+use exact::{DocPosting, HeldPostings, QueryTerms, exact_score, from_postings};
 pub(crate) use hit::{Fetched, Hit};
-use run::Run;
+use preload::{PRELOAD_MAX, whole_term};
+use run::{Blocks, Run};
 pub(crate) use scorer::Ranking;
 use scorer::{RunBounds, Scorer};
 
@@ -101,32 +103,53 @@ pub(crate) fn top_k<K: Ord>(
             present.push((term, weight, stats));
         }
     }
+    let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
+    let mut statements: Vec<CachedStatement<'_>> = Vec::new();
+    let mut runs = Vec::new();
+    // Short lists are read whole (one query a term); longer ones run by run.
     let mut plan: Vec<(usize, u32)> = Vec::new();
-    for (t, (_, _, stats)) in present.iter().enumerate() {
-        plan.extend(run_codes(stats).map(|code| (t, code)));
+    for (t, &(text, idf, stats)) in present.iter().enumerate() {
+        if stats.df > PRELOAD_MAX {
+            plan.extend(run_codes(&stats).map(|code| (t, code)));
+            continue;
+        }
+        let mut whole = whole_term(conn, query.scope, text, stats.df)?;
+        for code in run_codes(&stats) {
+            if let Some(blocks) = whole.runs.remove(&code) {
+                let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
+                let blocks = Blocks::Held(blocks.into_iter());
+                runs.push(Run::new(t, idf, code, bounds, blocks, &scorer)?);
+            }
+        }
+        if let Some(slot) = materialized.get_mut(t) {
+            *slot = Some(whole.held);
+        }
     }
-    let mut statements: Vec<CachedStatement<'_>> = Vec::with_capacity(plan.len());
     for _ in &plan {
         statements.push(conn.prepare_cached(
             "SELECT len, first_doc, postings FROM bm25_blocks \
              WHERE scope = ?1 AND term = ?2 AND tfb = ?3 ORDER BY len, first_doc",
         )?);
     }
-    let mut runs = Vec::with_capacity(plan.len());
     for (statement, &(t, code)) in statements.iter_mut().zip(&plan) {
         let Some(&(text, idf, stats)) = present.get(t) else {
             continue;
         };
-        let rows = statement.query(params![query.scope, text, code])?;
+        let rows = Blocks::Rows(statement.query(params![query.scope, text, code])?);
         let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
         runs.push(Run::new(t, idf, code, bounds, rows, &scorer)?);
     }
+    // The runs in (term, code) order whichever way they were read: equal
+    // candidates are picked in the same order.
+    runs.sort_by_key(|r| (r.term, r.code));
     let floor = query.min_score.unwrap_or(0.0).max(0.0);
     let mut heap: BinaryHeap<Hit<K>> = BinaryHeap::with_capacity(query.limit + 1);
     let mut seen: HashSet<i64, FastHash> = HashSet::default();
     let mut term_bounds = vec![0.0f64; present.len()];
-    let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
     let mut fetches = 0usize;
+    // Buffers of the loop, reused at every posting read.
+    let mut order: Vec<usize> = Vec::with_capacity(present.len());
+    let mut essential = vec![false; present.len()];
     loop {
         let full = heap.len() >= query.limit;
         let worst = heap.peek().filter(|_| full);
@@ -142,9 +165,10 @@ pub(crate) fn top_k<K: Ord>(
             break;
         }
         // Essential terms: drop the weakest while their bounds sum below theta.
-        let mut order: Vec<usize> = (0..term_bounds.len()).collect();
+        order.clear();
+        order.extend(0..term_bounds.len());
         order.sort_by(|&a, &b| bound_at(&term_bounds, a).total_cmp(&bound_at(&term_bounds, b)));
-        let mut essential = vec![false; term_bounds.len()];
+        essential.fill(false);
         let mut weak = 0.0;
         for &t in &order {
             weak += bound_at(&term_bounds, t);
@@ -207,32 +231,27 @@ pub(crate) fn top_k<K: Ord>(
         }
         // The exact score from the postings alone when the other terms'
         // postings are (or can be) held in memory; random access otherwise.
-        let mut known = Some(0.0);
-        for (q, &(_, weight)) in idfs.iter().enumerate() {
-            let Some(p) = present_of.get(q).copied().flatten() else {
-                continue;
-            };
-            let posting = if p == term {
-                Some((run_code, len))
-            } else {
-                let Some(map) = held(conn, query.scope, &present, &mut materialized, p, fetches)?
-                else {
-                    known = None;
-                    break;
-                };
-                map.get(&doc).copied()
-            };
-            let Some((code, len)) = posting else {
-                continue;
-            };
-            // Otherwise the exact frequencies or lengths are only in the row.
-            let Some(exact) = scorer.exact_part(code, len) else {
-                known = None;
-                break;
-            };
-            if let Some(score) = known.as_mut() {
-                *score += weight * exact;
-            }
+        let doc_posting = DocPosting {
+            doc,
+            term,
+            code: run_code,
+            len,
+        };
+        let (known, upper) = from_postings(
+            conn,
+            query.scope,
+            &QueryTerms {
+                present: &present,
+                present_of: &present_of,
+                idfs: &idfs,
+            },
+            &mut materialized,
+            &doc_posting,
+            (&scorer, fetches),
+        )?;
+        // Its row is read only if it can enter.
+        if known.is_none() && upper.is_some_and(|u| u * (1.0 + SLACK) < theta) {
+            continue;
         }
         if let Some(score) = known {
             let passes =

@@ -8,10 +8,19 @@ use super::scorer::{RunBounds, Scorer};
 use crate::impact::{Posting, decode_postings};
 
 /// A block as read: its key's length and first document, and its postings.
-struct Block {
-    len: u32,
-    first_doc: i64,
-    postings: Vec<Posting>,
+pub(super) struct Block {
+    pub(super) len: u32,
+    pub(super) first_doc: i64,
+    pub(super) postings: Vec<Posting>,
+}
+
+/// Where a run's blocks come from, in key order.
+pub(super) enum Blocks<'s> {
+    /// Streamed from a query (`len, first_doc, postings`).
+    Rows(Rows<'s>),
+    /// Read beforehand (a short run of a term read whole, see
+    /// [`super::preload`]).
+    Held(std::vec::IntoIter<Block>),
 }
 
 /// Sorted access to one (term, run code) run, streamed block by block.
@@ -31,7 +40,7 @@ pub(super) struct Run<'s> {
     pub(super) code: u32,
     /// What bounds the run's postings.
     bounds: RunBounds,
-    rows: Rows<'s>,
+    rows: Blocks<'s>,
     /// The next unread block (read ahead); `None` once the rows are done.
     ahead: Option<Block>,
     /// Postings read and not yet yielded, ascending from `pos`.
@@ -44,8 +53,8 @@ pub(super) struct Run<'s> {
 }
 
 impl<'s> Run<'s> {
-    /// A run over `rows` (`len, first_doc, postings`, in key order), positioned
-    /// on its first posting.
+    /// A run over the blocks of `rows` (in key order), positioned on its
+    /// first posting.
     ///
     /// # Errors
     /// [`MemoryError::Storage`](agcore_memory::MemoryError) when a row cannot be read.
@@ -54,7 +63,7 @@ impl<'s> Run<'s> {
         idf: f64,
         code: u32,
         bounds: RunBounds,
-        rows: Rows<'s>,
+        rows: Blocks<'s>,
         scorer: &Scorer,
     ) -> Result<Self> {
         let mut run = Self {
@@ -75,7 +84,11 @@ impl<'s> Run<'s> {
     }
 
     fn read_block(&mut self) -> Result<Option<Block>> {
-        Ok(match self.rows.next()? {
+        let rows = match &mut self.rows {
+            Blocks::Rows(rows) => rows,
+            Blocks::Held(blocks) => return Ok(blocks.next()),
+        };
+        Ok(match rows.next()? {
             Some(row) => Some(Block {
                 len: row.get(0)?,
                 first_doc: row.get(1)?,
@@ -159,7 +172,8 @@ mod tests {
         };
         let scorer = Scorer::new(super::super::Ranking::Fts5, &stats);
         let bounds = RunBounds::new(1, 1, 0, 0);
-        let mut run = Run::new(0, 1.0, 1, bounds, stmt.query([]).unwrap(), &scorer).unwrap();
+        let rows = Blocks::Rows(stmt.query([]).unwrap());
+        let mut run = Run::new(0, 1.0, 1, bounds, rows, &scorer).unwrap();
         let mut out = Vec::new();
         let mut last_bound = f64::INFINITY;
         while let Some(posting) = run.next {
