@@ -35,7 +35,6 @@
 //! writes the documents, with the `terms` column values written or removed.
 
 use crate::error::Result;
-use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -155,9 +154,11 @@ pub(crate) fn idf(docs: f64, df: f64) -> f64 {
 }
 
 /// The document length and distinct terms (with frequencies) of a `terms`
-/// column value, skipping its first `skip` tokens.
+/// column value, skipping its first `skip` tokens (the exhaustive reference
+/// of the `testkit` feature and the tests count with it).
+#[cfg(any(test, feature = "testkit"))]
 pub(crate) fn term_frequencies(terms: &str, skip: usize) -> (u32, Vec<(&str, u32)>) {
-    let mut counts: HashMap<&str, u32> = HashMap::new();
+    let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     let mut len = 0u32;
     for token in terms.split(' ').filter(|t| !t.is_empty()).skip(skip) {
         len = len.saturating_add(1);
