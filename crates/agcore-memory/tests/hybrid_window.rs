@@ -134,3 +134,26 @@ fn settings_have_documented_defaults() {
         Some(DenseContext::default())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_saves_and_flushes_all_finish_with_every_window() {
+    let (store, vectors) = store(Scripted::new(&[("marathon", 5)]));
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let id = format!("t{i}");
+            store.save(turn(&id, "s1", i, "a turn")).await.unwrap();
+            store.flush().await;
+        }));
+    }
+    // A hang guard, not a timing goal: a lost wake-up would block forever.
+    for task in tasks {
+        tokio::time::timeout(Duration::from_secs(60), task)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    store.flush().await;
+    assert_eq!(windows(&vectors).await, 8);
+}

@@ -73,7 +73,7 @@ pub struct HybridStore {
     dense: Option<Arc<DenseIndex>>,
     config: HybridConfig,
     /// Background tasks queueing window texts ([`DenseContext`]).
-    tasks: tokio_util::task::TaskTracker,
+    tasks: window_queue::InFlight,
 }
 
 impl std::fmt::Debug for HybridStore {
@@ -92,7 +92,7 @@ impl HybridStore {
             inner,
             dense: Some(dense),
             config,
-            tasks: tokio_util::task::TaskTracker::new(),
+            tasks: window_queue::InFlight::default(),
         }
     }
 
@@ -103,7 +103,7 @@ impl HybridStore {
             inner,
             dense: None,
             config: HybridConfig::default().with_mode(RetrievalMode::Lexical),
-            tasks: tokio_util::task::TaskTracker::new(),
+            tasks: window_queue::InFlight::default(),
         }
     }
 

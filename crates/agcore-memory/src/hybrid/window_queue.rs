@@ -3,6 +3,9 @@
 //! that hold a written or removed memory.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::Notify;
 
 use super::window::window_namespace;
 use super::{DenseContext, HybridStore};
@@ -27,6 +30,43 @@ pub(super) fn touched(context: &DenseContext, items: &[MemoryItem]) -> Touched {
     out
 }
 
+/// Counts the window tasks in flight so `flush` can wait for them (any
+/// number of concurrent waiters, no missed wake-ups).
+#[derive(Clone, Default)]
+pub(super) struct InFlight(Arc<(AtomicUsize, Notify)>);
+
+/// One task in flight; dropping it ends the task's count.
+struct Running(InFlight);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let (count, notify) = &*(self.0).0;
+        if count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            notify.notify_waiters();
+        }
+    }
+}
+
+impl InFlight {
+    fn start(&self) -> Running {
+        self.0.0.fetch_add(1, Ordering::AcqRel);
+        Running(self.clone())
+    }
+
+    /// Returns once no task is in flight.
+    pub(super) async fn idle(&self) {
+        let (count, notify) = &*self.0;
+        loop {
+            // Registered before the check, so a task ending in between wakes it.
+            let ended = notify.notified();
+            if count.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            ended.await;
+        }
+    }
+}
+
 impl HybridStore {
     /// Queues, in a background task that [`HybridStore::flush`] waits for,
     /// the window texts of the sequences in `touched`: the windows holding
@@ -40,10 +80,16 @@ impl HybridStore {
         if touched.is_empty() {
             return;
         }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no Tokio runtime: window vectors are not updated");
+            return;
+        };
         let (dense, context) = (Arc::clone(dense), context.clone());
         let inner: Arc<dyn MemoryStore> = Arc::clone(&self.inner);
         let namespace = window_namespace(&self.config.namespace);
-        self.tasks.spawn(async move {
+        let running = self.tasks.start();
+        runtime.spawn(async move {
+            let _running = running;
             for (group, ids) in touched {
                 let filter = MemoryFilter::default().metadata_eq(context.group_key.clone(), group);
                 let members = match inner.list(&filter).await {
@@ -65,11 +111,9 @@ impl HybridStore {
         });
     }
 
-    /// Waits until the window tasks started before this call have queued
-    /// their texts.
+    /// Waits until no window task is in flight (every write before this
+    /// call has queued its window texts).
     pub(super) async fn wait_windows(&self) {
-        self.tasks.close();
-        self.tasks.wait().await;
-        self.tasks.reopen();
+        self.tasks.idle().await;
     }
 }
