@@ -19,7 +19,7 @@ impl HybridStore {
     /// each, restricted by `options.filter`) — with
     /// [`HybridConfig::dense_context`](super::HybridConfig::dense_context)
     /// also the nearest window vectors, each memory's dense score then
-    /// combining both ([`DenseContext`](super::DenseContext)); neighbouring-memory context
+    /// combining both ([`DenseContext`]); neighbouring-memory context
     /// when [`HybridConfig::context`](super::HybridConfig::context) is set
     /// (the lexical score shown is then the regularised one); dense hits below
     /// `min_similarity` cut (and always those with a cosine ≤ 0, and the
