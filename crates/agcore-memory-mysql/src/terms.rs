@@ -114,18 +114,33 @@ pub fn fulltext_column(prefix: &str, text: &str) -> String {
 /// come from its `terms` column, the document frequencies from counting the
 /// candidates that contain each word (a window over all of them: every
 /// document holding a query word is a candidate), the collection size and
-/// mean length from a statistics row; idf is FTS5's, floored at `1e-6`, with
+/// mean length from a statistics row; idf is [`Bm25::idf`] for the store and
+/// FTS5's ([`Bm25::fts5_idf`], floored at `1e-6`) for long-term memory, with
 /// `k1 = 1.2`, `b = 0.75` and no length normalisation when every document
 /// is empty — the arithmetic of `agcore_memory::retriever::Bm25`, so scores
 /// equal the SQLite backend's. One round trip, one full-text search.
 pub(crate) struct Bm25Sql {
     n: usize,
+    fts5_idf: bool,
 }
 
 impl Bm25Sql {
-    /// The fragments for `n` words (at least 1).
+    /// The store's fragments for `n` words (at least 1): idf
+    /// `ln(1 + (N − df + 0.5) / (df + 0.5))`, as [`Bm25::idf`].
     pub(crate) fn new(n: usize) -> Self {
-        Self { n: n.max(1) }
+        Self {
+            n: n.max(1),
+            fts5_idf: false,
+        }
+    }
+
+    /// Long-term memory's fragments for `n` words: FTS5's idf, as
+    /// [`Bm25::fts5_idf`].
+    pub(crate) fn fts5(n: usize) -> Self {
+        Self {
+            n: n.max(1),
+            fts5_idf: true,
+        }
     }
 
     /// `tf0, tf1, …` of the row whose token column is `terms`: one pair of
@@ -177,9 +192,14 @@ impl Bm25Sql {
         );
         (0..self.n)
             .map(|i| {
-                let ln = format!("LN((st.n - c.df{i} + 0.5) / (c.df{i} + 0.5))");
+                let ratio = format!("(st.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
+                let idf = if self.fts5_idf {
+                    format!("IF(LN({ratio}) > 0, LN({ratio}), 1e-6)")
+                } else {
+                    format!("GREATEST(LN(1.0 + {ratio}), 0.0)")
+                };
                 format!(
-                    "IF({ln} > 0, {ln}, 1e-6) * {k1p:?} * (1.0 - {k} / (c.tf{i} + {k}))",
+                    "{idf} * {k1p:?} * (1.0 - {k} / (c.tf{i} + {k}))",
                     k1p = bm25.k1 + 1.0
                 )
             })

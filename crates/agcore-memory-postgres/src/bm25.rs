@@ -1,7 +1,8 @@
 //! The query side of BM25 shared by the store and long-term search: the
 //! collection statistics and document frequencies (two queries pipelined on
-//! one connection), FTS5's idf per query term, and the SQL expression that
-//! scores one posting.
+//! one connection), each query term's idf (the store's [`Bm25::idf`] or
+//! long-term memory's [`Bm25::fts5_idf`], as in the SQLite backend), and the
+//! SQL expression that scores one posting.
 
 use std::collections::HashMap;
 
@@ -28,11 +29,13 @@ pub(crate) struct QueryWeights {
 }
 
 /// The weights of `terms`: `stats_sql` returns `(documents, total length)`
-/// as float8, `df_sql` returns `(term, document frequency)` rows. `None`
-/// when no term occurs in the collection.
+/// as float8, `df_sql` returns `(term, document frequency)` rows; `idf`
+/// maps `(documents, document frequency)` to a term's weight. `None` when
+/// no term occurs in the collection.
 pub(crate) async fn weights(
     client: &Client,
     terms: Vec<String>,
+    idf: fn(f64, f64) -> f64,
     (stats_sql, stats_params): (&str, &[&(dyn ToSql + Sync)]),
     (df_sql, df_params): (&str, &[&(dyn ToSql + Sync)]),
 ) -> Result<Option<QueryWeights>> {
@@ -49,7 +52,7 @@ pub(crate) async fn weights(
     let (mut found, mut idfs) = (Vec::new(), Vec::new());
     for term in terms {
         if let Some(&n) = df.get(&term) {
-            idfs.push(Bm25::fts5_idf(docs, n));
+            idfs.push(idf(docs, n));
             found.push(term);
         }
     }

@@ -1,7 +1,7 @@
 //! BM25 search: the query terms' postings (`term → id → "tf:len"` hashes)
 //! and the collection statistics in one pipelined round trip, scored here
-//! with FTS5's idf and `Bm25::tf_part` (k1 = 1.2, b = 0.75) like the other
-//! backends, best first with ties by id; items are then read in rank order
+//! with `Bm25::idf` and `Bm25::tf_part` (k1 = 1.2, b = 0.75) like the other
+//! backends' stores, best first with ties by id; items are then read in rank order
 //! until `limit` pass the filter.
 
 use std::collections::HashMap;
@@ -70,7 +70,7 @@ pub(crate) async fn search(
         if list.is_empty() {
             continue;
         }
-        let idf = Bm25::fts5_idf(docs, list.len() as f64);
+        let idf = Bm25::idf(docs, list.len() as f64);
         for (id, value) in list {
             if let Some((tf, len)) = parse_posting(value) {
                 *scores.entry(id.as_str()).or_insert(0.0) += idf * bm25.tf_part(tf, len, avg_len);

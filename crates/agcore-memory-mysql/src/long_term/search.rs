@@ -28,7 +28,7 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     };
     let words = terms::words(&format!("s{scope_id}"), &tokens);
-    let bm25 = Bm25Sql::new(words.len());
+    let bm25 = Bm25Sql::fts5(words.len());
     // Parameters in the order their `?` appear in the statement below.
     let ty = request
         .memory_type

@@ -4,7 +4,7 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_index_terms;
+use agcore_memory::retriever::{Bm25, unique_index_terms};
 use deadpool_postgres::Client;
 
 use super::ops::archived_sql;
@@ -31,6 +31,7 @@ pub(crate) async fn search(
     let Some(w) = bm25::weights(
         client,
         terms.clone(),
+        Bm25::fts5_idf,
         (
             "SELECT docs::float8, total_len::float8 FROM agcore_lt_scopes WHERE id = $1",
             &stats_params,

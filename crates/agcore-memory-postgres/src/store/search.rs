@@ -1,9 +1,9 @@
 //! BM25 search in the server: candidates from `agcore_postings` for the
 //! query's tokens, scored in SQL with the same formula and statistics as the
-//! SQLite backend (FTS5's idf, `k1 = 1.2`, `b = 0.75`, document length in
-//! analyzer tokens), ties broken by id.
+//! SQLite backend (idf `ln(1 + (N − df + 0.5) / (df + 0.5))`, `k1 = 1.2`,
+//! `b = 0.75`, document length in analyzer tokens), ties broken by id.
 
-use agcore_memory::retriever::unique_index_terms;
+use agcore_memory::retriever::{Bm25, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
 use deadpool_postgres::Client;
 
@@ -27,6 +27,7 @@ pub(crate) async fn search(
     let Some(w) = bm25::weights(
         client,
         terms.clone(),
+        Bm25::idf,
         (
             "SELECT COALESCE(sum(docs), 0)::float8, COALESCE(sum(total_len), 0)::float8 FROM agcore_item_stats",
             &[],
