@@ -170,6 +170,7 @@ fn every_program_key_is_documented() {
         "retrieval",
         "retrieval.context",
         "retrieval.dense_context",
+        "retrieval.group_evidence",
     ] {
         let keys = keys_of(section);
         assert!(!keys.is_empty(), "{section}");

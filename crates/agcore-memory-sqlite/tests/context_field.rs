@@ -7,7 +7,9 @@
 
 use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::turn;
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
+use agcore_memory::{
+    InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
+};
 use agcore_memory_sqlite::SqliteStore;
 use proptest::prelude::*;
 
@@ -320,6 +322,18 @@ proptest! {
             apply(&store, &writes).await;
             apply(&reference, &writes).await;
             assert_ranks_like(&store, &reference, QUERIES).await;
+            // Listing a session reads the session index; a store without the
+            // field scans the metadata: the same items in the same order.
+            let plain = sqlite(None).await;
+            apply(&plain, &writes).await;
+            for session in 0..4 {
+                let filter = MemoryFilter::default()
+                    .metadata_eq("session", serde_json::json!(format!("s{session}")));
+                assert_eq!(store.list(&filter).await.unwrap(), plain.list(&filter).await.unwrap());
+                let limited = filter.clone().limit(2);
+                assert_eq!(store.list(&limited).await.unwrap(), plain.list(&limited).await.unwrap());
+                assert_eq!(store.count(&filter).await.unwrap(), plain.count(&filter).await.unwrap());
+            }
         });
     }
 }

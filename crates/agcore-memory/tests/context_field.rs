@@ -7,8 +7,10 @@
 use std::collections::HashMap;
 
 use agcore_memory::retriever::{ContextField, ContextualBm25, ContextualBm25Config};
-use agcore_memory::testkit::turn;
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
+use agcore_memory::testkit::{at, turn};
+use agcore_memory::{
+    InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
+};
 use proptest::prelude::*;
 
 fn ids(hits: &[ScoredItem]) -> Vec<&str> {
@@ -178,6 +180,60 @@ proptest! {
                     prop_assert_eq!(a.score, b.score);
                 }
             }
+            Ok(())
+        })?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A filter naming one session (read from the session index) lists what
+    /// the same filter lists in a store without the context field (a scan
+    /// of every item), in the same order, whatever else it asks for.
+    #[test]
+    fn listing_a_session_equals_scanning_everything(
+        (turns, deletions) in corpus(),
+        session in 0usize..4,
+        numeric in any::<bool>(),
+        prefix in prop::option::of(0usize..3),
+        since in prop::option::of(0i64..40),
+        limit in prop::option::of(1usize..6),
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let indexed = InMemoryStore::new();
+            let scanned = InMemoryStore::new().with_context_field(None);
+            for (i, (s, seq, words)) in turns.iter().enumerate() {
+                let text: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
+                let mut item = turn(&format!("t{i:02}"), &format!("s{s}"), *seq, &text.join(" "));
+                if i % 3 == 0 {
+                    // Some sessions named by numbers: 1 and "1" are different sessions.
+                    item.metadata = serde_json::json!({ "session": s });
+                }
+                indexed.save(item.clone()).await.unwrap();
+                scanned.save(item).await.unwrap();
+            }
+            for &d in &deletions {
+                indexed.delete(&format!("t{d:02}")).await.unwrap();
+                scanned.delete(&format!("t{d:02}")).await.unwrap();
+            }
+            let value = if numeric {
+                serde_json::json!(session)
+            } else {
+                serde_json::json!(format!("s{session}"))
+            };
+            let mut filter = MemoryFilter::default().metadata_eq("session", value);
+            filter.prefix = prefix.map(|p| format!("t{p}"));
+            filter.since = since.map(at);
+            filter.limit = limit;
+            let a = indexed.list(&filter).await.unwrap();
+            let b = scanned.list(&filter).await.unwrap();
+            prop_assert_eq!(&a, &b);
+            prop_assert_eq!(
+                indexed.count(&filter).await.unwrap(),
+                scanned.count(&filter).await.unwrap()
+            );
             Ok(())
         })?;
     }

@@ -58,6 +58,13 @@ pub enum RetrieverName {
     /// Eval-only ablation: `dense` with one vector per memory.
     #[value(skip)]
     DenseOneVector,
+    /// Eval-only ablation: `hybrid` without group evidence (the fused score
+    /// alone).
+    #[value(skip)]
+    HybridNoGroup,
+    /// Eval-only ablation: `dense` without group evidence.
+    #[value(skip)]
+    DenseNoGroup,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -77,11 +84,13 @@ impl RetrieverName {
         match self {
             Self::All if with_dense => vec![
                 Self::Hybrid,
+                Self::HybridNoGroup,
                 Self::HybridOneVector,
                 Self::HybridRrf,
                 Self::HybridContext,
                 Self::HybridContextBoth,
                 Self::Dense,
+                Self::DenseNoGroup,
                 Self::DenseOneVector,
                 Self::Lexical,
                 Self::LexicalNoContextField,
@@ -120,6 +129,8 @@ impl RetrieverName {
             Self::HybridRrf => "(hybrid, rrf)",
             Self::HybridOneVector => "(hybrid, one vector)",
             Self::DenseOneVector => "(dense, one vector)",
+            Self::HybridNoGroup => "(hybrid, no group)",
+            Self::DenseNoGroup => "(dense, no group)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -243,14 +254,21 @@ impl Engine {
             | RetrieverName::HybridContextBoth
             | RetrieverName::HybridRrf
             | RetrieverName::HybridOneVector
-            | RetrieverName::DenseOneVector => {
+            | RetrieverName::DenseOneVector
+            | RetrieverName::HybridNoGroup
+            | RetrieverName::DenseNoGroup => {
                 if stores.iter().any(|s| s.dense().is_none()) {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
                         name.label()
                     )));
                 }
-                let mode = if matches!(name, RetrieverName::Dense | RetrieverName::DenseOneVector) {
+                let mode = if matches!(
+                    name,
+                    RetrieverName::Dense
+                        | RetrieverName::DenseOneVector
+                        | RetrieverName::DenseNoGroup
+                ) {
                     RetrievalMode::Dense
                 } else {
                     RetrievalMode::Hybrid
@@ -266,6 +284,9 @@ impl Engine {
                         RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
                         RetrieverName::HybridOneVector | RetrieverName::DenseOneVector => {
                             config.dense_context = None;
+                        }
+                        RetrieverName::HybridNoGroup | RetrieverName::DenseNoGroup => {
+                            config.group_evidence = None;
                         }
                         _ => {}
                     }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql};
+use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, list_filter_sql};
 use self::writer::WriteOp;
 use crate::connection::Database;
 pub use crate::connection::Durability;
@@ -203,7 +203,7 @@ impl MemoryStore for SqliteStore {
         filter: &MemoryFilter,
     ) -> std::result::Result<Vec<MemoryItem>, MemoryError> {
         filter.validate()?;
-        let where_ = filter_sql(filter);
+        let where_ = list_filter_sql(filter, self.db.context());
         let limit = filter
             .limit
             .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
@@ -237,7 +237,7 @@ impl MemoryStore for SqliteStore {
 
     async fn count(&self, filter: &MemoryFilter) -> std::result::Result<usize, MemoryError> {
         filter.validate()?;
-        let where_ = filter_sql(filter);
+        let where_ = list_filter_sql(filter, self.db.context());
         self.db
             .read(move |conn| {
                 let sql = format!(

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Row;
 use rusqlite::types::Value;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
 /// Most distinct query keywords sent to FTS5 (the first ones in query order);
@@ -77,6 +78,17 @@ pub(crate) fn filter_sql(filter: &MemoryFilter) -> SqlFilter {
             ),
             params,
         );
+    }
+    sql
+}
+
+/// [`filter_sql`] plus, when `filter` names one sequence of the context
+/// field ([`ContextField::group_in`]), `i.grp = ?`: the rows come from the
+/// sequence index (`memory_items_group`) instead of a scan of the table.
+pub(crate) fn list_filter_sql(filter: &MemoryFilter, context: Option<&ContextField>) -> SqlFilter {
+    let mut sql = filter_sql(filter);
+    if let Some(group) = context.and_then(|c| c.group_in(filter)) {
+        sql.push("i.grp = ?", [Value::Text(group)]);
     }
     sql
 }

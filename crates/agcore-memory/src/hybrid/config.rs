@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ContextConfig, DenseContext};
+use super::{ContextConfig, DenseContext, GroupEvidence};
 use crate::retriever::Fusion;
 
 /// Which lists a search uses.
@@ -58,6 +58,14 @@ pub struct HybridConfig {
     /// [`DenseContext`]'s keys plus `enabled` (`false` turns it off).
     #[serde(with = "on_off", default = "default_dense_context")]
     pub dense_context: Option<DenseContext>,
+    /// Group evidence: after fusion, a candidate borrows from the other
+    /// candidates of its group (its dialogue session), see
+    /// [`GroupEvidence`]. `None` turns it off. Applies to
+    /// [`HybridStore`](super::HybridStore) searches in the hybrid and dense
+    /// modes. Default on. In a configuration file it is a table of
+    /// [`GroupEvidence`]'s keys plus `enabled`.
+    #[serde(with = "super::group::on_off", default = "default_group_evidence")]
+    pub group_evidence: Option<GroupEvidence>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
     /// namespace per scope and ignores it.)
@@ -74,6 +82,7 @@ impl Default for HybridConfig {
             half_life: None,
             context: None,
             dense_context: Some(DenseContext::default()),
+            group_evidence: Some(GroupEvidence::default()),
             namespace: String::new(),
         }
     }
@@ -116,6 +125,12 @@ impl HybridConfig {
         self
     }
 
+    /// Sets the group evidence (`None`: off).
+    pub fn with_group_evidence(mut self, group_evidence: Option<GroupEvidence>) -> Self {
+        self.group_evidence = group_evidence;
+        self
+    }
+
     /// Sets the time-decay half-life.
     pub fn with_half_life(mut self, half_life: Option<Duration>) -> Self {
         self.half_life = half_life;
@@ -131,6 +146,10 @@ impl HybridConfig {
 
 fn default_dense_context() -> Option<DenseContext> {
     Some(DenseContext::default())
+}
+
+fn default_group_evidence() -> Option<GroupEvidence> {
+    Some(GroupEvidence::default())
 }
 
 /// `Option<DenseContext>` as a table: its keys, plus `enabled` (default
@@ -217,6 +236,30 @@ mod tests {
     }
 
     #[test]
+    fn group_evidence_is_on_unless_disabled() {
+        assert_eq!(
+            parse(json!({})).group_evidence,
+            Some(GroupEvidence::default())
+        );
+        assert_eq!(
+            parse(json!({"group_evidence": {"enabled": false}})).group_evidence,
+            None
+        );
+        assert_eq!(
+            parse(json!({"group_evidence": {"group_key": "thread", "weight": 0.3}})).group_evidence,
+            Some(
+                GroupEvidence::default()
+                    .with_group_key("thread")
+                    .with_weight(0.3)
+            )
+        );
+        assert!(
+            serde_json::from_value::<HybridConfig>(json!({"group_evidence": {"wieght": 1}}))
+                .is_err()
+        );
+    }
+
+    #[test]
     fn dense_context_is_on_unless_disabled() {
         assert_eq!(
             parse(json!({})).dense_context,
@@ -237,6 +280,9 @@ mod tests {
         for config in [
             HybridConfig::default(),
             HybridConfig::default().with_dense_context(None),
+            HybridConfig::default().with_group_evidence(None),
+            HybridConfig::default()
+                .with_group_evidence(Some(GroupEvidence::default().with_weight(0.25))),
         ] {
             let back: HybridConfig =
                 serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();

@@ -35,11 +35,15 @@ pub struct ScoreBreakdown {
     /// Its cosine similarity and rank in the dense list, when it had a vector
     /// among the nearest.
     pub dense: Option<ListScore>,
-    /// The fused score before time decay.
+    /// The fused score before group evidence and time decay.
     pub fused: f64,
+    /// What group evidence added to the fused score
+    /// ([`GroupEvidence`](super::GroupEvidence); 0 without it).
+    #[serde(default)]
+    pub group: f64,
     /// The time-decay factor applied (1.0 without decay).
     pub decay: f64,
-    /// The final score (`fused × decay`); results are ordered by it.
+    /// The final score (`(fused + group) × decay`); results are ordered by it.
     pub score: f64,
     /// Why it is not among the results (`None` for a result).
     pub cut: Option<CutRule>,

@@ -8,7 +8,8 @@
 //! - Long-term memory uses the same pieces
 //!   ([`LongTermMemory::with_dense`](crate::long_term::LongTermMemory::with_dense)).
 //! - [`HybridConfig`]: mode, [`Fusion`](crate::retriever::Fusion),
-//!   candidates, similarity threshold, time decay.
+//!   candidates, similarity threshold, contextual embeddings
+//!   ([`DenseContext`]), group evidence ([`GroupEvidence`]), time decay.
 //! - [`ScoreBreakdown`] / [`SearchReport`]: why each memory was recalled.
 //!
 //! Saves return after the lexical write; until a memory's vector exists it
@@ -19,6 +20,7 @@ mod config;
 mod context;
 mod dense;
 mod explain;
+mod group;
 mod queue;
 pub(crate) mod rank;
 mod search;
@@ -35,6 +37,7 @@ pub use config::{HybridConfig, RetrievalMode};
 pub use context::{ContextConfig, ContextLists};
 pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
+pub use group::GroupEvidence;
 pub use queue::content_hash;
 pub use window::DenseContext;
 

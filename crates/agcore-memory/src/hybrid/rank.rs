@@ -1,11 +1,12 @@
 //! The ranking stage shared by every hybrid search: fusion, similarity
-//! threshold, time decay, score threshold and limit, with a breakdown per hit.
+//! threshold, group evidence, time decay, score threshold and limit, with a
+//! breakdown per hit.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{CutRule, Explained, HybridConfig, ScoreBreakdown};
+use super::{CutRule, Explained, GroupEvidence, HybridConfig, ScoreBreakdown};
 use crate::retriever::{ListScore, fuse};
 
 /// The two lists of one search, best first, and the candidates they name.
@@ -28,14 +29,26 @@ impl<T> Default for Lists<T> {
     }
 }
 
-/// Ranks `lists` by `config`; `created_at` gives an item's age for the time
-/// decay. Results first (best first), then the cut candidates.
+/// An item's group, for group evidence.
+pub(crate) type GroupOf<'a, T> = &'a dyn Fn(&T) -> Option<String>;
+
+/// How an item is known to [`rank`]: its age for the time decay and, with
+/// group evidence, its group.
+pub(crate) struct ItemKeys<'a, T> {
+    /// When the item was created.
+    pub created_at: &'a dyn Fn(&T) -> DateTime<Utc>,
+    /// Group evidence to apply and the item's group (`None`: no evidence).
+    pub group: Option<(&'a GroupEvidence, GroupOf<'a, T>)>,
+}
+
+/// Ranks `lists` by `config` (its group evidence as `keys.group` says).
+/// Results first (best first), then the cut candidates.
 pub(crate) fn rank<T>(
     mut lists: Lists<T>,
     config: &HybridConfig,
     limit: usize,
     min_score: Option<f64>,
-    created_at: impl Fn(&T) -> DateTime<Utc>,
+    keys: ItemKeys<'_, T>,
 ) -> Vec<Explained<T>> {
     let mut below: Vec<(String, f64)> = Vec::new();
     if let Some(min) = config.min_similarity {
@@ -47,25 +60,40 @@ pub(crate) fn rank<T>(
         below = cut;
     }
     let now = Utc::now();
-    let mut hits: Vec<Explained<T>> = fuse(&lists.lexical, &lists.dense, config.fusion)
+    let fused: Vec<_> = fuse(&lists.lexical, &lists.dense, config.fusion)
         .into_iter()
-        .filter_map(|f| {
-            let item = lists.items.remove(&f.id)?;
+        .filter_map(|f| lists.items.remove(&f.id).map(|item| (f, item)))
+        .collect();
+    let bonuses = match keys.group {
+        Some((evidence, group_of)) => {
+            let scores: Vec<f64> = fused.iter().map(|(f, _)| f.score).collect();
+            let groups: Vec<Option<String>> =
+                fused.iter().map(|(_, item)| group_of(item)).collect();
+            evidence.bonuses(&scores, &groups)
+        }
+        None => vec![0.0; fused.len()],
+    };
+    let mut hits: Vec<Explained<T>> = fused
+        .into_iter()
+        .zip(bonuses)
+        .map(|((f, item), group)| {
             let decay = config.half_life.map_or(1.0, |half| {
-                let age = (now - created_at(&item)).num_milliseconds().max(0) as f64 / 1000.0;
+                let age =
+                    (now - (keys.created_at)(&item)).num_milliseconds().max(0) as f64 / 1000.0;
                 (-age / half.as_secs_f64().max(f64::MIN_POSITIVE)).exp2()
             });
-            Some(Explained {
+            Explained {
                 item,
                 breakdown: ScoreBreakdown {
                     lexical: f.lexical,
                     dense: f.dense,
                     fused: f.score,
+                    group,
                     decay,
-                    score: f.score * decay,
+                    score: (f.score + group) * decay,
                     cut: None,
                 },
-            })
+            }
         })
         .collect();
     hits.sort_by(|a, b| b.breakdown.score.total_cmp(&a.breakdown.score));
@@ -92,6 +120,7 @@ pub(crate) fn rank<T>(
                             rank: first_rank + i + 1,
                         }),
                         fused: 0.0,
+                        group: 0.0,
                         decay: 1.0,
                         score: 0.0,
                         cut: Some(CutRule::BelowSimilarity { min }),

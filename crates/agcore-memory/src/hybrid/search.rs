@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::context::{load_groups, regularise};
-use super::rank::{Lists, rank};
+use super::rank::{GroupOf, ItemKeys, Lists, rank};
 use super::window::window_namespace;
 use super::{ContextLists, DenseContext, DenseIndex, HybridStore, RetrievalMode, SearchReport};
 use crate::retriever::validate_search_options;
@@ -123,12 +123,24 @@ impl HybridStore {
             }
         }
         let (lexical, dense) = (lists.lexical.len(), lists.dense.len());
+        // Group evidence belongs to the hybrid and dense modes: a lexical
+        // search stays the inner store's ranking.
+        let evidence = self
+            .config
+            .group_evidence
+            .as_ref()
+            .filter(|_| mode != RetrievalMode::Lexical);
+        let group_of = |item: &MemoryItem| evidence.and_then(|e| e.group_of(item));
+        let created_at = |item: &MemoryItem| item.created_at;
         report.hits = rank(
             lists,
             &self.config,
             options.limit,
             options.min_score,
-            |item| item.created_at,
+            ItemKeys {
+                created_at: &created_at,
+                group: evidence.map(|e| (e, &group_of as GroupOf<'_, MemoryItem>)),
+            },
         );
         let total = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report.search_micros = total.saturating_sub(report.embed_micros);

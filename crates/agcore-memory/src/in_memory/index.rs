@@ -116,6 +116,19 @@ impl Index {
     /// Items matching `filter` (its limit ignored) in list order
     /// (`created_at`, then id), passed to `visit` until it returns `false`.
     pub(super) fn scan(&self, filter: &MemoryFilter, mut visit: impl FnMut(&MemoryItem) -> bool) {
+        if let Some(members) = self.group_members(filter) {
+            // A filter naming one sequence reads that sequence only (already
+            // in `created_at`, id order).
+            for (_, id) in members {
+                if let Some(item) = self.get(id)
+                    && filter.matches(item)
+                    && !visit(item)
+                {
+                    return;
+                }
+            }
+            return;
+        }
         if let Some(prefix) = filter.prefix.as_deref() {
             let mut found: Vec<&MemoryItem> = self
                 .by_id
@@ -153,6 +166,14 @@ impl Index {
                 }
             }
         }
+    }
+
+    /// The members of the sequence `filter` names by an equality on the
+    /// context field's group key ([`ContextField::group_in`]), when it names one.
+    fn group_members(&self, filter: &MemoryFilter) -> Option<&BTreeSet<(DateTime<Utc>, String)>> {
+        static NONE: BTreeSet<(DateTime<Utc>, String)> = BTreeSet::new();
+        let group = self.context.as_ref()?.group_in(filter)?;
+        Some(self.groups.get(&group).unwrap_or(&NONE))
     }
 
     /// BM25F's collection statistics: the number of items and the field

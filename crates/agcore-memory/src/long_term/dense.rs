@@ -11,7 +11,7 @@ use super::entry::MemoryEntry;
 use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;
 use crate::MemoryError;
-use crate::hybrid::rank::{Lists, rank};
+use crate::hybrid::rank::{ItemKeys, Lists, rank};
 use crate::hybrid::{DenseIndex, HybridConfig, RetrievalMode, SearchReport};
 use crate::vector::VectorFilter;
 
@@ -161,7 +161,13 @@ impl ScopedMemory {
                 }
             }
         }
-        report.hits = rank(lists, config, request.limit, None, |e| e.created_at);
+        let created_at = |e: &MemoryEntry| e.created_at;
+        // Long-term entries belong to no dialogue session: no group evidence.
+        let keys = ItemKeys {
+            created_at: &created_at,
+            group: None,
+        };
+        report.hits = rank(lists, config, request.limit, None, keys);
         let total = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report.search_micros = total.saturating_sub(report.embed_micros);
         Ok(report)

@@ -3,7 +3,7 @@
 //! ([`Bm25F`]).
 
 use super::Bm25;
-use crate::MemoryItem;
+use crate::{MemoryFilter, MemoryItem};
 
 /// A store's context field: each memory that belongs to a sequence (a chat
 /// session) is indexed with a second, lower-weighted BM25F field holding the
@@ -79,13 +79,36 @@ impl ContextField {
     /// The sequence `item` belongs to: its `group_key` metadata value as JSON
     /// text (so `1` and `"1"` differ), when a string, number or boolean.
     pub fn group_of(&self, item: &MemoryItem) -> Option<String> {
-        match item.metadata.get(&self.group_key)? {
-            v @ (serde_json::Value::String(_)
-            | serde_json::Value::Number(_)
-            | serde_json::Value::Bool(_)) => Some(v.to_string()),
-            _ => None,
-        }
+        group_value(item, &self.group_key)
     }
+
+    /// The sequence `filter` names by an equality on `group_key` with a
+    /// string, number or boolean (as [`Self::group_of`] names it), if any:
+    /// a store can answer such a filter from its index of sequences instead
+    /// of scanning every memory. The filter's other conditions still apply.
+    pub fn group_in(&self, filter: &MemoryFilter) -> Option<String> {
+        filter
+            .metadata
+            .iter()
+            .find_map(|(key, value)| (*key == self.group_key).then(|| scalar_text(value))?)
+    }
+}
+
+/// `value` as JSON text when a string, number or boolean.
+fn scalar_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        v @ (serde_json::Value::String(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::Bool(_)) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+/// `item`'s metadata value under `key` as JSON text (so `1` and `"1"`
+/// differ), when a string, number or boolean: the group (sequence) it
+/// belongs to.
+pub(crate) fn group_value(item: &MemoryItem, key: &str) -> Option<String> {
+    scalar_text(item.metadata.get(key)?)
 }
 
 /// BM25F over a memory's own text and its context field (Robertson,
