@@ -42,12 +42,11 @@ struct Figures {
 
 /// Drops the bench schema `agbench_{tag}` if it exists.
 async fn drop_schema(url: &str, tag: &str) {
-    let admin = PostgresDatabase::builder()
-        .pool_size(1)
-        .open(url)
+    // A plain connection: the bench never migrates the default schema.
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
-    let client = admin.pool().get().await.unwrap();
+    tokio::spawn(connection);
     client
         .batch_execute(&format!("DROP SCHEMA IF EXISTS agbench_{tag} CASCADE"))
         .await

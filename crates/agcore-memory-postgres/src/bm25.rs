@@ -18,7 +18,8 @@ pub(crate) const MAX_QUERY_TERMS: usize = 256;
 /// What a query sends to the scoring SQL: its terms found in the collection
 /// with their idf, BM25's `k1` and `b`, the mean document length (1 when the
 /// collection is empty) and whether length normalisation applies (`1.0`) or
-/// not (`0.0`, every document empty, as in `Bm25::tf_part`).
+/// not (`0.0`, every document empty, as in `Bm25::tf_part`); the same two
+/// for the context field (mean over the documents that have one).
 pub(crate) struct QueryWeights {
     pub(crate) terms: Vec<String>,
     pub(crate) idfs: Vec<f64>,
@@ -26,12 +27,22 @@ pub(crate) struct QueryWeights {
     pub(crate) b: f64,
     pub(crate) avg_len: f64,
     pub(crate) norm: f64,
+    pub(crate) avg_context_len: f64,
+    pub(crate) context_norm: f64,
+}
+
+/// A mean length as the scoring SQL takes it: `(mean, 1.0)`, or `(1.0,
+/// 0.0)` (no normalisation) when it is 0.
+fn mean_norm(total: f64, count: f64) -> (f64, f64) {
+    let avg = if count > 0.0 { total / count } else { 0.0 };
+    if avg > 0.0 { (avg, 1.0) } else { (1.0, 0.0) }
 }
 
 /// The weights of `terms`: `stats_sql` returns `(documents, total length)`
-/// as float8, `df_sql` returns `(term, document frequency)` rows; `idf`
-/// maps `(documents, document frequency)` to a term's weight. `None` when
-/// no term occurs in the collection.
+/// as float8, optionally followed by `(documents with a context field,
+/// their total context length)`; `df_sql` returns `(term, document
+/// frequency)` rows; `idf` maps `(documents, document frequency)` to a
+/// term's weight. `None` when no term occurs in the collection.
 pub(crate) async fn weights(
     client: &Client,
     terms: Vec<String>,
@@ -45,6 +56,11 @@ pub(crate) async fn weights(
     );
     let stats = stats?;
     let (docs, total_len): (f64, f64) = (stats.try_get(0)?, stats.try_get(1)?);
+    let (grouped, context_len): (f64, f64) = if stats.len() >= 4 {
+        (stats.try_get(2)?, stats.try_get(3)?)
+    } else {
+        (0.0, 0.0)
+    };
     let df: HashMap<String, f64> = df?
         .iter()
         .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
@@ -60,15 +76,47 @@ pub(crate) async fn weights(
         return Ok(None);
     }
     let bm25 = Bm25::default();
-    let avg_len = if docs > 0.0 { total_len / docs } else { 0.0 };
+    let (avg_len, norm) = mean_norm(total_len, docs);
+    let (avg_context_len, context_norm) = mean_norm(context_len, grouped);
     Ok(Some(QueryWeights {
         terms: found,
         idfs,
         k1: bm25.k1,
         b: bm25.b,
-        avg_len: if avg_len > 0.0 { avg_len } else { 1.0 },
-        norm: if avg_len > 0.0 { 1.0 } else { 0.0 },
+        avg_len,
+        norm,
+        avg_context_len,
+        context_norm,
     }))
+}
+
+/// `1 − b + b·{len}/avg` with `b`, the mean and the norm switch in
+/// parameters `$b`, `$avg`, `$norm` (1 when the switch is off).
+fn length_norm(b: usize, avg: usize, norm: usize, len: &str) -> String {
+    format!(
+        "(CASE WHEN ${norm}::float8 > 0 THEN 1.0 - ${b}::float8 + ${b}::float8 * {len} / ${avg}::float8 ELSE 1.0 END)"
+    )
+}
+
+/// The BM25F contribution of posting `p` (columns `tf`, `len`, `ctf`,
+/// `clen`) for term weight `w.idf`, as [`Bm25F::tf_part`](agcore_memory::retriever::Bm25F::tf_part)
+/// computes it: parameters `$k1 .. $k1 + 6` hold `k1`, `b`, the mean own
+/// length and its norm switch, the mean context length and its switch, and
+/// the context field's weight. A posting without context occurrences (or
+/// weight 0) scores exactly as [`posting_score`] does.
+pub(crate) fn field_posting_score(k1: usize) -> String {
+    let (b, avg, norm, cavg, cnorm, weight) = (k1 + 1, k1 + 2, k1 + 3, k1 + 4, k1 + 5, k1 + 6);
+    let combined = format!(
+        "(p.tf / {own} + ${weight}::float8 * p.ctf / {context})",
+        own = length_norm(b, avg, norm, "p.len"),
+        context = length_norm(b, cavg, cnorm, "p.clen"),
+    );
+    format!(
+        "CASE WHEN p.ctf > 0 AND ${weight}::float8 > 0 \
+         THEN w.idf * ({combined} * (${k1}::float8 + 1.0) / (${k1}::float8 + {combined})) \
+         ELSE {plain} END",
+        plain = posting_score(k1, "p.len"),
+    )
 }
 
 /// The BM25 contribution of posting `p` (column `tf`; the document length

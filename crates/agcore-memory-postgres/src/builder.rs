@@ -1,8 +1,10 @@
 //! [`PostgresDatabaseBuilder`]: the options of a [`PostgresDatabase`] (pool
-//! size, timeouts, schema, eviction) and opening one from a URL.
+//! size, timeouts, schema, eviction, context field) and opening one from a
+//! URL.
 
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{EvictionConfig, MemoryError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -11,7 +13,8 @@ use tokio_postgres::NoTls;
 use crate::PostgresDatabase;
 use crate::error::{PostgresError, storage};
 
-/// Options of [`PostgresDatabase`]: pool size, timeouts, schema, eviction.
+/// Options of [`PostgresDatabase`]: pool size, timeouts, schema, eviction,
+/// the store's context field.
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct PostgresDatabaseBuilder {
@@ -20,6 +23,7 @@ pub struct PostgresDatabaseBuilder {
     wait_timeout: Duration,
     schema: Option<String>,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl Default for PostgresDatabaseBuilder {
@@ -30,6 +34,7 @@ impl Default for PostgresDatabaseBuilder {
             wait_timeout: Duration::from_secs(10),
             schema: None,
             eviction: EvictionConfig::none(),
+            context: Some(ContextField::default()),
         }
     }
 }
@@ -78,6 +83,20 @@ impl PostgresDatabaseBuilder {
     /// capacity drops the oldest by `created_at`, then id.
     pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
         self.eviction = eviction;
+        self
+    }
+
+    /// The store's context field of neighbouring items (default
+    /// [`ContextField::default`]: metadata `session`, window 1, weight 0.5;
+    /// `None`: plain BM25), as
+    /// [`InMemoryStore::with_context_field`](agcore_memory::InMemoryStore::with_context_field)
+    /// and `SqliteStore`'s `context_field`: the same items get the same hits
+    /// and scores. Opening a database whose fields were derived with another
+    /// sequence key or window derives them again (in the migration's
+    /// transaction, the store's tables locked against writers); every
+    /// process sharing a database should use the same setting.
+    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
+        self.context = context;
         self
     }
 
@@ -133,7 +152,7 @@ impl PostgresDatabaseBuilder {
                 .await
                 .map_err(|e| with_location(e.into(), &shown))?;
         }
-        PostgresDatabase::start(pool, shown.clone(), self.eviction)
+        PostgresDatabase::start(pool, shown.clone(), self.eviction, self.context)
             .await
             .map_err(|e| match e {
                 MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),

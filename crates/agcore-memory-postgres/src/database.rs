@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use deadpool_postgres::Pool;
 
@@ -18,6 +19,7 @@ pub struct PostgresDatabase {
     location: String,
     version: String,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl std::fmt::Debug for PostgresDatabase {
@@ -47,20 +49,29 @@ impl PostgresDatabase {
 
     /// Uses a pool the caller built (its connections must reach one database;
     /// set the schema through the connections' `search_path`), migrating the
-    /// schema.
+    /// schema; the store gets the default context field
+    /// ([`PostgresDatabaseBuilder::context_field`]).
     ///
     /// # Errors
     /// [`MemoryError::Unavailable`] when no connection can be made;
     /// [`MemoryError::Storage`] when the schema cannot be migrated.
     pub async fn from_pool(pool: Pool, eviction: EvictionConfig) -> Result<Self, MemoryError> {
-        Self::start(pool, "postgres (caller's pool)".to_owned(), eviction).await
+        Self::start(
+            pool,
+            "postgres (caller's pool)".to_owned(),
+            eviction,
+            Some(ContextField::default()),
+        )
+        .await
     }
 
-    /// Checks the server version and migrates the schema on `pool`.
+    /// Checks the server version and migrates the schema on `pool`, the
+    /// store's context fields derived with `context`.
     pub(crate) async fn start(
         pool: Pool,
         location: String,
         eviction: EvictionConfig,
+        context: Option<ContextField>,
     ) -> Result<Self, MemoryError> {
         let mut client = pool.get().await.map_err(PostgresError::from)?;
         let version: String = client
@@ -69,7 +80,7 @@ impl PostgresDatabase {
             .map_err(PostgresError::from)?
             .try_get(0)
             .map_err(PostgresError::from)?;
-        crate::migrate::migrate(&mut client).await?;
+        crate::migrate::migrate(&mut client, context.as_ref()).await?;
         let version = format!(
             "PostgreSQL {}",
             version.split_whitespace().next().unwrap_or_default()
@@ -79,6 +90,7 @@ impl PostgresDatabase {
             location,
             version,
             eviction,
+            context,
         })
     }
 
@@ -94,7 +106,11 @@ impl PostgresDatabase {
 
     /// The memory store on this database.
     pub fn store(&self) -> PostgresStore {
-        PostgresStore::new(self.pool.clone(), self.eviction.clone())
+        PostgresStore::new(
+            self.pool.clone(),
+            self.eviction.clone(),
+            self.context.clone(),
+        )
     }
 
     /// The long-term memory backend on this database.

@@ -9,12 +9,15 @@
 //!
 //! Open it from a URL with [`open`] (or `agcore::memory::open` with the
 //! facade's `postgres` feature), or with [`PostgresDatabase::builder`] for a
-//! pool size, timeouts, a schema of its own and eviction. Search is BM25
-//! computed by the server over the same analyzer tokens as the SQLite
-//! backend (lowercased words without stop words, stemmed, CJK character
-//! bigrams: [`index_terms`](agcore_memory::retriever::index_terms)), so
-//! both rank alike; the schema is versioned in `agcore_schema` and migrated
-//! on open under an advisory lock. The knowledge wiki, conversation history
+//! pool size, timeouts, a schema of its own, eviction and the store's
+//! context field. Search is BM25 computed by the server over the same
+//! analyzer tokens as the SQLite backend (lowercased words without stop
+//! words, stemmed, CJK character bigrams:
+//! [`index_terms`](agcore_memory::retriever::index_terms)); the store adds
+//! the BM25F context field of neighbouring turns of a session
+//! ([`ContextField`](agcore_memory::retriever::ContextField)), so it ranks
+//! as `SqliteStore` and `InMemoryStore` rank; the schema is versioned in
+//! `agcore_schema` and migrated on open under an advisory lock. The knowledge wiki, conversation history
 //! and session memory run on the store. Errors that a retry may fix (server
 //! down, connection lost, pool timeout) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).

@@ -3,8 +3,11 @@
 //! open inside one transaction that holds an advisory lock, so processes
 //! opening a database at once migrate it once. After the schema steps, in
 //! the same transaction, components indexed with another analyzer are
-//! re-indexed ([`crate::reindex`]).
+//! re-indexed ([`crate::reindex`]) and the store's context fields are
+//! derived when they were derived with other settings (or not at all:
+//! databases upgraded from version 2) ([`crate::store::context::sync`]).
 
+use agcore_memory::retriever::ContextField;
 use deadpool_postgres::Client;
 
 use crate::error::{Result, storage};
@@ -27,12 +30,13 @@ const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     migrated_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )";
 
-/// Migrates every component to its latest version.
+/// Migrates every component to its latest version, the store's context
+/// fields derived with `context`.
 ///
 /// # Errors
 /// [`crate::PostgresError`] from the server; a storage error when a component
 /// is newer than this library (nothing is changed then).
-pub(crate) async fn migrate(client: &mut Client) -> Result<()> {
+pub(crate) async fn migrate(client: &mut Client, context: Option<&ContextField>) -> Result<()> {
     let tx = client.transaction().await?;
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtext('agcore_schema:' || current_schema()))",
@@ -81,6 +85,7 @@ pub(crate) async fn migrate(client: &mut Client) -> Result<()> {
         }
     }
     crate::reindex::sync(&tx).await?;
+    crate::store::context::sync(&tx, context).await?;
     tx.commit().await?;
     Ok(())
 }

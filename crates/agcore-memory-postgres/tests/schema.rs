@@ -30,7 +30,7 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     let versions = db.schema_versions().await.unwrap();
     assert_eq!(
         versions,
-        vec![("long_term".to_owned(), 3), ("store".to_owned(), 2)]
+        vec![("long_term".to_owned(), 3), ("store".to_owned(), 3)]
     );
     db.store()
         .save(MemoryItem::new("kept", "still here"))
@@ -53,12 +53,12 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     assert!(matches!(err, MemoryError::Storage(_)), "{err}");
     let text = err.to_string();
     assert!(
-        text.contains("version 99, newer than the version 2"),
+        text.contains("version 99, newer than the version 3"),
         "{text}"
     );
     client
         .execute(
-            "UPDATE agcore_schema SET version = 2 WHERE component = 'store'",
+            "UPDATE agcore_schema SET version = 3 WHERE component = 'store'",
             &[],
         )
         .await

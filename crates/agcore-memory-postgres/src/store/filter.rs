@@ -3,6 +3,7 @@
 //! afterwards.
 
 use agcore_memory::MemoryFilter;
+use agcore_memory::retriever::ContextField;
 use tokio_postgres::types::ToSql;
 
 use super::rows::split_time;
@@ -33,6 +34,24 @@ pub(crate) struct Where {
 impl Where {
     /// The conditions of `filter`, appending their values to `params`.
     pub(crate) fn of(filter: &MemoryFilter, params: &mut Params) -> Self {
+        Self::build(filter, None, params)
+    }
+
+    /// [`Self::of`] for lists and counts: when `filter` names one sequence
+    /// of the context field ([`ContextField::group_in`]), that condition is
+    /// `i.grp = $n` (rows read through `agcore_items_group`, already in list
+    /// order) instead of a `JSONB` containment; the metadata conditions
+    /// are still checked on the items ([`Where::exact`] is `false`).
+    pub(crate) fn of_list(
+        filter: &MemoryFilter,
+        context: Option<&ContextField>,
+        params: &mut Params,
+    ) -> Self {
+        let group = context.and_then(|c| Some((c.group_key.as_str(), c.group_in(filter)?)));
+        Self::build(filter, group, params)
+    }
+
+    fn build(filter: &MemoryFilter, group: Option<(&str, String)>, params: &mut Params) -> Self {
         let mut conds = Vec::new();
         let mut exact = true;
         if let Some(prefix) = &filter.prefix {
@@ -57,9 +76,14 @@ impl Where {
         if !filter.metadata.is_empty() {
             exact = false;
             let mut object = serde_json::Map::new();
+            let group_key = group.as_ref().map(|g| g.0);
+            if let Some((_, grp)) = group {
+                params.push(Box::new(grp));
+                conds.push(format!("i.grp = ${}", params.len()));
+            }
             for (key, value) in &filter.metadata {
                 let nul = key.contains('\0') || value.as_str().is_some_and(|s| s.contains('\0'));
-                if !nul {
+                if !nul && group_key != Some(key.as_str()) {
                     object.insert(key.clone(), value.clone());
                 }
             }

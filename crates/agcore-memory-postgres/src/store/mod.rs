@@ -1,14 +1,17 @@
 //! [`PostgresStore`]: the [`MemoryStore`] on PostgreSQL.
 
+pub(crate) mod context;
 mod filter;
 mod rows;
 pub(crate) mod schema;
 mod search;
+mod stats;
 mod write;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions,
@@ -21,10 +24,12 @@ use filter::{Params, Where, refs};
 use rows::{ITEM_COLUMNS, item_from_row};
 
 /// A [`MemoryStore`] in PostgreSQL tables (see [`crate`] for the layout):
-/// upserts with their index rows in one transaction, BM25 search computed
-/// by the server over agcore's analyzer tokens, filters and eviction as the
-/// trait says. Cheap to clone; `Send + Sync`. Get one from
-/// [`PostgresDatabase::store`](crate::PostgresDatabase::store).
+/// upserts with their index rows in one transaction, BM25F search computed
+/// by the server over agcore's analyzer tokens — the memory's own text and,
+/// for memories of a sequence, the context field of its neighbours
+/// ([`ContextField`], as `InMemoryStore` and `SqliteStore` rank) — filters
+/// and eviction as the trait says. Cheap to clone; `Send + Sync`. Get one
+/// from [`PostgresDatabase::store`](crate::PostgresDatabase::store).
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
@@ -33,6 +38,8 @@ pub struct PostgresStore {
 
 struct Inner {
     eviction: EvictionConfig,
+    /// The context field (`None`: plain BM25).
+    context: Option<ContextField>,
     writes_since_check: AtomicUsize,
     /// This store's row of `agcore_item_stats`.
     shard: i16,
@@ -42,6 +49,7 @@ impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresStore")
             .field("eviction", &self.inner.eviction)
+            .field("context", &self.inner.context)
             .finish_non_exhaustive()
     }
 }
@@ -49,7 +57,7 @@ impl std::fmt::Debug for PostgresStore {
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
 
 impl PostgresStore {
-    pub(crate) fn new(pool: Pool, eviction: EvictionConfig) -> Self {
+    pub(crate) fn new(pool: Pool, eviction: EvictionConfig, context: Option<ContextField>) -> Self {
         let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
         let shard =
             i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
@@ -57,6 +65,7 @@ impl PostgresStore {
             pool,
             inner: Arc::new(Inner {
                 eviction,
+                context,
                 writes_since_check: AtomicUsize::new(0),
                 shard,
             }),
@@ -66,6 +75,16 @@ impl PostgresStore {
     /// The eviction configuration.
     pub fn eviction(&self) -> &EvictionConfig {
         &self.inner.eviction
+    }
+
+    /// The context field the store indexes (`None`: plain BM25); see
+    /// [`PostgresDatabaseBuilder::context_field`](crate::PostgresDatabaseBuilder::context_field).
+    pub fn context_field(&self) -> Option<&ContextField> {
+        self.inner.context.as_ref()
+    }
+
+    fn window(&self) -> usize {
+        context::window(self.inner.context.as_ref())
     }
 
     async fn client(&self) -> Result<Client> {
@@ -90,15 +109,20 @@ impl PostgresStore {
         }
     }
 
+    /// Upserts `items` in one transaction; then, when due, evicts in
+    /// another (so each transaction takes its sequence locks in one order).
     async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
         let rows = items.len();
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        write::upsert(&tx, items, self.inner.shard).await?;
-        if self.eviction_due(rows) {
-            write::evict(&tx, &self.inner.eviction.policy, self.inner.shard).await?;
-        }
+        write::upsert(&tx, items, self.inner.context.as_ref(), self.inner.shard).await?;
         tx.commit().await?;
+        if self.eviction_due(rows) {
+            let tx = client.transaction().await?;
+            let policy = &self.inner.eviction.policy;
+            write::evict(&tx, policy, self.window(), self.inner.shard).await?;
+            tx.commit().await?;
+        }
         Ok(())
     }
 
@@ -108,7 +132,7 @@ impl PostgresStore {
         count_only: bool,
     ) -> Result<(Vec<MemoryItem>, usize)> {
         let mut params: Params = Vec::new();
-        let cond = Where::of(filter, &mut params);
+        let cond = Where::of_list(filter, self.inner.context.as_ref(), &mut params);
         let client = self.client().await?;
         if count_only && cond.exact {
             let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
@@ -164,7 +188,7 @@ impl MemoryStore for PostgresStore {
         let run = async {
             let mut client = self.client().await?;
             let tx = client.transaction().await?;
-            write::delete(&tx, id, self.inner.shard).await?;
+            write::delete(&tx, id, self.window(), self.inner.shard).await?;
             tx.commit().await?;
             Ok::<_, PostgresError>(())
         };
@@ -205,6 +229,7 @@ impl MemoryStore for PostgresStore {
             ));
         }
         let client = self.client().await?;
-        Ok(search::search(&client, query, options).await?)
+        let weight = self.inner.context.as_ref().map_or(0.0, |c| c.weight);
+        Ok(search::search(&client, query, options, weight).await?)
     }
 }

@@ -5,7 +5,8 @@
 //!   `meta` as `JSONB` for metadata filters, `created_at` as seconds plus
 //!   nanoseconds (timestamps are only microseconds), `len` the number of
 //!   analyzer tokens (BM25's document length).
-//! - `agcore_postings (term, doc, tf, len)`, `doc` the item's row number
+//! - `agcore_postings (term, doc, tf, len, ctf, clen)` (the last two since
+//!   version 3: the context field), `doc` the item's row number
 //!   (an identity column: smaller index entries and faster grouping than
 //!   text ids): the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
@@ -25,6 +26,17 @@
 //!
 //! Version 2 marks databases re-indexed with the stemming analyzer, so
 //! earlier releases (which would write unstemmed postings) refuse them.
+//!
+//! Version 3 adds the context field ([`super::context`]): `agcore_items.grp`
+//! (the item's sequence, `NULL` when none) with the index
+//! `agcore_items_group (grp, created_s, created_ns, id)` (neighbours in
+//! list order, and lists of one sequence), `agcore_items.context_len`;
+//! postings gain `ctf` and `clen` (the term's frequency in the context field
+//! and that field's length) in the covering key; the statistics gain the
+//! number of items in a sequence and their summed context length; and
+//! `agcore_store_meta` records the settings the fields were derived with
+//! (key `context_field`, `null` for existing rows, so the first open derives
+//! them).
 
 use crate::migrate::Component;
 
@@ -68,6 +80,24 @@ INSERT INTO agcore_store_meta (key, value) VALUES ('analyzer', 'keywords-v1');
         r#"
 COMMENT ON TABLE agcore_store_meta IS
     'agcore: the analyzer (key analyzer) that built agcore_postings; re-indexed on open when it differs';
+"#,
+        r#"
+ALTER TABLE agcore_items
+    ADD COLUMN grp TEXT COLLATE "C",
+    ADD COLUMN context_len INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX agcore_items_group ON agcore_items (grp, created_s, created_ns, id)
+    WHERE grp IS NOT NULL;
+ALTER TABLE agcore_postings
+    ADD COLUMN ctf INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN clen INTEGER NOT NULL DEFAULT 0,
+    DROP CONSTRAINT agcore_postings_pkey;
+ALTER TABLE agcore_postings
+    ADD CONSTRAINT agcore_postings_pkey PRIMARY KEY (term, doc) INCLUDE (tf, len, ctf, clen);
+ALTER TABLE agcore_item_stats
+    ADD COLUMN grouped BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN context_len BIGINT NOT NULL DEFAULT 0;
+INSERT INTO agcore_store_meta (key, value) VALUES ('context_field', 'null')
+    ON CONFLICT (key) DO NOTHING;
 "#,
     ],
 };

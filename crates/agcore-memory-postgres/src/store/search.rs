@@ -1,7 +1,11 @@
-//! BM25 search in the server: candidates from `agcore_postings` for the
-//! query's tokens, scored in SQL with the same formula and statistics as the
-//! SQLite backend (idf `ln(1 + (N − df + 0.5) / (df + 0.5))`, `k1 = 1.2`,
-//! `b = 0.75`, document length in analyzer tokens), ties broken by id.
+//! BM25F search in the server: candidates from `agcore_postings` for the
+//! query's tokens (in either field), scored in SQL with the same formula and
+//! statistics as the SQLite backend and `InMemoryStore` (idf `ln(1 + (N −
+//! df + 0.5) / (df + 0.5))` with `df` counting either field, `k1 = 1.2`,
+//! `b = 0.75`, each field normalised by its own mean length in analyzer
+//! tokens — the context field's over the items in a sequence — the context
+//! weighted, then saturated once; items without a field score as plain
+//! BM25), ties broken by id.
 
 use agcore_memory::retriever::{Bm25, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
@@ -12,11 +16,13 @@ use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::bm25::{self, MAX_QUERY_TERMS};
 use crate::error::Result;
 
-/// The top `options.limit` items for `query`, best first.
+/// The top `options.limit` items for `query`, best first; `weight` is the
+/// context field's (0: none).
 pub(crate) async fn search(
     client: &Client,
     query: &str,
     options: &SearchOptions,
+    weight: f64,
 ) -> Result<Vec<ScoredItem>> {
     let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
@@ -29,7 +35,9 @@ pub(crate) async fn search(
         terms.clone(),
         Bm25::idf,
         (
-            "SELECT COALESCE(sum(docs), 0)::float8, COALESCE(sum(total_len), 0)::float8 FROM agcore_item_stats",
+            "SELECT COALESCE(sum(docs), 0)::float8, COALESCE(sum(total_len), 0)::float8,
+                    COALESCE(sum(grouped), 0)::float8, COALESCE(sum(context_len), 0)::float8
+             FROM agcore_item_stats",
             &[],
         ),
         (
@@ -48,6 +56,9 @@ pub(crate) async fn search(
         Box::new(w.b),
         Box::new(w.avg_len),
         Box::new(w.norm),
+        Box::new(w.avg_context_len),
+        Box::new(w.context_norm),
+        Box::new(weight),
         Box::new(options.min_score),
     ];
     let cond = Where::of(&options.filter, &mut params);
@@ -67,7 +78,7 @@ pub(crate) async fn search(
         (String::new(), String::new())
     };
     // With avg_len 0 (every item empty) the length norm is 1, as in
-    // `Bm25::tf_part`. Scores come from the postings index alone (grouped by
+    // `Bm25::tf_part` (and likewise for the context field). Scores come from the postings index alone (grouped by
     // the items' row numbers); items are joined for the best hits, and before
     // ranking only when a filter needs them.
     let (from, filter) = if cond.sql == "TRUE" {
@@ -88,11 +99,11 @@ pub(crate) async fn search(
          SELECT {ITEM_COLUMNS}, s.score FROM s JOIN agcore_items i ON i.doc = s.doc{cutoff}
          {min_score}
          ORDER BY s.score DESC, i.id ASC {limit}",
-        score = bm25::posting_score(3, "p.len"),
+        score = bm25::field_posting_score(3),
         min_score = if cutoff.is_empty() {
-            "WHERE $7::float8 IS NULL OR s.score >= $7"
+            "WHERE $10::float8 IS NULL OR s.score >= $10"
         } else {
-            "AND ($7::float8 IS NULL OR s.score >= $7)"
+            "AND ($10::float8 IS NULL OR s.score >= $10)"
         }
     );
     let rows = client.query(&sql, &refs(&params)).await?;

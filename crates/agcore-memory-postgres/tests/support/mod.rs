@@ -38,14 +38,19 @@ pub async fn fresh(url: &str, tag: &str, eviction: EvictionConfig) -> (PostgresD
     (db, schema)
 }
 
-/// Drops every schema of this process whose name starts with `agt_{tag}_`.
-pub async fn drop_schemas(url: &str, tag: &str) {
-    let db = PostgresDatabase::builder()
-        .pool_size(1)
-        .open(url)
+/// A plain connection to the server (no migration: the tests never touch
+/// the tables of the connection's default schema).
+pub async fn admin(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
-    let client = db.pool().get().await.unwrap();
+    tokio::spawn(connection);
+    client
+}
+
+/// Drops every schema of this process whose name starts with `agt_{tag}_`.
+pub async fn drop_schemas(url: &str, tag: &str) {
+    let client = admin(url).await;
     let prefix = format!("agt_{tag}_{}_", std::process::id());
     let rows = client
         .query(

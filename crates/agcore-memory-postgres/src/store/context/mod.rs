@@ -1,0 +1,152 @@
+//! The store's context field ([`ContextField`]): each item of a sequence
+//! (metadata `session` by default) is indexed with a second BM25F field
+//! holding its `window` neighbours' terms on each side (Robertson, Zaragoza
+//! & Taylor 2004), as `InMemoryStore` and `SqliteStore` do, so the stores
+//! rank the same items alike.
+//!
+//! - Rows: `agcore_items.grp` holds the item's sequence
+//!   ([`ContextField::group_of`], `NULL` when none) and `context_len` its
+//!   field's length (its neighbours' lengths summed); neighbours are found
+//!   through `agcore_items_group (grp, created_s, created_ns, id)`, the
+//!   store's list order.
+//! - Postings: one row per (term, item) holding the term in either field:
+//!   own frequency `tf` and length `len`, context frequency `ctf` and length
+//!   `clen` (every posting of an item in a sequence carries its
+//!   `context_len`; 0 elsewhere). The document frequency counts either
+//!   field, as BM25F's does.
+//! - Writers keep fields current in the transaction of every save,
+//!   replacement, deletion and eviction ([`settle()`]), under a transaction
+//!   advisory lock per sequence ([`Locked`]), taken before the rows
+//!   change, so concurrent writers to one sequence derive fields from each
+//!   other's committed rows.
+//! - Settings: `agcore_store_meta` key `context_field` records the sequence
+//!   key and window the fields were derived with (`null`: none). Opening
+//!   with other settings derives every field again in the migration's
+//!   transaction ([`sync`]); the weight only matters at search time. Every
+//!   process sharing a database should use the same settings.
+
+mod locks;
+mod neighbours;
+mod rebuild;
+mod settle;
+
+use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
+use deadpool_postgres::Transaction;
+
+use crate::error::Result;
+pub(crate) use locks::{Locked, lock_statement};
+pub(crate) use neighbours::Position;
+pub(crate) use settle::{Fresh, settle};
+
+/// The meta key recording the settings the fields were derived with.
+const META_KEY: &str = "context_field";
+
+/// The value recorded when the postings were rebuilt without fields (after
+/// a re-index): matches no settings, so [`sync`] derives them again.
+pub(crate) const STALE: &str = "stale";
+
+/// Windows larger than this are this (longer than any sequence; keeps the
+/// SQL's rank arithmetic in range).
+const MAX_WINDOW: usize = 1 << 30;
+
+/// The window of `context` (0 without a field: no neighbours).
+pub(crate) fn window(context: Option<&ContextField>) -> usize {
+    context.map_or(0, |c| c.window.min(MAX_WINDOW))
+}
+
+/// The recorded form of `context`'s derivation settings (key and window).
+fn settings(context: Option<&ContextField>) -> String {
+    match context {
+        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
+        None => "null".to_owned(),
+    }
+}
+
+/// The sequence of an item with this metadata under `context`.
+pub(crate) fn group_of(context: &ContextField, metadata: serde_json::Value) -> Option<String> {
+    context.group_of(&MemoryItem::new("", "").with_metadata(metadata))
+}
+
+/// Makes the stored fields those of `configured` (run on open in the
+/// migration's transaction, after re-indexing): when the recorded settings
+/// differ, every item's sequence and field is derived again.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server; nothing changes then.
+pub(crate) async fn sync(tx: &Transaction<'_>, configured: Option<&ContextField>) -> Result<()> {
+    let wanted = settings(configured);
+    let recorded: Option<String> = match tx
+        .query_opt(
+            "SELECT value FROM agcore_store_meta WHERE key = $1",
+            &[&META_KEY],
+        )
+        .await?
+    {
+        Some(row) => Some(row.try_get(0)?),
+        None => None,
+    };
+    if recorded.as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    rebuild::rebuild(tx, configured).await?;
+    tx.execute(
+        "INSERT INTO agcore_store_meta (key, value) VALUES ($1, $2)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        &[&META_KEY, &wanted],
+    )
+    .await?;
+    tracing::info!(from = ?recorded, to = %wanted, "postgres memory store: context fields derived");
+    Ok(())
+}
+
+/// Records that the fields must be derived again on the next [`sync`]
+/// (the postings were rebuilt without them).
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server.
+pub(crate) async fn mark_stale(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute(
+        "INSERT INTO agcore_store_meta (key, value) VALUES ($1, $2)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        &[&META_KEY, &STALE],
+    )
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn settings_name_the_key_and_window_only() {
+        assert_eq!(settings(None), "null");
+        let field = ContextField::default();
+        assert_eq!(
+            settings(Some(&field)),
+            r#"{"group_key":"session","window":1}"#
+        );
+        assert_eq!(
+            settings(Some(&field.clone().with_weight(0.2))),
+            settings(Some(&field))
+        );
+        assert_ne!(settings(Some(&field.with_window(2))), STALE);
+    }
+
+    #[test]
+    fn groups_are_the_json_text_of_scalars() {
+        let field = ContextField::default();
+        assert_eq!(
+            group_of(&field, json!({"session": "s"})).as_deref(),
+            Some("\"s\"")
+        );
+        assert_eq!(
+            group_of(&field, json!({"session": 2})).as_deref(),
+            Some("2")
+        );
+        assert_eq!(group_of(&field, json!({"session": null})), None);
+        assert_eq!(group_of(&field, json!(null)), None);
+    }
+}

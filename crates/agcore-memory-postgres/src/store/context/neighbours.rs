@@ -1,0 +1,150 @@
+//! Rows' places in their sequences and their neighbours there, found
+//! through `agcore_items_group (grp, created_s, created_ns, id)` (two index
+//! range scans per place, one each way).
+
+use std::collections::{BTreeMap, HashMap};
+
+use deadpool_postgres::Transaction;
+
+use crate::error::Result;
+
+/// Where a row sits (or sat) in its sequence: the sequence (the
+/// [`ContextField::group_of`](agcore_memory::retriever::ContextField::group_of)
+/// text), then its creation time and id — the store's list order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Position {
+    pub(crate) grp: String,
+    pub(crate) secs: i64,
+    pub(crate) nanos: i32,
+    pub(crate) id: String,
+}
+
+/// A row whose field is to be derived: its own length, its stored field
+/// length and its neighbours `(doc, own length)`.
+#[derive(Debug, Default)]
+pub(crate) struct Target {
+    pub(crate) len: i32,
+    pub(crate) context_len: i32,
+    pub(crate) neighbours: Vec<(i64, i32)>,
+}
+
+/// The members of sequence `{at}.grp` within `$w` places before and after
+/// the place of `{at}` (`{at}` itself excluded, whether or not a row is
+/// there), selecting `{cols}` of `agcore_items i`.
+fn around(at: &str, cols: &str, w: &str) -> String {
+    format!(
+        "(SELECT {cols} FROM agcore_items i WHERE i.grp = {at}.grp \
+           AND (i.created_s, i.created_ns, i.id) < ({at}.created_s, {at}.created_ns, {at}.id) \
+           ORDER BY i.created_s DESC, i.created_ns DESC, i.id DESC LIMIT {w}) \
+         UNION ALL \
+         (SELECT {cols} FROM agcore_items i WHERE i.grp = {at}.grp \
+           AND (i.created_s, i.created_ns, i.id) > ({at}.created_s, {at}.created_ns, {at}.id) \
+           ORDER BY i.created_s, i.created_ns, i.id LIMIT {w})"
+    )
+}
+
+/// Stored postings of rows: own terms and fields, by row number.
+#[derive(Debug, Default)]
+pub(crate) struct Stored {
+    pub(crate) own: HashMap<i64, BTreeMap<String, i32>>,
+    pub(crate) context: HashMap<i64, BTreeMap<String, i32>>,
+}
+
+/// What [`targets`] finds: the rows whose fields may have changed, by row
+/// number, and the stored postings of them and of their neighbours.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) targets: BTreeMap<i64, Target>,
+    pub(crate) stored: Stored,
+}
+
+/// The rows whose fields may have changed, with their neighbours: the rows
+/// within `window` of each place in `moved` (where a row appeared, left or
+/// changed; the rows in `fresh` left out), and the rows of `fresh` that are
+/// in a sequence; with the postings stored for them and their neighbours
+/// (the rows of `fresh` have none: written afresh). One statement, run
+/// after the step's row writes.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server.
+pub(crate) async fn targets(
+    tx: &Transaction<'_>,
+    moved: &[Position],
+    fresh: &[i64],
+    window: usize,
+) -> Result<Found> {
+    let mut out = Found::default();
+    if window == 0 || moved.is_empty() {
+        return Ok(out);
+    }
+    let w = i64::try_from(window).unwrap_or(i64::MAX);
+    let grps: Vec<&str> = moved.iter().map(|p| p.grp.as_str()).collect();
+    let secs: Vec<i64> = moved.iter().map(|p| p.secs).collect();
+    let nanos: Vec<i32> = moved.iter().map(|p| p.nanos).collect();
+    let ids: Vec<&str> = moved.iter().map(|p| p.id.as_str()).collect();
+    let cols = "i.doc, i.grp, i.created_s, i.created_ns, i.id, i.len, i.context_len";
+    // Rows of kind 0: (target, its length and field length, a neighbour and
+    // its length); of kind 1: a stored posting (doc, term, tf, ctf). Every
+    // step is an index lookup per row, whatever the plan's estimates (the
+    // statement is prepared once per connection and may run on a generic
+    // plan): the neighbours are `LIMIT`ed lateral scans, the postings a
+    // lateral scan kept from being flattened into a join (`OFFSET 0`).
+    let sql = format!(
+        "WITH m AS (
+             SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::text[])
+                 AS m(grp, created_s, created_ns, id)
+         ),
+         t AS (
+             SELECT DISTINCT n.* FROM m CROSS JOIN LATERAL ({near}) n
+             WHERE NOT (n.doc = ANY($6::int8[]))
+             UNION ALL
+             SELECT {cols} FROM agcore_items i
+             WHERE i.doc = ANY($6::int8[]) AND i.grp IS NOT NULL
+         ),
+         pairs AS MATERIALIZED (
+             SELECT t.doc, t.len, t.context_len, nb.doc AS nb, nb.len AS nb_len
+             FROM t LEFT JOIN LATERAL ({nb}) nb ON TRUE
+         )
+         SELECT 0, doc, len, context_len, nb, nb_len, NULL::text FROM pairs
+         UNION ALL
+         SELECT 1, p.doc, p.tf, p.ctf, NULL::int8, NULL::int4, p.term
+         FROM (SELECT doc FROM pairs UNION SELECT nb FROM pairs WHERE nb IS NOT NULL) d
+         CROSS JOIN LATERAL (
+             SELECT p.doc, p.tf, p.ctf, p.term FROM agcore_postings p WHERE p.doc = d.doc OFFSET 0
+         ) p
+         WHERE NOT (d.doc = ANY($6::int8[]))",
+        near = around("m", cols, "$5"),
+        nb = around("t", "i.doc, i.len", "$5"),
+    );
+    let stmt = tx.prepare_cached(&sql).await?;
+    let rows = tx
+        .query(&stmt, &[&grps, &secs, &nanos, &ids, &w, &fresh])
+        .await?;
+    for row in &rows {
+        let kind: i32 = row.try_get(0)?;
+        let doc: i64 = row.try_get(1)?;
+        if kind == 1 {
+            let (tf, ctf, term): (i32, i32, String) =
+                (row.try_get(2)?, row.try_get(3)?, row.try_get(6)?);
+            if tf > 0 {
+                out.stored
+                    .own
+                    .entry(doc)
+                    .or_default()
+                    .insert(term.clone(), tf);
+            }
+            if ctf > 0 {
+                out.stored.context.entry(doc).or_default().insert(term, ctf);
+            }
+            continue;
+        }
+        let target = out.targets.entry(doc).or_default();
+        target.len = row.try_get(2)?;
+        target.context_len = row.try_get(3)?;
+        let neighbour: Option<i64> = row.try_get(4)?;
+        if let Some(neighbour) = neighbour {
+            target.neighbours.push((neighbour, row.try_get(5)?));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,194 @@
+//! Keeping the context fields current inside a write transaction: after a
+//! step (an upsert batch, a deletion, an eviction) has changed rows, the
+//! rows it wrote are indexed with their fields and every row whose
+//! neighbours changed gets its field (and postings) again.
+//!
+//! Which rows can change: a row's field is its `window` neighbours on each
+//! side, so it changes only when a row appears, leaves or changes within
+//! that window — and then, in the final order, the row is within `window`
+//! of that place. So the neighbours of every old and new place of the
+//! changed rows, looked up after the step's row writes, are all the rows
+//! whose field may differ; each is compared with its stored field.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use deadpool_postgres::Transaction;
+
+use super::neighbours::{Found, Position, Target, targets};
+use crate::error::Result;
+use crate::store::stats::{self, Delta};
+
+/// A row the step wrote (new, or replaced with its postings deleted), to be
+/// indexed from scratch.
+#[derive(Debug)]
+pub(crate) struct Fresh {
+    pub(crate) doc: i64,
+    /// Its own length in terms.
+    pub(crate) len: i32,
+    /// Its own terms and their frequencies.
+    pub(crate) terms: BTreeMap<String, i32>,
+}
+
+/// Posting rows to insert, column by column.
+#[derive(Default)]
+struct Rows {
+    terms: Vec<String>,
+    docs: Vec<i64>,
+    tfs: Vec<i32>,
+    lens: Vec<i32>,
+    ctfs: Vec<i32>,
+    clens: Vec<i32>,
+}
+
+impl Rows {
+    /// Adds the postings of `doc`: the union of its own terms and its field.
+    fn add(
+        &mut self,
+        doc: i64,
+        len: i32,
+        own: &BTreeMap<String, i32>,
+        context: &BTreeMap<String, i32>,
+        clen: i32,
+    ) {
+        let mut merged: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
+        for (term, &tf) in own {
+            merged.entry(term.as_str()).or_default().0 = tf;
+        }
+        for (term, &ctf) in context {
+            merged.entry(term.as_str()).or_default().1 = ctf;
+        }
+        for (term, (tf, ctf)) in merged {
+            self.terms.push(term.to_owned());
+            self.docs.push(doc);
+            self.tfs.push(tf);
+            self.lens.push(len);
+            self.ctfs.push(ctf);
+            self.clens.push(clen);
+        }
+    }
+}
+
+/// Indexes the `fresh` rows with their fields, refreshes the fields of the
+/// rows around the `moved` places (see the module docs; `window` 0: no
+/// fields) and adds `delta` — the step's change of the statistics, to which
+/// the fields' change of length is added — to counter row `shard`. Run in
+/// the step's transaction, after its row writes, with the moved sequences
+/// locked; its writes go in one round trip, the counter row last.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server.
+pub(crate) async fn settle(
+    tx: &Transaction<'_>,
+    window: usize,
+    (mut moved, fresh): (Vec<Position>, Vec<Fresh>),
+    shard: i16,
+    mut delta: Delta,
+) -> Result<()> {
+    moved.sort_unstable();
+    moved.dedup();
+    let fresh_docs: Vec<i64> = fresh.iter().map(|f| f.doc).collect();
+    // Fresh rows in a sequence have their places in `moved`.
+    let Found {
+        targets: found,
+        stored,
+    } = targets(tx, &moved, &fresh_docs, window).await?;
+    let fresh_set: HashSet<i64> = fresh_docs.iter().copied().collect();
+    let fresh_terms: HashMap<i64, &BTreeMap<String, i32>> =
+        fresh.iter().map(|f| (f.doc, &f.terms)).collect();
+    let empty = BTreeMap::new();
+    let own_of = |doc: i64| {
+        fresh_terms
+            .get(&doc)
+            .copied()
+            .or_else(|| stored.own.get(&doc))
+            .unwrap_or(&empty)
+    };
+    let field = |t: &Target| {
+        let mut terms: BTreeMap<String, i32> = BTreeMap::new();
+        let mut len: i32 = 0;
+        for &(doc, n_len) in &t.neighbours {
+            len = len.saturating_add(n_len);
+            for (term, &tf) in own_of(doc) {
+                let c = terms.entry(term.clone()).or_insert(0);
+                *c = c.saturating_add(tf);
+            }
+        }
+        (terms, len)
+    };
+
+    let mut rows = Rows::default();
+    let (mut rewritten, mut ctx_docs, mut ctx_lens) = (Vec::new(), Vec::new(), Vec::new());
+    for f in &fresh {
+        let (terms, clen) = found.get(&f.doc).map(&field).unwrap_or_default();
+        rows.add(f.doc, f.len, &f.terms, &terms, clen);
+        delta.context_len += i64::from(clen);
+        if clen != 0 {
+            ctx_docs.push(f.doc);
+            ctx_lens.push(clen);
+        }
+    }
+    for (&doc, target) in found.iter().filter(|(d, _)| !fresh_set.contains(*d)) {
+        let (terms, clen) = field(target);
+        let old = stored.context.get(&doc).unwrap_or(&empty);
+        if clen == target.context_len && terms == *old {
+            continue;
+        }
+        rows.add(doc, target.len, own_of(doc), &terms, clen);
+        rewritten.push(doc);
+        delta.context_len += i64::from(clen) - i64::from(target.context_len);
+        if clen != target.context_len {
+            ctx_docs.push(doc);
+            ctx_lens.push(clen);
+        }
+    }
+    // Prepared first, then sent pipelined in this order (one round trip).
+    let delete = tx
+        .prepare_cached("DELETE FROM agcore_postings WHERE doc = ANY($1)")
+        .await?;
+    let insert = tx
+        .prepare_cached(
+            "INSERT INTO agcore_postings (term, doc, tf, len, ctf, clen)
+             SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])",
+        )
+        .await?;
+    let lengths = tx
+        .prepare_cached(
+            "UPDATE agcore_items AS i SET context_len = u.len
+             FROM unnest($1::int8[], $2::int4[]) AS u(doc, len) WHERE i.doc = u.doc",
+        )
+        .await?;
+    let counters = stats::statement(tx).await?;
+    tokio::try_join!(
+        async {
+            if rewritten.is_empty() {
+                return Ok(0);
+            }
+            tx.execute(&delete, &[&rewritten]).await
+        },
+        async {
+            if rows.terms.is_empty() {
+                return Ok(0);
+            }
+            tx.execute(
+                &insert,
+                &[
+                    &rows.terms,
+                    &rows.docs,
+                    &rows.tfs,
+                    &rows.lens,
+                    &rows.ctfs,
+                    &rows.clens,
+                ],
+            )
+            .await
+        },
+        async {
+            if ctx_docs.is_empty() {
+                return Ok(0);
+            }
+            tx.execute(&lengths, &[&ctx_docs, &ctx_lens]).await
+        },
+        stats::apply(tx, &counters, shard, delta),
+    )?;
+    Ok(())
+}
