@@ -1,7 +1,7 @@
-//! Group evidence (`GroupEvidence`): after fusion, the turns of the session
-//! holding most of the evidence rise together; the breakdown shows what each
-//! candidate gained; lexical searches and memories without a session are
-//! untouched.
+//! Group evidence (`GroupEvidence`, off by default): after fusion, the turns
+//! of the session holding most of the evidence rise together; the breakdown
+//! shows what each candidate gained; lexical searches and memories without a
+//! session are untouched.
 #![cfg(test)]
 
 use std::sync::Arc;
@@ -76,8 +76,9 @@ fn position(ids: &[String], id: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_with_most_evidence_rises_and_the_breakdown_says_why() {
-    let on = store(HybridConfig::default()).await;
-    let off = store(HybridConfig::default().with_group_evidence(None)).await;
+    let on =
+        store(HybridConfig::default().with_group_evidence(Some(GroupEvidence::default()))).await;
+    let off = store(HybridConfig::default()).await;
     let options = SearchOptions::top_k(8);
     let with = on.search_explained(QUERY, &options).await.unwrap();
     let without = off.search_explained(QUERY, &options).await.unwrap();
@@ -120,7 +121,12 @@ async fn the_session_with_most_evidence_rises_and_the_breakdown_says_why() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lexical_searches_stay_the_inner_stores_ranking() {
-    let on = store(HybridConfig::default().with_mode(RetrievalMode::Lexical)).await;
+    let on = store(
+        HybridConfig::default()
+            .with_mode(RetrievalMode::Lexical)
+            .with_group_evidence(Some(GroupEvidence::default())),
+    )
+    .await;
     let report = on
         .search_explained(QUERY, &SearchOptions::top_k(8))
         .await
@@ -137,6 +143,11 @@ async fn lexical_searches_stay_the_inner_stores_ranking() {
         .collect();
     let hybrid: Vec<String> = report.results().map(|h| h.item.id.clone()).collect();
     assert_eq!(hybrid, inner);
+}
+
+#[test]
+fn group_evidence_is_off_by_default() {
+    assert_eq!(HybridConfig::default().group_evidence, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,7 +168,8 @@ async fn another_group_key_and_weight_are_honoured() {
             .with_group_evidence(Some(GroupEvidence::default().with_weight(0.25))),
     )
     .await;
-    let full = store(HybridConfig::default()).await;
+    let full =
+        store(HybridConfig::default().with_group_evidence(Some(GroupEvidence::default()))).await;
     let g = |r: &agcore_memory::hybrid::SearchReport| {
         r.results()
             .find(|h| h.item.id == "g2")

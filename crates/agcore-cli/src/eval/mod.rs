@@ -159,8 +159,8 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
                 | retrievers::RetrieverName::HybridRrf
                 | retrievers::RetrieverName::HybridOneVector
                 | retrievers::RetrieverName::DenseOneVector
-                | retrievers::RetrieverName::HybridNoGroup
-                | retrievers::RetrieverName::DenseNoGroup
+                | retrievers::RetrieverName::HybridGroup
+                | retrievers::RetrieverName::DenseGroup
         ) {
             ingest + embedding
         } else {

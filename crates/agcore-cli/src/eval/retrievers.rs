@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore::memory::hybrid::{
-    ContextConfig, ContextLists, HybridConfig, HybridStore, RetrievalMode,
+    ContextConfig, ContextLists, GroupEvidence, HybridConfig, HybridStore, RetrievalMode,
 };
 use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, Fusion, MemoryRetriever, RetrieverConfig,
@@ -58,13 +58,13 @@ pub enum RetrieverName {
     /// Eval-only ablation: `dense` with one vector per memory.
     #[value(skip)]
     DenseOneVector,
-    /// Eval-only ablation: `hybrid` without group evidence (the fused score
-    /// alone).
+    /// Eval-only ablation: `hybrid` with group evidence (`GroupEvidence`
+    /// over sessions, off in the product by default).
     #[value(skip)]
-    HybridNoGroup,
-    /// Eval-only ablation: `dense` without group evidence.
+    HybridGroup,
+    /// Eval-only ablation: `dense` with group evidence.
     #[value(skip)]
-    DenseNoGroup,
+    DenseGroup,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -84,13 +84,13 @@ impl RetrieverName {
         match self {
             Self::All if with_dense => vec![
                 Self::Hybrid,
-                Self::HybridNoGroup,
+                Self::HybridGroup,
                 Self::HybridOneVector,
                 Self::HybridRrf,
                 Self::HybridContext,
                 Self::HybridContextBoth,
                 Self::Dense,
-                Self::DenseNoGroup,
+                Self::DenseGroup,
                 Self::DenseOneVector,
                 Self::Lexical,
                 Self::LexicalNoContextField,
@@ -129,8 +129,8 @@ impl RetrieverName {
             Self::HybridRrf => "(hybrid, rrf)",
             Self::HybridOneVector => "(hybrid, one vector)",
             Self::DenseOneVector => "(dense, one vector)",
-            Self::HybridNoGroup => "(hybrid, no group)",
-            Self::DenseNoGroup => "(dense, no group)",
+            Self::HybridGroup => "(hybrid, group)",
+            Self::DenseGroup => "(dense, group)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",
@@ -255,8 +255,8 @@ impl Engine {
             | RetrieverName::HybridRrf
             | RetrieverName::HybridOneVector
             | RetrieverName::DenseOneVector
-            | RetrieverName::HybridNoGroup
-            | RetrieverName::DenseNoGroup => {
+            | RetrieverName::HybridGroup
+            | RetrieverName::DenseGroup => {
                 if stores.iter().any(|s| s.dense().is_none()) {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
@@ -267,7 +267,7 @@ impl Engine {
                     name,
                     RetrieverName::Dense
                         | RetrieverName::DenseOneVector
-                        | RetrieverName::DenseNoGroup
+                        | RetrieverName::DenseGroup
                 ) {
                     RetrievalMode::Dense
                 } else {
@@ -285,8 +285,8 @@ impl Engine {
                         RetrieverName::HybridOneVector | RetrieverName::DenseOneVector => {
                             config.dense_context = None;
                         }
-                        RetrieverName::HybridNoGroup | RetrieverName::DenseNoGroup => {
-                            config.group_evidence = None;
+                        RetrieverName::HybridGroup | RetrieverName::DenseGroup => {
+                            config.group_evidence = Some(GroupEvidence::default());
                         }
                         _ => {}
                     }

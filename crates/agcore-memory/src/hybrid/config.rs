@@ -60,11 +60,13 @@ pub struct HybridConfig {
     pub dense_context: Option<DenseContext>,
     /// Group evidence: after fusion, a candidate borrows from the other
     /// candidates of its group (its dialogue session), see
-    /// [`GroupEvidence`]. `None` turns it off. Applies to
+    /// [`GroupEvidence`]. `None` (the default) turns it off. Applies to
     /// [`HybridStore`](super::HybridStore) searches in the hybrid and dense
-    /// modes. Default on. In a configuration file it is a table of
-    /// [`GroupEvidence`]'s keys plus `enabled`.
-    #[serde(with = "super::group::on_off", default = "default_group_evidence")]
+    /// modes. Off by default: it helps on LoCoMo and hurts on the Chinese
+    /// dialogue set (`crates/agcore-cli/README.md`). In a configuration
+    /// file the table `[retrieval.group_evidence]` turns it on: its keys
+    /// plus `enabled` (default `true` there).
+    #[serde(with = "super::group::on_off", default)]
     pub group_evidence: Option<GroupEvidence>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
@@ -82,7 +84,7 @@ impl Default for HybridConfig {
             half_life: None,
             context: None,
             dense_context: Some(DenseContext::default()),
-            group_evidence: Some(GroupEvidence::default()),
+            group_evidence: None,
             namespace: String::new(),
         }
     }
@@ -146,10 +148,6 @@ impl HybridConfig {
 
 fn default_dense_context() -> Option<DenseContext> {
     Some(DenseContext::default())
-}
-
-fn default_group_evidence() -> Option<GroupEvidence> {
-    Some(GroupEvidence::default())
 }
 
 /// `Option<DenseContext>` as a table: its keys, plus `enabled` (default
@@ -236,9 +234,10 @@ mod tests {
     }
 
     #[test]
-    fn group_evidence_is_on_unless_disabled() {
+    fn group_evidence_is_off_unless_its_table_is_given() {
+        assert_eq!(parse(json!({})).group_evidence, None);
         assert_eq!(
-            parse(json!({})).group_evidence,
+            parse(json!({"group_evidence": {}})).group_evidence,
             Some(GroupEvidence::default())
         );
         assert_eq!(

@@ -32,9 +32,15 @@ use crate::retriever::group_value;
 ///
 /// Applies to [`HybridStore`](super::HybridStore) searches in the hybrid
 /// and dense modes; a search in lexical mode (and a `HybridStore` without a
-/// dense index) stays the inner store's BM25 ranking. Defaults: group key `"session"`, weight 0.5 (the constant
-/// of the context fields, not fitted to an evaluation set; `agcore eval`
-/// reports the ablation).
+/// dense index) stays the inner store's BM25 ranking. Defaults: group key
+/// `"session"`, weight 0.5 (the constant of the context fields, not fitted
+/// to an evaluation set).
+///
+/// Off unless configured ([`HybridConfig::group_evidence`](super::HybridConfig::group_evidence)):
+/// `agcore eval` measures +.024 recall@10 on LoCoMo with e5 (+.010 with
+/// MiniLM) but −.031 on the Chinese dialogue set, where a conversation has
+/// only five sessions and the candidates cover most of it, so the term
+/// mostly favours long sessions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
