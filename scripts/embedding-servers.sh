@@ -226,7 +226,8 @@ start_llama_embed() {
     printf '\n==== %s start port %s\n' "$(date -u +%FT%TZ)" "$port" >>"$EMBED_LOG"
     launch "$EMBED_PID" "$EMBED_LOG" "$VENV/bin/python" -m llama_cpp.server \
         --model "$EMBED_GGUF" --model_alias "$EMBED_MODEL_ALIAS" \
-        --host 127.0.0.1 --port "$port" --n_ctx 2048 --embedding true
+        --host 127.0.0.1 --port "$port" --n_ctx 2048 --embedding true \
+        --interrupt_requests false
     echo "$port" >"$EMBED_PORT_FILE"
     await_server "llama embedding server" "$port" "$EMBED_PID" "$EMBED_GGUF" "$EMBED_LOG" embed_ready
 }

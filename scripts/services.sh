@@ -293,10 +293,12 @@ start_llama() {
     printf '\n==== %s start port %s\n' "$(date -u +%FT%TZ)" "$port" >>"$LLAMA_LOG"
     # setsid detaches the server from the caller's terminal and process group; the inner
     # shell records its own pid and then execs Python, so the pid file names the server.
+    # --interrupt_requests false: a request waits for the one being answered instead of
+    # cutting its stream off (tests of one binary share the server and run concurrently).
     # shellcheck disable=SC2016 # expanded by the inner shell
     setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$LLAMA_PID" \
         "$VENV/bin/python" -m llama_cpp.server --model "$GGUF" --model_alias "$MODEL_ALIAS" \
-        --host 127.0.0.1 --port "$port" --n_ctx 2048 \
+        --host 127.0.0.1 --port "$port" --n_ctx 2048 --interrupt_requests false \
         </dev/null >>"$LLAMA_LOG" 2>&1 9>&- &
     echo "$port" >"$LLAMA_PORT_FILE"
     local timeout="${AGCORE_LLAMA_START_TIMEOUT:-180}" waited=0

@@ -1,7 +1,6 @@
 //! `cargo xtask bench [--quick] [FILTER]`: runs the criterion benches of the workspace and
 //! prints a summary of the results this run wrote.
 
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::report;
@@ -50,7 +49,7 @@ impl BenchArgs {
 /// A message when the benches fail or no results were written.
 pub fn bench(args: &BenchArgs) -> Result<(), String> {
     let ctx = Context::new();
-    let dir = target_dir(&ctx).join("criterion");
+    let dir = ctx.target_dir().join("criterion");
     if args.report_only {
         let results = report::collect(&dir, SystemTime::UNIX_EPOCH)?;
         if results.is_empty() {
@@ -91,11 +90,4 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     }
     println!("\n{}", report::table(&results));
     Ok(())
-}
-
-/// `$CARGO_TARGET_DIR` or `<workspace>/target`.
-fn target_dir(ctx: &Context) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map_or_else(|| ctx.root.join("target"), |dir| ctx.root.join(dir))
 }

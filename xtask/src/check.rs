@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+use crate::disk;
 use crate::examples::examples;
 use crate::fuzz::{FuzzArgs, fuzz};
 use crate::step::{Context, read_env_file};
@@ -140,7 +141,8 @@ pub fn ci() -> Result<(), String> {
         command.arg(action);
         command
     };
-    report_disk(&ctx.root, "before");
+    disk::report(&ctx.root, "before");
+    disk::ensure_room(&ctx)?;
     ctx.run("services start", services("start"))?;
     // A CI build is never rebuilt incrementally: incremental caches would only cost disk.
     let ci_ctx = ctx
@@ -148,7 +150,7 @@ pub fn ci() -> Result<(), String> {
         .with_env("AGCORE_REQUIRE_SERVICES", "1")
         .with_env("CARGO_INCREMENTAL", "0");
     let checked = check(&ci_ctx, false).and_then(|()| examples(&ci_ctx));
-    report_disk(&ctx.root, "after");
+    disk::report(&ctx.root, "after");
     let stopped = if was_running {
         println!("\n==> [services stop] skipped: the services were running before `ci` started");
         Ok(())
@@ -160,15 +162,4 @@ pub fn ci() -> Result<(), String> {
     fuzz(&ci_ctx, &FuzzArgs::ci())?;
     println!("\n==> ci passed");
     Ok(())
-}
-
-/// Prints the free space of the file system holding `root` (`df -h`), so a run that fails
-/// for lack of disk says so; a missing `df` is not an error.
-fn report_disk(root: &std::path::Path, when: &str) {
-    if let Ok(output) = Command::new("df").arg("-h").arg(root).output() {
-        println!(
-            "\n==> [disk {when}]\n{}",
-            String::from_utf8_lossy(&output.stdout).trim_end()
-        );
-    }
 }

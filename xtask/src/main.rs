@@ -29,6 +29,7 @@
 
 mod bench;
 mod check;
+mod disk;
 mod examples;
 mod fuzz;
 mod reliability;

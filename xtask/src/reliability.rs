@@ -167,7 +167,8 @@ pub fn reliability(ctx: &Context, args: ReliabilityArgs) -> Result<(), String> {
         "-p",
         "agcore-cli",
         "--test",
-        "kill_import",
+        "integration",
+        "kill_import::",
         "--",
         "--nocapture",
     ]);

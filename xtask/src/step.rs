@@ -14,6 +14,14 @@ pub struct Context {
 }
 
 impl Context {
+    /// `$CARGO_TARGET_DIR` (relative to the workspace root when relative) or
+    /// `<workspace>/target`.
+    pub fn target_dir(&self) -> PathBuf {
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .map_or_else(|| self.root.join("target"), |dir| self.root.join(dir))
+    }
+
     /// A context rooted at the workspace with no extra environment.
     pub fn new() -> Self {
         let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));

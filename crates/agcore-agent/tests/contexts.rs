@@ -1,7 +1,7 @@
 //! Session memory across sessions and contexts, context bridging, and agent switching.
 #![cfg(test)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@
     clippy::indexing_slicing
 )]
 
-mod llm_mock_support;
+use crate::llm_mock_support;
 
 use std::sync::Arc;
 use std::time::Duration;

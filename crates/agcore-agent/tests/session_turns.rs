@@ -1,7 +1,7 @@
 //! Turns of an `AgentSession` driven by `MockProvider`: tool loop, parallel calls, hooks, limits, TTL, cancellation.
 #![cfg(test)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,7 +1,7 @@
 //! Streamed turns, and task agents planning and executing with failing steps.
 #![cfg(test)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

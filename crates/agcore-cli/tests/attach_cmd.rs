@@ -4,7 +4,7 @@
 //! when `AGCORE_TEST_OPENAI_BASE_URL` is set).
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use agcore_memory::testkit::service_url;
 use cli_support::Home;
@@ -231,7 +231,8 @@ fn chat_against_the_real_local_server_writes_the_board() {
     };
     let home = Home::new();
     let config = board_config(&home, "llm:\n  max_tokens: 32\n");
-    home.agcore()
+    let output = home
+        .agcore()
         .args([
             "chat", "--agent", "helper", "--user", "alice", "--model", &model, "--config",
         ])
@@ -242,8 +243,16 @@ fn chat_against_the_real_local_server_writes_the_board() {
         .write_stdin("Name one colour of the rainbow.\n")
         .timeout(std::time::Duration::from_secs(240))
         .assert()
-        .success();
-    let board = board_text(&home);
+        .success()
+        .get_output()
+        .clone();
+    let Ok(board) = std::fs::read_to_string(home.path("board.json")) else {
+        panic!(
+            "no board written; the chat printed:\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
     assert!(board.contains("Name one colour of the rainbow."), "{board}");
     assert!(board.contains("Assistant:"), "{board}");
 }

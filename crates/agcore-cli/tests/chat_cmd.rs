@@ -5,7 +5,7 @@
 #![cfg(test)]
 #![allow(clippy::print_stdout)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! a reachable server.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use predicates::prelude::*;

@@ -2,7 +2,7 @@
 //! code 2 and a message naming the valid key, in TOML and in YAML.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use predicates::str::contains;

@@ -1,7 +1,7 @@
 //! `agcore demo`: the zero-configuration tour, on a folder of notes made by the test.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use predicates::prelude::*;

@@ -3,7 +3,7 @@
 //! `eval_bad_input.rs`.
 #![cfg(test)]
 
-mod eval_support;
+use crate::eval_support;
 
 use eval_support::{agcore, fixture};
 use predicates::prelude::*;

@@ -3,7 +3,7 @@
 //! options (exit 2).
 #![cfg(test)]
 
-mod eval_support;
+use crate::eval_support;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! `memory_cross_backend.rs`.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::{Home, seeded};
 use predicates::prelude::*;

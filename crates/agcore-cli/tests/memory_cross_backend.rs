@@ -3,7 +3,7 @@
 //! skipped without them outside CI).
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::seeded;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! deleted), prints the counts as text or JSON.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::seeded;
 use serde_json::Value;

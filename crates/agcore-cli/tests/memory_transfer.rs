@@ -3,7 +3,7 @@
 //! database in a temporary home.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::{Home, seeded};
 use predicates::prelude::*;

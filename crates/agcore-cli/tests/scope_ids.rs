@@ -3,7 +3,7 @@
 //! opened.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use predicates::prelude::*;

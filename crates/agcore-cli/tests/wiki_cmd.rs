@@ -1,7 +1,7 @@
 //! `agcore wiki …` end to end: ingest a folder, search it, re-ingest, export.
 #![cfg(test)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::Home;
 use predicates::prelude::*;

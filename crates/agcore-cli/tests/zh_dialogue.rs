@@ -3,7 +3,7 @@
 //! its measured recall on Chinese text. No server needed.
 #![cfg(test)]
 
-mod eval_support;
+use crate::eval_support;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

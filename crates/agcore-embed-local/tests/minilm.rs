@@ -14,7 +14,7 @@ use agcore_llm::embedding::{EmbeddingModel, InputKind};
 use agcore_memory::testkit::service_url;
 use tokio::sync::OnceCell;
 
-mod support;
+use crate::support;
 
 use support::{max_diff, norm, strings};
 

@@ -20,7 +20,7 @@ use agcore_llm::embedding::{EmbeddingModel, InputKind};
 use agcore_memory::testkit::service_url;
 use tokio::sync::OnceCell;
 
-mod support;
+use crate::support;
 
 use support::{cosine, max_diff, norm, strings};
 

@@ -1,7 +1,7 @@
 //! `LlmCycle::submit_stream`: events, tool loop, and equality with `submit`.
 #![cfg(test)]
 
-mod cycle_support;
+use crate::cycle_support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The tool-call loop of `LlmCycle` with a scripted provider.
 #![cfg(test)]
 
-mod cycle_support;
+use crate::cycle_support;
 
 use std::sync::Arc;
 use std::time::Duration;

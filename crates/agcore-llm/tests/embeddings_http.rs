@@ -3,7 +3,7 @@
 //! base64, query/document modes, retries, probing, empty input.
 #![cfg(feature = "openai")]
 
-mod embedding_support;
+use crate::embedding_support;
 
 use agcore_llm::embedding::{EmbeddingModel, EncodingFormat, InputKind, OpenAiEmbedder, QueryMode};
 use embedding_support::{Echo, KEY, config, requests, texts, vector_for};

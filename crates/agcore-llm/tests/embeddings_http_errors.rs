@@ -3,7 +3,7 @@
 //! (`Decode`), retries running out, and the API key staying secret.
 #![cfg(feature = "openai")]
 
-mod embedding_support;
+use crate::embedding_support;
 
 use agcore_llm::LlmError;
 use agcore_llm::embedding::{EmbeddingModel, InputKind, OpenAiEmbedder, OpenAiEmbeddingConfig};

@@ -4,7 +4,7 @@
 //! and the API key staying secret in `openai_http_config.rs`.
 #![cfg(feature = "openai")]
 
-mod openai_http_support;
+use crate::openai_http_support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! staying out of `Debug` output and errors.
 #![cfg(feature = "openai")]
 
-mod openai_http_support;
+use crate::openai_http_support;
 
 use agcore_llm::types::{ChatMessage, ChatRequest, ToolCall};
 use agcore_llm::{LlmError, LlmProvider, OpenAiConfig, OpenAiProvider};
@@ -91,7 +91,7 @@ fn from_env_reads_base_url_key_and_model() {
     let output = std::process::Command::new(exe)
         .args([
             "--exact",
-            "from_env_reads_base_url_key_and_model",
+            &test_name("from_env_reads_base_url_key_and_model"),
             "--nocapture",
         ])
         .env("AGCORE_FROM_ENV_CHILD", "1")
@@ -107,4 +107,13 @@ fn from_env_reads_base_url_key_and_model() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("1 passed"), "{stdout}");
+}
+
+/// `name`, a test of this file, as libtest lists it: the module path below the crate
+/// root, then the function name (this file is a module of the `integration` binary).
+fn test_name(name: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
 }

@@ -3,7 +3,7 @@
 //! folding to a response, truncated streams and error statuses.
 #![cfg(feature = "openai")]
 
-mod openai_http_support;
+use crate::openai_http_support;
 
 use agcore_llm::{LlmError, LlmProvider, fold_stream};
 use openai_http_support::{fixture, provider, provider_with, request};

@@ -2,7 +2,7 @@
 //! `decode_sse` gives the same events however the bytes are split into
 //! network chunks: random splits, every single boundary, one byte per chunk.
 
-mod sse_support;
+use crate::sse_support;
 
 use agcore_llm::LlmError;
 use proptest::prelude::*;

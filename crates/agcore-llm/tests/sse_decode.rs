@@ -4,7 +4,7 @@
 //! malformed chunks and transport errors. Folding equivalence is in
 //! `sse_fold_equivalence.rs`, byte-split invariance in `sse_byte_splits.rs`.
 
-mod sse_support;
+use crate::sse_support;
 
 use agcore_llm::types::FinishReason;
 use agcore_llm::{LlmError, StreamEvent, decode_sse, fold_stream};

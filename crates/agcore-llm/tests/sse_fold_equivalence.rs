@@ -3,7 +3,7 @@
 //! DeepSeek reasoning, llama.cpp), and llama.cpp's repeated and legacy
 //! `function_call` fragments give one call.
 
-mod sse_support;
+use crate::sse_support;
 
 use agcore_llm::types::ChatResponse;
 use agcore_llm::{StreamEvent, StreamFolder, events_from_response};

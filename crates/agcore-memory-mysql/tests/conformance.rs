@@ -2,7 +2,7 @@
 //! (each store in a fresh database).
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

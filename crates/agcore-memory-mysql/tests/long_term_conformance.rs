@@ -2,7 +2,7 @@
 //! memory in a fresh database.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::EvictionConfig;
 use agcore_memory::long_term::LongTermMemory;

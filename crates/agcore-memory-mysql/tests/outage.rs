@@ -4,7 +4,7 @@
 //! reopened, and every save acknowledged before or after is there.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! long-term scope among others.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScoredEntry};
 use agcore_memory::testkit::corpus::Corpus;

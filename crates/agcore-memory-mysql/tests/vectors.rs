@@ -4,7 +4,7 @@
 //! another embedding space.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

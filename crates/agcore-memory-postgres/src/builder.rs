@@ -143,14 +143,13 @@ impl PostgresDatabaseBuilder {
             .build()
             .map_err(|e| storage(format!("postgres: cannot build the pool: {e}")))?;
         if let Some(schema) = &self.schema {
-            let client = pool
+            let mut client = pool
                 .get()
                 .await
                 .map_err(|e| with_location(e.into(), &shown))?;
-            client
-                .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
+            create_schema(&mut client, schema)
                 .await
-                .map_err(|e| with_location(e.into(), &shown))?;
+                .map_err(|e| with_location(e, &shown))?;
         }
         PostgresDatabase::start(pool, shown.clone(), self.eviction, self.context)
             .await
@@ -183,6 +182,25 @@ fn split_schema(url: &str) -> (String, Option<String>) {
     } else {
         (format!("{base}?{}", rest.join("&")), schema)
     }
+}
+
+/// `CREATE SCHEMA IF NOT EXISTS` under a transaction-scoped advisory lock on the
+/// name: two sessions creating the same schema at once would otherwise race on
+/// PostgreSQL's catalog and one of them fail with a unique violation (23505).
+async fn create_schema(
+    client: &mut deadpool_postgres::Object,
+    schema: &str,
+) -> Result<(), PostgresError> {
+    let tx = client.transaction().await?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('agcore_create_schema:' || $1))",
+        &[&schema],
+    )
+    .await?;
+    tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
+        .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 fn with_location(err: PostgresError, shown: &str) -> MemoryError {

@@ -13,8 +13,9 @@ use agcore_memory::MemoryError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PostgresError {
-    /// The server or the connection reported an error.
-    #[error("postgres: {0}")]
+    /// The server or the connection reported an error. Its message names the
+    /// server's SQLSTATE code, message, detail and hint when the server sent them.
+    #[error("postgres: {}", describe(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No pooled connection could be had.
     #[error("postgres: connection pool: {0}")]
@@ -22,6 +23,22 @@ pub enum PostgresError {
     /// A memory-layer error (invalid input, serialization, …).
     #[error(transparent)]
     Memory(#[from] MemoryError),
+}
+
+/// A driver error as text: for a server error its SQLSTATE code, message, and
+/// detail and hint when present (the driver's own text says only "db error").
+fn describe(err: &tokio_postgres::Error) -> String {
+    let Some(db) = err.as_db_error() else {
+        return err.to_string();
+    };
+    let mut text = format!("{} {}: {}", db.severity(), db.code().code(), db.message());
+    if let Some(detail) = db.detail() {
+        text.push_str(&format!(" (detail: {detail})"));
+    }
+    if let Some(hint) = db.hint() {
+        text.push_str(&format!(" (hint: {hint})"));
+    }
+    text
 }
 
 impl PostgresError {

@@ -2,7 +2,7 @@
 //! (each store in a fresh schema).
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

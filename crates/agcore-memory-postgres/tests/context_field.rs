@@ -6,7 +6,7 @@
 //! plain BM25. Settings and upgrades: `context_settings.rs`.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::turn;
@@ -14,7 +14,7 @@ use agcore_memory::{EvictionConfig, InMemoryStore, MemoryItem, MemoryStore, Scor
 use agcore_memory_postgres::{PostgresDatabase, PostgresStore};
 use agcore_memory_sqlite::SqliteStore;
 
-mod context_support;
+use crate::context_support;
 
 use context_support::{assert_same, conversation, ids, search, snapshot};
 

@@ -4,8 +4,8 @@
 //! version (2) is upgraded with its rows' fields derived.
 #![cfg(test)]
 
-mod context_support;
-mod support;
+use crate::context_support;
+use crate::support;
 
 use agcore_memory::retriever::ContextField;
 use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore};

@@ -6,8 +6,8 @@
 //! scans the metadata) — read through the session index.
 #![cfg(test)]
 
-mod context_support;
-mod support;
+use crate::context_support;
+use crate::support;
 
 use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::turn;

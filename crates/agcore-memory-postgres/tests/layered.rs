@@ -1,7 +1,7 @@
 //! The knowledge wiki and conversation history over the PostgreSQL store.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@
 //! among others.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScoredEntry};
 use agcore_memory::testkit::corpus::Corpus;

@@ -4,7 +4,7 @@
 //! when several processes open it at once.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory};
 use agcore_memory::retriever::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};

@@ -2,7 +2,7 @@
 //! opens at once migrate once, and a newer schema is refused untouched.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::{MemoryError, MemoryItem, MemoryStore};
 use agcore_memory_postgres::PostgresDatabase;

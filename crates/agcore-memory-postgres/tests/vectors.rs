@@ -3,7 +3,7 @@
 //! (persistence and embedding-space mismatch).
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

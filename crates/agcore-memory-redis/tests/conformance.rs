@@ -3,7 +3,7 @@
 //! history over it.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! kept; and a native TTL expires items, whose index entries go with them.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

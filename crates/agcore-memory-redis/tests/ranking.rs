@@ -3,7 +3,7 @@
 //! same hits in the same order with the same BM25 scores.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::{EvictionConfig, MemoryFilter, MemoryStore, ScoredItem, SearchOptions};

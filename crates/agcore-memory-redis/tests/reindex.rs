@@ -4,7 +4,7 @@
 //! re-tokenised on open, also when several clients open it at once.
 #![cfg(test)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! replace, the dialogue buffer keeps turns until applied.
 #![cfg(test)]
 
-mod long_term_support;
+use crate::long_term_support;
 
 use agcore_memory::long_term::{Fact, HistoryReason, MemoryType, NewMemory, parse_facts};
 use long_term_support::backends;

@@ -2,7 +2,7 @@
 //! CJK text and finds filtered entries ranked below many others.
 #![cfg(test)]
 
-mod long_term_support;
+use crate::long_term_support;
 
 use agcore_memory::long_term::{
     ArchivedFilter, ListRequest, MemoryType, MemoryUpdate, NewMemory, SearchRequest,

@@ -4,7 +4,7 @@
 //! `long_term_search.rs`.
 #![cfg(test)]
 
-mod long_term_support;
+use crate::long_term_support;
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{HistoryReason, ListRequest, MemoryType, MemoryUpdate, NewMemory};

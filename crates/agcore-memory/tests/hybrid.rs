@@ -16,7 +16,7 @@ use agcore_memory::{
     EvictionConfig, InMemoryStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, testkit,
 };
 
-mod support;
+use crate::support;
 use support::{Scripted, TermHashing};
 
 fn queue() -> EmbeddingQueueConfig {

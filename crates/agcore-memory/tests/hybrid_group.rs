@@ -15,7 +15,7 @@ use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
 
-mod support;
+use crate::support;
 use support::TermHashing;
 
 fn turn(id: &str, session: Option<&str>, seq: i64, text: &str) -> MemoryItem {

@@ -16,7 +16,7 @@ use agcore_memory::{
 };
 use agcore_types::ChatMessage;
 
-mod support;
+use crate::support;
 use support::Scripted;
 
 const BRIGHTON: &str = "We drove to Brighton for the weekend";

@@ -16,7 +16,7 @@ use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
 
-mod support;
+use crate::support;
 use support::Scripted;
 
 /// Texts holding "marathon" point along axis 5: the scripted "meaning".

@@ -1,7 +1,7 @@
 //! Integration tests: the `ToolExecutor` implementation used by the LLM tool loop.
 #![cfg(test)]
 
-mod tool_support;
+use crate::tool_support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Integration tests: concurrent invocation, ordering, timeouts, limits, cancellation.
 #![cfg(test)]
 
-mod tool_support;
+use crate::tool_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,7 +5,7 @@
 #![cfg(feature = "mcp")]
 #![cfg(test)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::{
     net::{TcpListener, TcpStream},

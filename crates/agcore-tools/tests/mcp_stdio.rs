@@ -7,7 +7,7 @@
 #![cfg(feature = "mcp")]
 #![cfg(test)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Integration tests: permission rules, modes, approvers.
 #![cfg(test)]
 
-mod tool_support;
+use crate::tool_support;
 
 use std::sync::{Arc, Mutex};
 

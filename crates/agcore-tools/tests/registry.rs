@@ -1,7 +1,7 @@
 //! Integration tests: registration, definitions, validation, single calls.
 #![cfg(test)]
 
-mod tool_support;
+use crate::tool_support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Integration test: each call runs in a `tool_call` span with tool, latency and outcome.
 #![cfg(test)]
 
-mod tool_support;
+use crate::tool_support;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

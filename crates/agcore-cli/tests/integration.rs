@@ -1,0 +1,25 @@
+//! The integration tests of this crate, linked into one test binary: one module per
+//! file beside this one, and the helper modules they share.
+//!
+//! Run one file's tests with `cargo test -p agcore-cli --test integration <file>::`.
+#![cfg(test)]
+
+mod cli_support;
+mod eval_support;
+
+mod attach_cmd;
+mod chat_cmd;
+mod chat_setup;
+mod config_errors;
+mod demo_cmd;
+mod eval;
+mod eval_bad_input;
+mod eval_embeddings;
+mod kill_import;
+mod memory_cmd;
+mod memory_cross_backend;
+mod memory_maintain;
+mod memory_transfer;
+mod scope_ids;
+mod wiki_cmd;
+mod zh_dialogue;

@@ -1,0 +1,13 @@
+//! The integration tests of this crate, linked into one test binary: one module per
+//! file beside this one, and the helper modules they share.
+//!
+//! Run one file's tests with `cargo test -p agcore-memory-redis --test integration <file>::`.
+#![cfg(test)]
+
+mod support;
+
+mod conformance;
+mod outage;
+mod ranking;
+mod reindex;
+mod vectors;

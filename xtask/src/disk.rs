@@ -1,0 +1,116 @@
+//! Disk space around `cargo xtask ci`: what is free before and after, and a clear
+//! stop before building when the build cannot fit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::step::Context;
+
+/// Bytes a cold `cargo xtask ci` writes into the target folder: measured 2026-11-27
+/// (`du -sb` of a fresh target folder after a passing run), rounded up with a margin.
+const CI_BUILD_BYTES: u64 = 20 * GIB;
+
+const GIB: u64 = 1 << 30;
+
+/// Prints the free space of the file system holding `root` (`df -h`), so a run that fails
+/// for lack of disk says so; a missing `df` is not an error.
+pub fn report(root: &Path, when: &str) {
+    if let Ok(output) = Command::new("df").arg("-h").arg(root).output() {
+        println!(
+            "\n==> [disk {when}]\n{}",
+            String::from_utf8_lossy(&output.stdout).trim_end()
+        );
+    }
+}
+
+/// Fails, before anything is built, when the free space of the target folder's file
+/// system plus what the target folder already holds (reused, not rewritten) is below
+/// what a cold build needs. Without `df` the check is skipped with a note.
+///
+/// # Errors
+/// A message with the figures and what to free.
+pub fn ensure_room(ctx: &Context) -> Result<(), String> {
+    let target = ctx.target_dir();
+    let Some(free) = free_bytes(&target) else {
+        println!("\n==> [disk] free space unknown (no usable `df`); not checked");
+        return Ok(());
+    };
+    let reused = folder_bytes(&target);
+    if free.saturating_add(reused) >= CI_BUILD_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "disk: {:.1} GiB free beside {} ({:.1} GiB already built there), but a cold `ci` \
+         build writes about {:.0} GiB: free some space (an old target folder, \
+         `cargo clean`) and run again",
+        free as f64 / GIB as f64,
+        target.display(),
+        reused as f64 / GIB as f64,
+        CI_BUILD_BYTES as f64 / GIB as f64,
+    ))
+}
+
+/// Free bytes of the file system holding `path` (or its nearest existing ancestor).
+fn free_bytes(path: &Path) -> Option<u64> {
+    let existing: PathBuf = path.ancestors().find(|p| p.exists())?.to_path_buf();
+    let output = Command::new("df")
+        .args(["-B1", "--output=avail"])
+        .arg(&existing)
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .nth(1)?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Total size of the files under `dir` (0 when it does not exist); symlinks are not
+/// followed.
+fn folder_bytes(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                total = total.saturating_add(meta.len());
+            }
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_bytes_sums_nested_files_and_missing_is_zero() {
+        let dir = std::env::temp_dir().join(format!("xtask-disk-{}", std::process::id()));
+        let nested = dir.join("a").join("b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::write(dir.join("one"), [0u8; 10]).unwrap();
+        std::fs::write(nested.join("two"), [0u8; 32]).unwrap();
+        assert_eq!(folder_bytes(&dir), 42);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(folder_bytes(&dir), 0);
+    }
+
+    #[test]
+    fn free_bytes_of_an_existing_ancestor() {
+        let missing = std::env::temp_dir()
+            .join("xtask-disk-missing")
+            .join("deeper");
+        assert!(free_bytes(&missing).is_some_and(|bytes| bytes > 0));
+    }
+}
