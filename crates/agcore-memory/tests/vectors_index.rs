@@ -58,6 +58,26 @@ proptest! {
             .map(|h| (h.namespace, h.id))
             .collect();
         prop_assert_eq!(got, want);
+        // Per namespace: the namespace's row list gives the filtered scan's
+        // hits and sizes, after the same swap-remove deletes.
+        for ns in ["n0", "n1", "n2", "absent"] {
+            let in_ns = |key: &VectorKey| key.namespace == ns;
+            let got: Vec<(String, String)> = flat
+                .search_in(Some(ns), query, k, |_| true)
+                .into_iter()
+                .map(|(_, key)| (key.namespace.clone(), key.id.clone()))
+                .collect();
+            let scanned: Vec<(String, String)> = flat
+                .search(query, k, in_ns)
+                .into_iter()
+                .map(|(_, key)| (key.namespace.clone(), key.id.clone()))
+                .collect();
+            prop_assert_eq!(&got, &scanned);
+            let want_len = records.iter().filter(|r| r.namespace == ns).count();
+            prop_assert_eq!(flat.namespace_len(ns), want_len);
+            prop_assert_eq!(flat.keys_in(Some(ns)).count(), want_len);
+            prop_assert!(flat.keys_in(Some(ns)).all(|key| key.namespace == ns));
+        }
     }
 }
 

@@ -201,15 +201,20 @@ fn wanted(name: &str, file_types: &[String]) -> bool {
 
 /// SHA-256 of `bytes`, hex.
 pub fn content_hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_hash_is_sha256_in_lowercase_hex() {
+        assert_eq!(
+            content_hash(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn extensions_match_with_or_without_the_dot() {

@@ -123,11 +123,9 @@ pub fn messages_text(messages: &[ChatMessage]) -> String {
 
 /// SHA-256 of `text`, hex, first 32 characters: the dedupe key of a summary.
 pub fn summary_hash(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut hex = format!("{:x}", Sha256::digest(text.as_bytes()));
+    hex.truncate(32);
+    hex
 }
 
 /// Ids of the images, audio and files in `messages`: `att:` and the
@@ -150,6 +148,14 @@ mod tests {
     use agcore_types::ImageUrl;
 
     use super::*;
+
+    #[test]
+    fn summary_hash_is_the_first_32_hex_digits_of_sha256() {
+        assert_eq!(
+            summary_hash("summary 总结"),
+            "07dbd4a45a3948d95f265de071ad4a59"
+        );
+    }
 
     #[test]
     fn snapshots_round_trip_through_an_agcore_item() {

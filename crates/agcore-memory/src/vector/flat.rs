@@ -12,6 +12,9 @@ use super::topk::TopK;
 /// Layout: one `Vec<f32>` of `len × dimensions` components (row `r` is
 /// `data[r·d .. (r+1)·d]`), a key per row and a map key → row. Deleting
 /// moves the last row into the hole (swap-remove), so rows stay dense.
+/// Each namespace keeps the list of its rows, so a search in one namespace
+/// ([`search_in`](Self::search_in)) reads that namespace's rows only, however
+/// many other namespaces (users, agents) share the index.
 /// Search scans every row (or those passing a predicate) and keeps the `k`
 /// best with a bounded heap: `O(n·d + n·log k)` time, `O(k)` extra memory.
 /// Ties rank by namespace then id, ascending.
@@ -23,6 +26,10 @@ pub struct FlatIndex {
     data: Vec<f32>,
     keys: Vec<Arc<VectorKey>>,
     rows: HashMap<Arc<VectorKey>, usize>,
+    /// The rows of each namespace, in no particular order.
+    by_namespace: HashMap<String, Vec<usize>>,
+    /// Per row: its position in its namespace's list.
+    slots: Vec<usize>,
 }
 
 impl FlatIndex {
@@ -33,6 +40,8 @@ impl FlatIndex {
             data: Vec::new(),
             keys: Vec::new(),
             rows: HashMap::default(),
+            by_namespace: HashMap::default(),
+            slots: Vec::new(),
         }
     }
 
@@ -67,7 +76,14 @@ impl FlatIndex {
             return Some((Arc::clone(shared), true));
         }
         let shared = Arc::new(key);
-        self.rows.insert(Arc::clone(&shared), self.keys.len());
+        let row = self.keys.len();
+        let list = self
+            .by_namespace
+            .entry(shared.namespace.clone())
+            .or_default();
+        self.slots.push(list.len());
+        list.push(row);
+        self.rows.insert(Arc::clone(&shared), row);
         self.keys.push(Arc::clone(&shared));
         self.data.extend_from_slice(vector);
         Some((shared, false))
@@ -78,18 +94,52 @@ impl FlatIndex {
         let Some(row) = self.rows.remove(key) else {
             return false;
         };
+        self.unlist(&key.namespace, row);
         let last = self.keys.len().saturating_sub(1);
         let d = self.dimensions;
         if row != last {
             self.data.copy_within(last * d..(last + 1) * d, row * d);
             self.keys.swap(row, last);
+            self.slots.swap(row, last);
             if let Some(moved) = self.keys.get(row) {
                 self.rows.insert(Arc::clone(moved), row);
+                // The moved row's namespace list pointed at `last`.
+                let slot = self.slots.get(row).copied();
+                if let (Some(list), Some(slot)) =
+                    (self.by_namespace.get_mut(&moved.namespace), slot)
+                    && let Some(entry) = list.get_mut(slot)
+                {
+                    *entry = row;
+                }
             }
         }
         self.keys.truncate(last);
+        self.slots.truncate(last);
         self.data.truncate(last * d);
         true
+    }
+
+    /// Takes `row` out of `namespace`'s row list (swap-remove, fixing the
+    /// slot of the row moved into its place).
+    fn unlist(&mut self, namespace: &str, row: usize) {
+        let Some(slot) = self.slots.get(row).copied() else {
+            return;
+        };
+        let Some(list) = self.by_namespace.get_mut(namespace) else {
+            return;
+        };
+        if slot >= list.len() {
+            return;
+        }
+        list.swap_remove(slot);
+        if let Some(&moved) = list.get(slot)
+            && let Some(moved_slot) = self.slots.get_mut(moved)
+        {
+            *moved_slot = slot;
+        }
+        if list.is_empty() {
+            self.by_namespace.remove(namespace);
+        }
     }
 
     /// The stored (normalised) vector of `key`.
@@ -136,5 +186,57 @@ impl FlatIndex {
             .into_iter()
             .map(|(score, key)| (score, Arc::clone(key)))
             .collect()
+    }
+
+    /// Number of vectors in `namespace`.
+    pub fn namespace_len(&self, namespace: &str) -> usize {
+        self.by_namespace.get(namespace).map_or(0, Vec::len)
+    }
+
+    /// [`search`](Self::search) restricted to `namespace` (every namespace
+    /// when `None`): with a namespace only its rows are read, so the cost is
+    /// `O(m·d + m·log k)` for its `m` vectors.
+    pub fn search_in(
+        &self,
+        namespace: Option<&str>,
+        query: &[f32],
+        k: usize,
+        accept: impl Fn(&VectorKey) -> bool,
+    ) -> Vec<(f32, Arc<VectorKey>)> {
+        let Some(namespace) = namespace else {
+            return self.search(query, k, accept);
+        };
+        if k == 0 || query.len() != self.dimensions {
+            return Vec::new();
+        }
+        let mut top = TopK::new(k);
+        for &row in self.by_namespace.get(namespace).into_iter().flatten() {
+            if let (Some(key), Some(vector)) = (self.keys.get(row), self.row(row))
+                && accept(key)
+            {
+                top.push(dot(query, vector), key);
+            }
+        }
+        top.into_sorted()
+            .into_iter()
+            .map(|(score, key)| (score, Arc::clone(key)))
+            .collect()
+    }
+
+    /// The keys of `namespace` (every key when `None`), in no particular order.
+    pub fn keys_in<'a>(
+        &'a self,
+        namespace: Option<&str>,
+    ) -> Box<dyn Iterator<Item = &'a Arc<VectorKey>> + 'a> {
+        match namespace {
+            None => Box::new(self.keys.iter()),
+            Some(namespace) => Box::new(
+                self.by_namespace
+                    .get(namespace)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|&row| self.keys.get(row)),
+            ),
+        }
     }
 }

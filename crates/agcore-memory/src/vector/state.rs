@@ -11,8 +11,8 @@ use super::hnsw::{HnswConfig, HnswIndex};
 use super::key::{VectorKey, dot, rank_order};
 use super::{VectorFilter, VectorHit, VectorRecord};
 
-/// Vectors, content hashes, per-namespace counts and, above the exact
-/// threshold, the HNSW graph.
+/// Vectors (with their per-namespace row lists), content hashes and, above
+/// the exact threshold, the HNSW graph.
 ///
 /// Graphs are built off the lock: when one is needed (the threshold is
 /// crossed, or tombstones pass the rebuild fraction) a write hands out a
@@ -25,7 +25,6 @@ use super::{VectorFilter, VectorHit, VectorRecord};
 pub(super) struct State {
     pub(super) flat: FlatIndex,
     hashes: HashMap<Arc<VectorKey>, String>,
-    namespaces: HashMap<String, usize>,
     pub(super) hnsw: Option<HnswIndex>,
     /// The running build: its generation and the keys written since its snapshot.
     rebuilding: Option<(u64, HashSet<Arc<VectorKey>>)>,
@@ -55,7 +54,6 @@ impl State {
         Self {
             flat: FlatIndex::new(dimensions),
             hashes: HashMap::default(),
-            namespaces: HashMap::default(),
             hnsw: None,
             rebuilding: None,
             next_generation: 0,
@@ -99,12 +97,9 @@ impl State {
         let mut changed = Vec::with_capacity(records.len());
         for record in records {
             let key = VectorKey::new(record.namespace, record.id);
-            let Some((shared, replaced)) = self.flat.upsert(key, &record.vector) else {
+            let Some((shared, _replaced)) = self.flat.upsert(key, &record.vector) else {
                 continue;
             };
-            if !replaced {
-                *self.namespaces.entry(shared.namespace.clone()).or_default() += 1;
-            }
             self.hashes.insert(Arc::clone(&shared), record.content_hash);
             changed.push(shared);
         }
@@ -140,12 +135,6 @@ impl State {
                 }
                 if let Some((_, touched)) = self.rebuilding.as_mut() {
                     touched.insert(Arc::new(key.clone()));
-                }
-                if let Some(n) = self.namespaces.get_mut(namespace) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        self.namespaces.remove(namespace);
-                    }
                 }
             }
         }
@@ -191,17 +180,25 @@ impl State {
         self.hashes.get(&VectorKey::new(namespace, id)).cloned()
     }
 
-    /// How many vectors pass `filter` (namespace counts are kept; an id
-    /// prefix needs a scan of the keys).
+    /// How many vectors pass `filter` (namespace sizes are kept; an id
+    /// prefix needs a scan of the namespace's keys, or of all without one).
     pub(super) fn count(&self, filter: &VectorFilter) -> usize {
         match (&filter.namespace, &filter.id_prefix) {
             (None, None) => self.flat.len(),
-            (Some(ns), None) => self.namespaces.get(ns).copied().unwrap_or(0),
-            _ => self
+            (Some(ns), None) => self.flat.namespace_len(ns),
+            (ns, Some(_)) => self
                 .flat
-                .iter()
-                .filter(|(k, _)| filter.matches(&k.namespace, &k.id))
+                .keys_in(ns.as_deref())
+                .filter(|k| filter.matches(&k.namespace, &k.id))
                 .count(),
+        }
+    }
+
+    /// Rows an exact search with `filter` reads: its namespace's, or all.
+    fn exact_rows(&self, filter: &VectorFilter) -> usize {
+        match &filter.namespace {
+            Some(ns) => self.flat.namespace_len(ns),
+            None => self.flat.len(),
         }
     }
 
@@ -213,8 +210,8 @@ impl State {
         config: &InMemoryVectorsConfig,
     ) -> usize {
         match &self.hnsw {
-            None => self.flat.len(),
-            Some(_) if self.count(filter) <= config.exact_threshold => self.flat.len(),
+            None => self.exact_rows(filter),
+            Some(_) if self.count(filter) <= config.exact_threshold => self.exact_rows(filter),
             Some(_) => config.hnsw.ef_search.saturating_mul(64),
         }
     }
@@ -231,7 +228,10 @@ impl State {
         config: &InMemoryVectorsConfig,
     ) -> Vec<VectorHit> {
         let accept = |key: &VectorKey| filter.matches(&key.namespace, &key.id);
-        let exact = || self.flat.search(query, k, accept);
+        let exact = || {
+            self.flat
+                .search_in(filter.namespace.as_deref(), query, k, accept)
+        };
         let hits = match &self.hnsw {
             None => exact(),
             Some(hnsw) => {
