@@ -101,6 +101,8 @@ async fn a_batch_equals_texts_embedded_one_by_one() {
     let options = LocalEmbedderOptions::new().batch_size(2).threads(2);
     let parallel = OnnxEmbedder::load_with(&dir, options.into()).await.unwrap();
     assert_eq!(parallel.threads(), 2);
+    // A call of max_batch texts is one batch per session.
+    assert_eq!(parallel.max_batch(), 4);
     let split = parallel
         .embed(&strings(SENTENCES), InputKind::Document)
         .await

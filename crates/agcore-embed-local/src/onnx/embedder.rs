@@ -209,8 +209,14 @@ impl EmbeddingModel for OnnxEmbedder {
         self.engine.normalize()
     }
 
+    /// One forward pass of [`batch_size`](crate::LocalEmbedderOptions::batch_size)
+    /// texts per session: a call this large keeps every session busy (a
+    /// caller batching by this value, like the background embedding queue,
+    /// would otherwise run one session, one core, at a time).
     fn max_batch(&self) -> usize {
-        self.engine.batch_size()
+        self.engine
+            .batch_size()
+            .saturating_mul(self.engine.threads().max(1))
     }
 
     async fn embed(&self, texts: &[String], kind: InputKind) -> Result<EmbeddingBatch, LlmError> {
