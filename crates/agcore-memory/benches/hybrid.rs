@@ -3,7 +3,7 @@
 //! is the feature-hashing one, which takes microseconds.
 //!
 //! The shape is the eval's: ten conversation stores of 600 turns in sessions of
-//! 20, their vectors in one shared in-memory vector store under one namespace
+//! 20 (`support::corpus`), their vectors in one shared in-memory vector store under one namespace
 //! each (`shared`), against the same store holding only its own conversation
 //! (`alone`). A search should cost its own conversation's size, not everyone's.
 #![allow(
@@ -20,75 +20,15 @@ use std::sync::Arc;
 use agcore_llm::embedding::{EmbeddingModel, HashingEmbedder};
 use agcore_memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore};
 use agcore_memory::vector::InMemoryVectors;
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
-use chrono::{Duration, TimeZone, Utc};
+use agcore_memory::{InMemoryStore, MemoryStore, SearchOptions};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+mod support;
+
+use support::corpus;
 
 const TURNS: usize = 600;
-const SESSION: usize = 20;
 const CONVERSATIONS: usize = 10;
-
-const WORDS: &[&str] = &[
-    "painting",
-    "marathon",
-    "camping",
-    "guitar",
-    "adoption",
-    "school",
-    "friends",
-    "family",
-    "pottery",
-    "concert",
-    "beach",
-    "hiking",
-    "career",
-    "counseling",
-    "support",
-    "group",
-    "dinner",
-    "recipe",
-    "garden",
-    "puppy",
-    "travel",
-    "museum",
-    "book",
-    "library",
-    "project",
-    "workshop",
-    "violin",
-    "sunrise",
-    "lake",
-    "mountain",
-    "festival",
-    "parade",
-    "volunteer",
-    "sister",
-    "brother",
-    "weekend",
-    "yesterday",
-    "photo",
-    "class",
-    "dance",
-    "piano",
-    "bike",
-];
-
-fn conversation(seed: u64, prefix: &str) -> Vec<MemoryItem> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-    (0..TURNS)
-        .map(|i| {
-            let len = rng.random_range(8..30);
-            let text: Vec<&str> = (0..len)
-                .map(|_| WORDS[rng.random_range(0..WORDS.len())])
-                .collect();
-            MemoryItem::new(format!("{prefix}t{i:04}"), text.join(" "))
-                .with_metadata(serde_json::json!({ "session": i / SESSION }))
-                .with_created_at(start + Duration::seconds(i as i64))
-        })
-        .collect()
-}
 
 /// `count` conversation stores sharing one dense index (one namespace each),
 /// filled and with every vector written.
@@ -105,7 +45,7 @@ async fn stores(count: usize) -> Vec<HybridStore> {
             HybridConfig::default().with_namespace(format!("ns{n}")),
         );
         store
-            .save_many(conversation(n as u64, &format!("c{n}:")))
+            .save_many(corpus(TURNS, n as u64, &format!("c{n}:")))
             .await
             .unwrap();
         out.push(store);
@@ -128,9 +68,9 @@ fn bench(c: &mut Criterion) {
         .map(|i| {
             format!(
                 "{} {} {}",
-                WORDS[i % WORDS.len()],
-                WORDS[(i * 7 + 3) % WORDS.len()],
-                WORDS[(i * 13 + 5) % WORDS.len()]
+                support::WORDS[i % support::WORDS.len()],
+                support::WORDS[(i * 7 + 3) % support::WORDS.len()],
+                support::WORDS[(i * 13 + 5) % support::WORDS.len()]
             )
         })
         .collect();

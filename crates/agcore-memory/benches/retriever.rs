@@ -14,59 +14,12 @@
 use std::hint::black_box;
 
 use agcore_memory::retriever::{ContextualBm25, ContextualBm25Config, Rm3Config, rank_items};
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory::{InMemoryStore, MemoryStore, SearchOptions};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-const WORDS: &[&str] = &[
-    "painting",
-    "marathon",
-    "camping",
-    "guitar",
-    "adoption",
-    "school",
-    "friends",
-    "family",
-    "pottery",
-    "concert",
-    "beach",
-    "hiking",
-    "career",
-    "counseling",
-    "support",
-    "group",
-    "dinner",
-    "recipe",
-    "garden",
-    "puppy",
-    "travel",
-    "museum",
-    "book",
-    "library",
-    "project",
-    "workshop",
-    "violin",
-    "sunrise",
-    "lake",
-    "mountain",
-    "festival",
-    "parade",
-    "volunteer",
-];
+mod support;
 
-fn corpus(n: usize) -> Vec<MemoryItem> {
-    let mut rng = StdRng::seed_from_u64(7);
-    (0..n)
-        .map(|i| {
-            let len = rng.random_range(8..30);
-            let text: Vec<&str> = (0..len)
-                .map(|_| WORDS[rng.random_range(0..WORDS.len())])
-                .collect();
-            MemoryItem::new(format!("t{i:06}"), text.join(" "))
-                .with_metadata(serde_json::json!({ "session": i / 20 }))
-        })
-        .collect()
-}
+use support::corpus;
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -74,7 +27,7 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let mut group = c.benchmark_group("retriever_query");
     for n in [600_usize, 6_000] {
-        let items = corpus(n);
+        let items = corpus(n, 7, "");
         let plain = ContextualBm25::new(items.clone(), ContextualBm25Config::default());
         let rm3 = ContextualBm25::new(
             items.clone(),
@@ -120,7 +73,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("retriever_build");
     group.sample_size(20);
     for n in [600_usize, 6_000] {
-        let items = corpus(n);
+        let items = corpus(n, 7, "");
         group.bench_with_input(BenchmarkId::new("contextual_bm25", n), &n, |b, _| {
             b.iter(|| {
                 black_box(ContextualBm25::new(
