@@ -97,7 +97,7 @@ impl State {
         let mut changed = Vec::with_capacity(records.len());
         for record in records {
             let key = VectorKey::new(record.namespace, record.id);
-            let Some((shared, _replaced)) = self.flat.upsert(key, &record.vector) else {
+            let Some((shared, _)) = self.flat.upsert(key, &record.vector) else {
                 continue;
             };
             self.hashes.insert(Arc::clone(&shared), record.content_hash);
