@@ -21,7 +21,7 @@ async fn redis_store_passes_the_conformance_suite() {
     support::drop_keys(&url, "conf");
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 21);
+    assert_eq!(report.passed.len(), 22);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -80,6 +80,27 @@ pub trait MemoryStore: Send + Sync {
     /// [`MemoryError::InvalidInput`] for an invalid id; [`MemoryError::Storage`].
     async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError>;
 
+    /// The items with these ids: one entry per id, in the same order
+    /// (`None` for a missing id; a repeated id is answered each time).
+    /// Callers that look up many ids at once — a hybrid search fetching its
+    /// dense candidates — use it so that a backend can answer in one round
+    /// trip (in memory: one lock; SQLite: one read task; PostgreSQL: one
+    /// `= ANY($1)` query). The default calls [`get`](Self::get) per id.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] when any id is invalid (nothing is
+    /// read); [`MemoryError::Storage`].
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            crate::types::validate_id(id)?;
+        }
+        let mut items = Vec::with_capacity(ids.len());
+        for id in ids {
+            items.push(self.get(id).await?);
+        }
+        Ok(items)
+    }
+
     /// Removes the item with this id. Deleting a missing id is not an error.
     ///
     /// # Errors

@@ -122,6 +122,46 @@ async fn windows_follow_turns_saved_one_by_one_and_deleted() {
     assert!(dense_ids(&store).await.is_empty());
 }
 
+/// Vectors made from a text the memory no longer holds recall nothing, by
+/// their own vector or by their window's: the question's own vector is among
+/// the dense hits (its window takes that verdict), the reply's is not (its
+/// window is checked alone).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vectors_of_replaced_texts_recall_nothing() {
+    let model = Scripted::new(&[("marathon", 5)]);
+    let inner: Arc<dyn MemoryStore> = Arc::new(InMemoryStore::new());
+    let vectors = Arc::new(InMemoryVectors::new(model.space()));
+    let dense = DenseIndex::new(
+        model,
+        Arc::clone(&vectors) as Arc<dyn VectorStore>,
+        EmbeddingQueueConfig::default(),
+    )
+    .unwrap();
+    let config = HybridConfig::default().with_mode(RetrievalMode::Dense);
+    let store = HybridStore::new(Arc::clone(&inner), dense, config);
+    store
+        .save_many(vec![
+            turn("q", "s1", 1, QUESTION),
+            turn("r", "s1", 2, REPLY),
+        ])
+        .await
+        .unwrap();
+    store.flush().await;
+    assert_eq!(
+        dense_ids(&store).await,
+        vec!["q".to_owned(), "r".to_owned()]
+    );
+    // Replaced behind the hybrid store's back: no vector is re-embedded.
+    inner
+        .save_many(vec![
+            turn("q", "s1", 1, "Did you bake bread?"),
+            turn("r", "s1", 2, "No, not yet."),
+        ])
+        .await
+        .unwrap();
+    assert!(dense_ids(&store).await.is_empty());
+}
+
 #[test]
 fn settings_have_documented_defaults() {
     let c = DenseContext::default();

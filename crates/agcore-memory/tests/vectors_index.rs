@@ -63,7 +63,7 @@ proptest! {
         for ns in ["n0", "n1", "n2", "absent"] {
             let in_ns = |key: &VectorKey| key.namespace == ns;
             let got: Vec<(String, String)> = flat
-                .search_in(Some(ns), query, k, |_| true)
+                .search_in(ns, query, k, |_| true)
                 .into_iter()
                 .map(|(_, key)| (key.namespace.clone(), key.id.clone()))
                 .collect();

@@ -183,6 +183,28 @@ impl MemoryStore for PostgresStore {
         Ok(row.as_ref().map(item_from_row).transpose()?)
     }
 
+    /// One `= ANY($1)` query for every id.
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            agcore_memory::validate_id(id)?;
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let client = self.client().await?;
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id = ANY($1)");
+        let rows = client
+            .query(&sql, &[&ids])
+            .await
+            .map_err(PostgresError::from)?;
+        let mut found = std::collections::HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let item = item_from_row(row)?;
+            found.insert(item.id.clone(), item);
+        }
+        Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         agcore_memory::validate_id(id)?;
         let run = async {

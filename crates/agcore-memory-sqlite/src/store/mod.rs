@@ -193,6 +193,35 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
+    /// One read task for every id, one cached statement.
+    async fn get_many(
+        &self,
+        ids: &[String],
+    ) -> std::result::Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            validate_id(id)?;
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                let sql = format!("SELECT {ITEM_COLUMNS} FROM memory_items i WHERE i.id = ?1");
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let mut items = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    let mut rows = stmt.query([id])?;
+                    items.push(match rows.next()? {
+                        Some(row) => Some(query::item_from_row(row)?),
+                        None => None,
+                    });
+                }
+                Ok(items)
+            })
+            .await
+    }
+
     async fn delete(&self, id: &str) -> std::result::Result<(), MemoryError> {
         validate_id(id)?;
         self.db.store_write(WriteOp::Delete(id.to_owned())).await

@@ -203,7 +203,8 @@ impl DenseIndex {
     }
 
     /// Keeps the hits whose stored vector was computed from the text the
-    /// memory holds now (`current(id)`, `None` when the memory is gone): a
+    /// memory holds now (`current(id)`, `None` when the memory is gone; it
+    /// may lend the text, `&str`, or give it, `String`): a
     /// vector left from a replaced text must not recall the new one. The
     /// hash a hit carries ([`VectorHit::content_hash`], read with the vector
     /// it scored) is compared; hits without one are looked up, which a
@@ -211,11 +212,11 @@ impl DenseIndex {
     ///
     /// # Errors
     /// Vector store errors.
-    pub async fn fresh(
+    pub async fn fresh<T: AsRef<str>>(
         &self,
         namespace: &str,
         hits: Vec<VectorHit>,
-        current: impl Fn(&str) -> Option<String>,
+        current: impl Fn(&str) -> Option<T>,
     ) -> Result<Vec<VectorHit>, MemoryError> {
         let missing: Vec<String> = hits
             .iter()
@@ -236,7 +237,7 @@ impl DenseIndex {
                 None => looked_up.next().flatten(),
             };
             let is_fresh = current(&hit.id).is_some_and(|text| {
-                stored.as_deref() == Some(super::content_hash(model, &text).as_str())
+                stored.as_deref() == Some(super::content_hash(model, text.as_ref()).as_str())
             });
             if is_fresh {
                 kept.push(hit);

@@ -192,6 +192,10 @@ impl MemoryStore for HybridStore {
         self.inner.get(id).await
     }
 
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        self.inner.get_many(ids).await
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         let touched = match (&self.dense, &self.config.dense_context) {
             (Some(_), Some(context)) => match self.inner.get(id).await? {

@@ -1,5 +1,6 @@
 //! [`HybridStore::search_explained`].
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use super::context::{load_groups, regularise};
@@ -47,27 +48,44 @@ impl HybridStore {
         let mut lists = Lists::default();
         let started = Instant::now();
 
-        if mode != RetrievalMode::Dense {
+        // The lexical search runs while the query is embedded (an embedding
+        // call waits on a server or a blocking thread): the two lists are
+        // ready together, and the words' search adds no latency of its own.
+        let lexical = async {
+            if mode == RetrievalMode::Dense {
+                return Ok(Vec::new());
+            }
             let mut lexical_options = options.clone();
             lexical_options.limit = n;
             lexical_options.min_score = None;
-            for hit in self.inner.search(query, &lexical_options).await? {
-                lists.lexical.push((hit.item.id.clone(), hit.score));
-                lists.items.insert(hit.item.id.clone(), hit.item);
-            }
-        }
-
+            self.inner.search(query, &lexical_options).await
+        };
         // A query without any letter or digit has no meaning to embed.
         let has_words = query.chars().any(char::is_alphanumeric);
-        if let (Some(dense), true) = (&self.dense, mode != RetrievalMode::Lexical && has_words) {
-            let mut filter = VectorFilter::namespace(self.config.namespace.clone());
-            filter.id_prefix = options.filter.prefix.clone();
-            let mut filters = vec![filter.clone()];
-            if self.config.dense_context.is_some() {
-                filter.namespace = Some(window_namespace(&self.config.namespace));
-                filters.push(filter);
+        let dense = self
+            .dense
+            .as_ref()
+            .filter(|_| mode != RetrievalMode::Lexical && has_words);
+        let nearest = async {
+            match dense {
+                Some(dense) => Some(
+                    dense
+                        .nearest_each(query, n, &self.dense_filters(options))
+                        .await,
+                ),
+                None => None,
             }
-            match dense.nearest_each(query, n, &filters).await {
+        };
+        // Polled first, the embedding call is under way before the lexical
+        // search starts.
+        let (nearest, lexical) = tokio::join!(nearest, lexical);
+        for hit in lexical? {
+            lists.lexical.push((hit.item.id.clone(), hit.score));
+            lists.items.insert(hit.item.id.clone(), hit.item);
+        }
+
+        if let (Some(dense), Some(nearest)) = (dense, nearest) {
+            match nearest {
                 Err(MemoryError::Embedding(reason)) => {
                     tracing::warn!(%reason, "query embedding failed; searching by words only");
                     report.dense_unavailable = Some(reason);
@@ -82,6 +100,13 @@ impl HybridStore {
                         n,
                         own_hits.last().map(|h| f64::from(h.score)),
                     );
+                    // The ids whose own vector is checked here: their
+                    // windows take that verdict instead of a second check.
+                    let checked: HashSet<String> = own_hits
+                        .iter()
+                        .filter(|h| h.score > 0.0 && self.config.dense_context.is_some())
+                        .map(|h| h.id.clone())
+                        .collect();
                     let own = self
                         .fresh_hits(dense, own_hits, options, &mut lists)
                         .await?;
@@ -94,15 +119,25 @@ impl HybridStore {
                                 n,
                                 windows.last().map(|h| f64::from(h.score)),
                             );
-                            let windows = windows
+                            let fresh_own: HashSet<&str> =
+                                own.iter().map(|(id, _)| id.as_str()).collect();
+                            let (known, unknown): (Vec<_>, Vec<_>) =
+                                windows.into_iter().partition(|h| checked.contains(&h.id));
+                            let mut windows: Vec<(String, f64)> = known
+                                .into_iter()
+                                .filter(|h| h.score > 0.0 && fresh_own.contains(h.id.as_str()))
+                                .map(|h| (h.id, f64::from(h.score)))
+                                .collect();
+                            let unknown = unknown
                                 .into_iter()
                                 .map(|h| VectorHit {
                                     content_hash: None,
                                     ..h
                                 })
                                 .collect();
-                            let windows =
-                                self.fresh_hits(dense, windows, options, &mut lists).await?;
+                            windows.extend(
+                                self.fresh_hits(dense, unknown, options, &mut lists).await?,
+                            );
                             let items = &lists.items;
                             let floors = (own_floor.max(0.0), window_floor.max(0.0));
                             context.combine(&own, &windows, floors, |id| {
@@ -155,6 +190,20 @@ impl HybridStore {
         Ok(report)
     }
 
+    /// The vector filters of a dense search: the memories' own vectors and,
+    /// with [`HybridConfig::dense_context`](super::HybridConfig::dense_context),
+    /// their windows' — both restricted to `options.filter.prefix`.
+    fn dense_filters(&self, options: &SearchOptions) -> Vec<VectorFilter> {
+        let mut filter = VectorFilter::namespace(self.config.namespace.clone());
+        filter.id_prefix = options.filter.prefix.clone();
+        let mut filters = vec![filter.clone()];
+        if self.config.dense_context.is_some() {
+            filter.namespace = Some(window_namespace(&self.config.namespace));
+            filters.push(filter);
+        }
+        filters
+    }
+
     /// The `(id, cosine)` list of `hits` that are current: a cosine above 0
     /// (at or below it the texts share nothing), the memory still held and
     /// passing `options.filter` (fetched into `lists.items` when the lexical
@@ -169,18 +218,23 @@ impl HybridStore {
         lists: &mut Lists<MemoryItem>,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
         let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
-        for hit in &hits {
-            if !lists.items.contains_key(&hit.id)
-                && let Some(item) = self.inner.get(&hit.id).await?
-                && options.filter.matches(&item)
-            {
-                lists.items.insert(hit.id.clone(), item);
+        let mut missing: Vec<String> = hits
+            .iter()
+            .filter(|h| !lists.items.contains_key(&h.id))
+            .map(|h| h.id.clone())
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        // One lookup for every candidate the lexical list did not bring.
+        for item in self.inner.get_many(&missing).await?.into_iter().flatten() {
+            if options.filter.matches(&item) {
+                lists.items.insert(item.id.clone(), item);
             }
         }
         let items = &lists.items;
         let fresh = dense
             .fresh(&self.config.namespace, hits, |id| {
-                items.get(id).map(|i| i.content.clone())
+                items.get(id).map(|i| i.content.as_str())
             })
             .await?;
         Ok(fresh

@@ -242,6 +242,14 @@ impl MemoryStore for InMemoryStore {
         Ok(self.read()?.get(id).cloned())
     }
 
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            validate_id(id)?;
+        }
+        let inner = self.read()?;
+        Ok(ids.iter().map(|id| inner.get(id).cloned()).collect())
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         validate_id(id)?;
         self.write()?.remove(id);

@@ -174,6 +174,10 @@ impl MemoryStore for JsonFileStore {
         self.current()?.get(id).await
     }
 
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        self.current()?.get_many(ids).await
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         crate::types::validate_id(id)?;
         let id = id.to_owned();

@@ -115,23 +115,35 @@ impl ScopedMemory {
         let n = config.candidates.max(request.limit);
         let mut report = SearchReport::default();
         let mut lists = Lists::default();
-        if mode != RetrievalMode::Dense {
+        // As in `HybridStore`: the lexical search runs while the query is
+        // embedded, the embedding call polled first.
+        let lexical = async {
+            if mode == RetrievalMode::Dense {
+                return Ok(Vec::new());
+            }
             let mut wide = request.clone();
             wide.limit = n;
-            for hit in self
-                .backend_ref()
-                .search(self.scope(), query, &wide)
-                .await?
-            {
-                let id = hit.entry.id.to_string();
-                lists.lexical.push((id.clone(), hit.score));
-                lists.items.insert(id, hit.entry);
-            }
-        }
+            self.backend_ref().search(self.scope(), query, &wide).await
+        };
         let has_words = query.chars().any(char::is_alphanumeric);
-        if let (Some(index), true) = (dense, mode != RetrievalMode::Lexical && has_words) {
-            let filter = VectorFilter::namespace(scope_namespace(self.scope()));
-            match index.nearest(query, n, &filter).await {
+        let index = dense.filter(|_| mode != RetrievalMode::Lexical && has_words);
+        let nearest = async {
+            match index {
+                Some(index) => {
+                    let filter = VectorFilter::namespace(scope_namespace(self.scope()));
+                    Some(index.nearest(query, n, &filter).await)
+                }
+                None => None,
+            }
+        };
+        let (nearest, lexical) = tokio::join!(nearest, lexical);
+        for hit in lexical? {
+            let id = hit.entry.id.to_string();
+            lists.lexical.push((id.clone(), hit.score));
+            lists.items.insert(id, hit.entry);
+        }
+        if let (Some(index), Some(nearest)) = (index, nearest) {
+            match nearest {
                 Err(MemoryError::Embedding(reason)) => {
                     tracing::warn!(%reason, "query embedding failed; searching by words only");
                     report.dense_unavailable = Some(reason);

@@ -175,6 +175,49 @@ pub async fn check_invalid_ids(store: Arc<dyn MemoryStore>) -> CheckResult {
     })
 }
 
+/// `get_many` answers one entry per id in the order asked — `None` for a
+/// missing id, a repeated id each time, the same items `get` gives, Chinese
+/// ids included — and rejects the whole call when one id is invalid.
+///
+/// # Errors
+/// [`CheckFailure`] describing the first broken expectation.
+pub async fn check_get_many(store: Arc<dyn MemoryStore>) -> CheckResult {
+    let items: Vec<MemoryItem> = ["many:b", "many:a", "many:记忆"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            MemoryItem::new(*id, format!("item number {i}"))
+                .with_metadata(serde_json::json!({"i": i}))
+                .with_created_at(at(i as i64))
+        })
+        .collect();
+    store.save_many(items.clone()).await?;
+    let ids: Vec<String> = ["many:记忆", "many:missing", "many:b", "many:a", "many:b"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let got = store.get_many(&ids).await?;
+    let pick = |id: &str| items.iter().find(|i| i.id == id).cloned();
+    let want = vec![
+        pick("many:记忆"),
+        None,
+        pick("many:b"),
+        pick("many:a"),
+        pick("many:b"),
+    ];
+    ensure(got == want, || {
+        format!("get_many({ids:?}): expected {want:?}, got {got:?}")
+    })?;
+    let none = store.get_many(&[]).await?;
+    ensure(none.is_empty(), || {
+        format!("get_many of no id returned {none:?}")
+    })?;
+    expect_invalid(
+        "get_many with an empty id",
+        store.get_many(&["many:a".to_owned(), String::new()]).await,
+    )
+}
+
 /// 8 tasks × 25 writes at once: every write lands, reads stay consistent.
 ///
 /// # Errors

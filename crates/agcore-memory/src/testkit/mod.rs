@@ -54,8 +54,8 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeZone, Utc};
 
 pub use basics::{
-    check_concurrent_writers, check_count, check_crud, check_invalid_ids, check_save_many,
-    check_upsert,
+    check_concurrent_writers, check_count, check_crud, check_get_many, check_invalid_ids,
+    check_save_many, check_upsert,
 };
 pub use eviction::{check_capacity_eviction, check_check_interval, check_ttl_eviction};
 pub use filters::{
@@ -144,6 +144,7 @@ where
     run!("save_many", check_save_many(make(none()).await));
     run!("count", check_count(make(none()).await));
     run!("invalid_ids", check_invalid_ids(make(none()).await));
+    run!("get_many", check_get_many(make(none()).await));
     run!(
         "concurrent_writers",
         check_concurrent_writers(make(none()).await)

@@ -193,19 +193,16 @@ impl FlatIndex {
         self.by_namespace.get(namespace).map_or(0, Vec::len)
     }
 
-    /// [`search`](Self::search) restricted to `namespace` (every namespace
-    /// when `None`): with a namespace only its rows are read, so the cost is
-    /// `O(m·d + m·log k)` for its `m` vectors.
+    /// [`search`](Self::search) restricted to `namespace`: only its rows
+    /// are read (and offered to `accept`, which need not check the
+    /// namespace again), so the cost is `O(m·d + m·log k)` for its `m` vectors.
     pub fn search_in(
         &self,
-        namespace: Option<&str>,
+        namespace: &str,
         query: &[f32],
         k: usize,
         accept: impl Fn(&VectorKey) -> bool,
     ) -> Vec<(f32, Arc<VectorKey>)> {
-        let Some(namespace) = namespace else {
-            return self.search(query, k, accept);
-        };
         if k == 0 || query.len() != self.dimensions {
             return Vec::new();
         }

@@ -228,9 +228,15 @@ impl State {
         config: &InMemoryVectorsConfig,
     ) -> Vec<VectorHit> {
         let accept = |key: &VectorKey| filter.matches(&key.namespace, &key.id);
-        let exact = || {
-            self.flat
-                .search_in(filter.namespace.as_deref(), query, k, accept)
+        let exact = || match filter.namespace.as_deref() {
+            // The namespace's own rows need no namespace comparison.
+            Some(namespace) => self.flat.search_in(namespace, query, k, |key| {
+                filter
+                    .id_prefix
+                    .as_deref()
+                    .is_none_or(|p| key.id.starts_with(p))
+            }),
+            None => self.flat.search(query, k, accept),
         };
         let hits = match &self.hnsw {
             None => exact(),
