@@ -59,6 +59,20 @@ impl LongTermBackend for SqliteLongTerm {
         self.read(move |c| rows::load(c, &scope, id)).await
     }
 
+    /// One read task for every id.
+    async fn get_many(
+        &self,
+        scope: &MemoryScope,
+        ids: &[i64],
+    ) -> std::result::Result<Vec<Option<MemoryEntry>>, MemoryError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (scope, ids) = (scope.clone(), ids.to_vec());
+        self.read(move |c| ids.iter().map(|&id| rows::load(c, &scope, id)).collect())
+            .await
+    }
+
     async fn find_by_key(
         &self,
         scope: &MemoryScope,

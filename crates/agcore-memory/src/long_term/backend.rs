@@ -74,6 +74,25 @@ pub trait LongTermBackend: Send + Sync + std::fmt::Debug {
     /// [`MemoryError::Storage`].
     async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError>;
 
+    /// Entries `ids` of `scope`: one per id, in the same order (`None` when
+    /// absent or in another scope; a repeated id is answered each time). A
+    /// hybrid search reads its dense candidates with it, so a backend can
+    /// answer in one round trip; the default calls [`get`](Self::get) per id.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    async fn get_many(
+        &self,
+        scope: &MemoryScope,
+        ids: &[i64],
+    ) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
+        let mut entries = Vec::with_capacity(ids.len());
+        for &id in ids {
+            entries.push(self.get(scope, id).await?);
+        }
+        Ok(entries)
+    }
+
     /// The entry of `scope` whose content has this [`content_key`](super::content_key).
     ///
     /// # Errors

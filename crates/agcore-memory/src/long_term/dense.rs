@@ -152,14 +152,19 @@ impl ScopedMemory {
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
                     let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
-                    for hit in &hits {
-                        // Stale vectors and entries the request excludes drop out.
-                        if !lists.items.contains_key(&hit.id)
-                            && let Ok(id) = hit.id.parse::<i64>()
-                            && let Some(entry) = self.get(id).await?
-                            && admits(request, &entry)
-                        {
-                            lists.items.insert(hit.id.clone(), entry);
+                    // One read for the candidates the lexical list did not
+                    // bring; stale vectors and entries the request excludes
+                    // drop out.
+                    let mut missing: Vec<i64> = hits
+                        .iter()
+                        .filter(|h| !lists.items.contains_key(&h.id))
+                        .filter_map(|h| h.id.parse().ok())
+                        .collect();
+                    missing.sort_unstable();
+                    missing.dedup();
+                    for entry in self.get_many(&missing).await?.into_iter().flatten() {
+                        if admits(request, &entry) {
+                            lists.items.insert(entry.id.to_string(), entry);
                         }
                     }
                     let items = &lists.items;

@@ -104,6 +104,19 @@ impl LongTermBackend for InMemoryLongTerm {
             .map(|s| s.entry.clone()))
     }
 
+    async fn get_many(
+        &self,
+        scope: &MemoryScope,
+        ids: &[i64],
+    ) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
+        let state = self.lock()?;
+        let entries = state.scopes.get(scope).map(|d| &d.entries);
+        Ok(ids
+            .iter()
+            .map(|id| entries.and_then(|e| e.get(id)).map(|s| s.entry.clone()))
+            .collect())
+    }
+
     async fn find_by_key(
         &self,
         scope: &MemoryScope,

@@ -195,6 +195,14 @@ impl ScopedMemory {
         self.backend.get(&self.scope, id).await
     }
 
+    /// Entries `ids` of this scope, one per id in order (`None` when absent).
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`].
+    pub async fn get_many(&self, ids: &[i64]) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
+        self.backend.get_many(&self.scope, ids).await
+    }
+
     /// The entry whose text has the same [`content_key`](super::content_key) as `content`.
     ///
     /// # Errors

@@ -100,7 +100,7 @@ pub use search::{check_search_chinese, check_search_english, check_search_fields
 pub use stemming::check_search_stemmed;
 pub use upkeep::check_maintenance_dedupe;
 pub use weights::{check_archive_below, check_maintenance, check_use_and_usage_log};
-pub use write::{check_history, check_save_get_update_delete};
+pub use write::{check_get_many, check_history, check_save_get_update_delete};
 
 use super::ConformanceReport;
 use crate::long_term::{ArchivedFilter, ListRequest, LongTermMemory};
@@ -108,6 +108,7 @@ use crate::long_term::{ArchivedFilter, ListRequest, LongTermMemory};
 /// The names of the checks [`long_term_report`] runs, in order.
 pub const LONG_TERM_CHECKS: &[&str] = &[
     "save_get_update_delete",
+    "get_many",
     "history",
     "duplicates_merge",
     "duplicates_per_scope",
@@ -156,6 +157,7 @@ where
         };
     }
     run!("save_get_update_delete", check_save_get_update_delete);
+    run!("get_many", check_get_many);
     run!("history", check_history);
     run!("duplicates_merge", check_duplicates_merge);
     run!("duplicates_per_scope", check_duplicates_per_scope);

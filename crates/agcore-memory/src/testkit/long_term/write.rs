@@ -252,3 +252,48 @@ pub async fn check_history(memory: LongTermMemory) -> CheckResult {
         other => Err(CheckFailure(format!("update of a missing id: {other:?}"))),
     }
 }
+
+/// `get_many` answers one entry per id in the order asked, each as `get`
+/// gives it: `None` for a missing id and for another scope's entry, a
+/// repeated id each time.
+///
+/// # Errors
+/// [`CheckFailure`] describing the first broken expectation.
+pub async fn check_get_many(memory: LongTermMemory) -> CheckResult {
+    let m = memory.scope("agent", "u1")?;
+    let other = memory.scope("agent", "u2")?;
+    let save = |text: &'static str| {
+        let m = m.clone();
+        async move {
+            m.save(NewMemory::new(MemoryType::User, "", text))
+                .await
+                .map(|s| s.entry.id)
+        }
+    };
+    let (tea, city, runs) = (
+        save("Likes jasmine tea").await?,
+        save("住在杭州").await?,
+        save("Runs on Sundays").await?,
+    );
+    let foreign = other
+        .save(NewMemory::new(MemoryType::User, "", "Someone else's fact"))
+        .await?
+        .entry
+        .id;
+    let missing = tea.max(city).max(runs).max(foreign) + 1000;
+    let asked = [runs, missing, tea, foreign, city, runs];
+    let got = m.get_many(&asked).await?;
+    let mut want = Vec::new();
+    for &id in &asked {
+        want.push(m.get(id).await?);
+    }
+    let expected_some = [true, false, true, false, true, true];
+    let shape: Vec<bool> = got.iter().map(Option::is_some).collect();
+    ensure(shape == expected_some && got == want, || {
+        format!("get_many({asked:?}) returned {got:?}, get per id {want:?}")
+    })?;
+    let none = m.get_many(&[]).await?;
+    ensure(none.is_empty(), || {
+        format!("get_many of no id returned {none:?}")
+    })
+}
