@@ -183,6 +183,20 @@ impl MemoryStore for RedisStore {
         Ok(self.fetch(&[id.to_owned()]).await?.pop())
     }
 
+    /// One pipeline of `HMGET`s.
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            validate_id(id)?;
+        }
+        let found: std::collections::HashMap<String, MemoryItem> = self
+            .fetch(ids)
+            .await?
+            .into_iter()
+            .map(|item| (item.id.clone(), item))
+            .collect();
+        Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         validate_id(id)?;
         self.run("delete", &[id.to_owned()]).await?;

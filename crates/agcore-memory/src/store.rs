@@ -85,7 +85,8 @@ pub trait MemoryStore: Send + Sync {
     /// Callers that look up many ids at once — a hybrid search fetching its
     /// dense candidates — use it so that a backend can answer in one round
     /// trip (in memory: one lock; SQLite: one read task; PostgreSQL: one
-    /// `= ANY($1)` query). The default calls [`get`](Self::get) per id.
+    /// `= ANY($1)` query; MySQL: `IN (…)`; Redis: one pipeline). The default
+    /// calls [`get`](Self::get) per id.
     ///
     /// # Errors
     /// [`MemoryError::InvalidInput`] when any id is invalid (nothing is

@@ -31,15 +31,31 @@ fn turn(id: &str, session: &str, seq: i64, text: &str) -> MemoryItem {
 }
 
 fn store(model: Arc<Scripted>) -> (HybridStore, Arc<InMemoryVectors>) {
+    store_over(Arc::new(InMemoryStore::new()), model)
+}
+
+/// A dense-mode hybrid store over `inner`.
+fn store_over(
+    inner: Arc<dyn MemoryStore>,
+    model: Arc<Scripted>,
+) -> (HybridStore, Arc<InMemoryVectors>) {
     let vectors = Arc::new(InMemoryVectors::new(model.space()));
     let queue = EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20));
     let dense =
         DenseIndex::new(model, Arc::clone(&vectors) as Arc<dyn VectorStore>, queue).unwrap();
     let config = HybridConfig::default().with_mode(RetrievalMode::Dense);
-    (
-        HybridStore::new(Arc::new(InMemoryStore::new()), dense, config),
-        vectors,
-    )
+    (HybridStore::new(inner, dense, config), vectors)
+}
+
+/// Saves the question and its reply as one session.
+async fn save_pair(store: &dyn MemoryStore) {
+    store
+        .save_many(vec![
+            turn("q", "s1", 1, QUESTION),
+            turn("r", "s1", 2, REPLY),
+        ])
+        .await
+        .unwrap();
 }
 
 async fn dense_ids(store: &HybridStore) -> Vec<String> {
@@ -105,13 +121,7 @@ async fn windows_follow_turns_saved_one_by_one_and_deleted() {
 
     // Saving the same turns again embeds nothing new.
     let texts = model.texts.load(Ordering::SeqCst);
-    store
-        .save_many(vec![
-            turn("q", "s1", 1, QUESTION),
-            turn("r", "s1", 2, REPLY),
-        ])
-        .await
-        .unwrap();
+    save_pair(&store).await;
     store.flush().await;
     assert_eq!(model.texts.load(Ordering::SeqCst), texts);
 
@@ -128,24 +138,9 @@ async fn windows_follow_turns_saved_one_by_one_and_deleted() {
 /// window is checked alone).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vectors_of_replaced_texts_recall_nothing() {
-    let model = Scripted::new(&[("marathon", 5)]);
     let inner: Arc<dyn MemoryStore> = Arc::new(InMemoryStore::new());
-    let vectors = Arc::new(InMemoryVectors::new(model.space()));
-    let dense = DenseIndex::new(
-        model,
-        Arc::clone(&vectors) as Arc<dyn VectorStore>,
-        EmbeddingQueueConfig::default(),
-    )
-    .unwrap();
-    let config = HybridConfig::default().with_mode(RetrievalMode::Dense);
-    let store = HybridStore::new(Arc::clone(&inner), dense, config);
-    store
-        .save_many(vec![
-            turn("q", "s1", 1, QUESTION),
-            turn("r", "s1", 2, REPLY),
-        ])
-        .await
-        .unwrap();
+    let (store, _vectors) = store_over(Arc::clone(&inner), Scripted::new(&[("marathon", 5)]));
+    save_pair(&store).await;
     store.flush().await;
     assert_eq!(
         dense_ids(&store).await,

@@ -185,6 +185,38 @@ impl MemoryStore for MysqlStore {
         Ok(run.await?)
     }
 
+    /// One `IN (…)` query per 500 ids, on one pooled connection.
+    async fn get_many(&self, ids: &[String]) -> Result<Vec<Option<MemoryItem>>, MemoryError> {
+        for id in ids {
+            agcore_memory::validate_id(id)?;
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let run = async {
+            let mut conn = self.conns.get().await?;
+            let mut found = std::collections::HashMap::with_capacity(ids.len());
+            for chunk in ids.chunks(500) {
+                let marks = vec!["?"; chunk.len()].join(", ");
+                let params: Vec<Value> = chunk.iter().map(|id| id.as_bytes().into()).collect();
+                let rows: Vec<Row> = conn
+                    .exec(
+                        format!(
+                            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id IN ({marks})"
+                        ),
+                        params,
+                    )
+                    .await?;
+                for mut row in rows {
+                    let item = item_from_row(&mut row)?;
+                    found.insert(item.id.clone(), item);
+                }
+            }
+            Ok::<_, crate::error::MysqlError>(ids.iter().map(|id| found.get(id).cloned()).collect())
+        };
+        Ok(run.await?)
+    }
+
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         agcore_memory::validate_id(id)?;
         let run = async {
