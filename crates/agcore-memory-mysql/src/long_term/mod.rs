@@ -122,6 +122,23 @@ impl LongTermBackend for MysqlLongTerm {
             .await
     }
 
+    /// One pooled connection for every id.
+    async fn get_many(
+        &self,
+        scope: &MemoryScope,
+        ids: &[i64],
+    ) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
+        retry(|| async move {
+            let mut conn = self.conns.get().await?;
+            let mut entries = Vec::with_capacity(ids.len());
+            for &id in ids {
+                entries.push(rows::load(&mut conn, scope, id, false).await?);
+            }
+            Ok(entries)
+        })
+        .await
+    }
+
     async fn find_by_key(
         &self,
         scope: &MemoryScope,
