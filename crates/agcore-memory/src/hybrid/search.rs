@@ -102,11 +102,14 @@ impl HybridStore {
                     );
                     // The ids whose own vector is checked here: their
                     // windows take that verdict instead of a second check.
-                    let checked: HashSet<String> = own_hits
-                        .iter()
-                        .filter(|h| h.score > 0.0 && self.config.dense_context.is_some())
-                        .map(|h| h.id.clone())
-                        .collect();
+                    let checked: HashSet<String> = match self.config.dense_context {
+                        Some(_) => own_hits
+                            .iter()
+                            .filter(|h| h.score > 0.0)
+                            .map(|h| h.id.clone())
+                            .collect(),
+                        None => HashSet::new(),
+                    };
                     let own = self
                         .fresh_hits(dense, own_hits, options, &mut lists)
                         .await?;

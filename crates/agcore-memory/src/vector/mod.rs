@@ -100,8 +100,13 @@ impl VectorFilter {
 
     /// Whether a record with this namespace and id passes.
     pub fn matches(&self, namespace: &str, id: &str) -> bool {
-        self.namespace.as_deref().is_none_or(|n| n == namespace)
-            && self.id_prefix.as_deref().is_none_or(|p| id.starts_with(p))
+        self.namespace.as_deref().is_none_or(|n| n == namespace) && self.matches_id(id)
+    }
+
+    /// Whether a record with this id passes the id prefix (the namespace
+    /// not checked: for scans of one namespace's rows).
+    pub fn matches_id(&self, id: &str) -> bool {
+        self.id_prefix.as_deref().is_none_or(|p| id.starts_with(p))
     }
 }
 

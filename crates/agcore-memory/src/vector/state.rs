@@ -230,12 +230,9 @@ impl State {
         let accept = |key: &VectorKey| filter.matches(&key.namespace, &key.id);
         let exact = || match filter.namespace.as_deref() {
             // The namespace's own rows need no namespace comparison.
-            Some(namespace) => self.flat.search_in(namespace, query, k, |key| {
-                filter
-                    .id_prefix
-                    .as_deref()
-                    .is_none_or(|p| key.id.starts_with(p))
-            }),
+            Some(namespace) => self
+                .flat
+                .search_in(namespace, query, k, |key| filter.matches_id(&key.id)),
             None => self.flat.search(query, k, accept),
         };
         let hits = match &self.hnsw {
