@@ -77,6 +77,14 @@ proptest! {
             prop_assert_eq!(flat.namespace_len(ns), want_len);
             prop_assert_eq!(flat.keys_in(Some(ns)).count(), want_len);
             prop_assert!(flat.keys_in(Some(ns)).all(|key| key.namespace == ns));
+            let copy = flat.namespace_copy(ns);
+            prop_assert_eq!(copy.len(), want_len);
+            let copied: Vec<(String, String)> = copy
+                .search(query, k, |_| true)
+                .into_iter()
+                .map(|(_, key)| (key.namespace.clone(), key.id.clone()))
+                .collect();
+            prop_assert_eq!(&copied, &scanned);
         }
     }
 }
@@ -200,6 +208,65 @@ async fn writes_during_a_background_rebuild_are_kept() {
             assert_eq!(hits[0].id, format!("{i}"));
         }
     }
+}
+
+/// Each namespace past the threshold gets a graph of its own vectors:
+/// namespaces crossing it in one write are all built (one after the other),
+/// a small namespace stays exact, and a namespace whose vectors lie farther
+/// from the queries (as window vectors of three turns lie farther from a
+/// short query than the turns do) is searched with exact-level recall. A namespace shrinking below half the
+/// threshold loses its graph.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_namespace_past_the_threshold_gets_its_own_graph() {
+    let d = 16;
+    let space = EmbeddingSpace::new("namespaces", d);
+    let config = InMemoryVectorsConfig::default().with_exact_threshold(300);
+    let store = InMemoryVectors::with_config(space, config);
+    let centres = random_unit_vectors(20, d, 51);
+    let mut records = Vec::new();
+    for (ns, spread, n, seed) in [
+        ("turns", 0.2, 800, 53),
+        ("windows", 0.5, 800, 54),
+        ("small", 0.2, 100, 55),
+    ] {
+        for (i, v) in clustered_unit_vectors(n, &centres, spread, seed)
+            .into_iter()
+            .enumerate()
+        {
+            records.push(VectorRecord::new(ns, format!("{i}"), v, ""));
+        }
+    }
+    store.upsert(records.clone()).await.unwrap();
+    store.rebuilt().await.unwrap();
+    assert_eq!(store.graph_namespaces().unwrap(), ["turns", "windows"]);
+    let queries = clustered_unit_vectors(100, &centres, 0.2, 56);
+    for filter in [
+        VectorFilter::namespace("windows"),
+        VectorFilter::namespace("turns"),
+        VectorFilter::default(),
+    ] {
+        let mut found = 0usize;
+        let mut total = 0usize;
+        for q in &queries {
+            let got = store.search(q, 10, &filter).await.unwrap();
+            assert!(got.iter().all(|h| filter.matches(&h.namespace, &h.id)));
+            let want = brute_force(&records, q, 10, &filter);
+            total += want.len();
+            found += want
+                .iter()
+                .filter(|w| {
+                    got.iter()
+                        .any(|g| g.namespace == w.namespace && g.id == w.id)
+                })
+                .count();
+        }
+        let recall = found as f64 / total.max(1) as f64;
+        assert!(recall >= 0.95, "recall@10 {recall} with {filter:?}");
+    }
+    let gone: Vec<String> = (100..800).map(|i| format!("{i}")).collect();
+    assert_eq!(store.delete("windows", &gone).await.unwrap(), 700);
+    store.rebuilt().await.unwrap();
+    assert_eq!(store.graph_namespaces().unwrap(), ["turns"]);
 }
 
 async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[Vec<f32>]) -> f64 {

@@ -282,10 +282,15 @@ impl DenseIndex {
             .await
             .map_err(|e| MemoryError::Embedding(e.to_string()))?;
         let embed = started.elapsed();
-        let mut lists = Vec::with_capacity(filters.len());
-        for filter in filters {
-            lists.push(self.vectors.search(&vector, k, filter).await?);
-        }
+        // The searches run concurrently: an in-memory index scans each on
+        // its own blocking thread, a database answers them on separate
+        // connections.
+        let lists = futures::future::try_join_all(
+            filters
+                .iter()
+                .map(|filter| self.vectors.search(&vector, k, filter)),
+        )
+        .await?;
         Ok((lists, embed))
     }
 }

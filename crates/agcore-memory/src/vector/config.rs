@@ -6,11 +6,12 @@ use super::hnsw::HnswConfig;
 /// graph and when it moves work off the async threads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InMemoryVectorsConfig {
-    /// Up to this many vectors every search is an exact scan; above it an
-    /// HNSW graph is built (and dropped again below half of it). A filtered
-    /// search whose filter passes at most this many vectors also scans
-    /// exactly. Default 20,000 (an exact scan of 20,000 × 384 components
-    /// takes a few milliseconds on one core).
+    /// Per namespace: up to this many vectors its searches are an exact
+    /// scan of its rows; above it an HNSW graph of its vectors is built (and
+    /// dropped again below half of it). A search whose id prefix passes at
+    /// most this many of a namespace's vectors also scans them exactly.
+    /// Default 20,000 (an exact scan of 20,000 × 384 components takes a few
+    /// milliseconds on one core).
     pub exact_threshold: usize,
     /// Graph parameters.
     pub hnsw: HnswConfig,

@@ -220,6 +220,25 @@ impl FlatIndex {
             .collect()
     }
 
+    /// Every namespace holding vectors, with its vector count, in no
+    /// particular order.
+    pub fn namespaces(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.by_namespace
+            .iter()
+            .map(|(namespace, rows)| (namespace.as_str(), rows.len()))
+    }
+
+    /// A new index holding a copy of `namespace`'s vectors only.
+    pub fn namespace_copy(&self, namespace: &str) -> Self {
+        let mut copy = Self::new(self.dimensions);
+        for &row in self.by_namespace.get(namespace).into_iter().flatten() {
+            if let (Some(key), Some(vector)) = (self.keys.get(row), self.row(row)) {
+                copy.upsert(VectorKey::clone(key), vector);
+            }
+        }
+        copy
+    }
+
     /// The keys of `namespace` (every key when `None`), in no particular order.
     pub fn keys_in<'a>(
         &'a self,

@@ -11,11 +11,12 @@ use super::state::{RebuildJob, State};
 use super::{VectorFilter, VectorHit, VectorRecord, VectorStore};
 use crate::MemoryError;
 
-/// A [`VectorStore`] in memory: exact search up to
+/// A [`VectorStore`] in memory: exact search of a namespace up to
 /// [`exact_threshold`](InMemoryVectorsConfig::exact_threshold) vectors, an
-/// HNSW graph maintained incrementally above it (see
-/// [`HnswIndex`](super::HnswIndex)), with the filter rule of
-/// [`InMemoryVectorsConfig`].
+/// HNSW graph of that namespace's vectors maintained incrementally above it
+/// (see [`HnswIndex`](super::HnswIndex)), with the filter rule of
+/// [`InMemoryVectorsConfig`]. A search across namespaces merges each
+/// namespace's top k.
 ///
 /// `Send + Sync`: one `RwLock` guards the data; searches share it, writes
 /// take it alone. Graphs are built on a blocking thread from a snapshot,
@@ -86,20 +87,32 @@ impl InMemoryVectors {
     async fn start(&self, job: Option<RebuildJob>) -> Result<(), MemoryError> {
         let Some(job) = job else { return Ok(()) };
         let state = Arc::clone(&self.state);
+        let config = self.config;
         if !self.config.background_builds {
             return self
                 .run(true, move || {
-                    let (generation, graph) = job.build();
-                    write(&state)?.finish_rebuild(generation, graph);
+                    let mut next = Some(job);
+                    while let Some(job) = next {
+                        let (generation, graph) = job.build();
+                        next = write(&state)?.finish_rebuild(generation, graph, &config);
+                    }
                     Ok(())
                 })
                 .await;
         }
+        // One task builds the due graphs one after the other: namespaces
+        // that came due during a build are handed out when it finishes.
         let handle = tokio::task::spawn_blocking(move || {
-            let (generation, graph) = job.build();
-            match state.write() {
-                Ok(mut state) => state.finish_rebuild(generation, graph),
-                Err(_) => tracing::error!("vector index lock poisoned: graph dropped"),
+            let mut next = Some(job);
+            while let Some(job) = next {
+                let (generation, graph) = job.build();
+                next = match state.write() {
+                    Ok(mut state) => state.finish_rebuild(generation, graph, &config),
+                    Err(_) => {
+                        tracing::error!("vector index lock poisoned: graph dropped");
+                        None
+                    }
+                };
             }
         });
         let mut slot = self
@@ -116,12 +129,22 @@ impl InMemoryVectors {
         &self.config
     }
 
-    /// Whether searches currently go through the HNSW graph.
+    /// Whether some namespace's searches currently go through its HNSW graph.
     ///
     /// # Errors
     /// [`MemoryError::Storage`] if the lock is poisoned.
     pub fn uses_graph(&self) -> Result<bool, MemoryError> {
-        Ok(read(&self.state)?.hnsw.is_some())
+        Ok(!read(&self.state)?.graphs.is_empty())
+    }
+
+    /// The namespaces whose searches walk an HNSW graph, sorted.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] if the lock is poisoned.
+    pub fn graph_namespaces(&self) -> Result<Vec<String>, MemoryError> {
+        let mut names: Vec<String> = read(&self.state)?.graphs.keys().cloned().collect();
+        names.sort();
+        Ok(names)
     }
 
     /// Applies records that are already prepared by
@@ -140,7 +163,7 @@ impl InMemoryVectors {
         let heavy = {
             let s = read(&self.state)?;
             let after = s.flat.len().saturating_add(records.len());
-            s.hnsw.is_some() || after > config.exact_threshold
+            !s.graphs.is_empty() || after > config.exact_threshold
         } || records.len().saturating_mul(self.space.dimensions)
             >= config.blocking_components;
         let job = self
@@ -196,7 +219,7 @@ impl VectorStore for InMemoryVectors {
         let config = self.config;
         let namespace = namespace.to_owned();
         let ids = ids.to_vec();
-        let heavy = read(&self.state)?.hnsw.is_some();
+        let heavy = !read(&self.state)?.graphs.is_empty();
         let (removed, job) = self
             .run(heavy, move || {
                 Ok(write(&state)?.delete(&namespace, &ids, &config))

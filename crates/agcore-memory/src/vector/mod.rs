@@ -24,6 +24,7 @@ mod hnsw;
 mod in_memory;
 mod key;
 mod prepare;
+mod search;
 mod state;
 mod topk;
 

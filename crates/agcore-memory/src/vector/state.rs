@@ -1,37 +1,57 @@
 //! The data of an [`InMemoryVectors`](super::InMemoryVectors) and its
-//! synchronous operations (run inline or on a blocking thread).
+//! synchronous writes and graph builds (run inline or on a blocking thread);
+//! the search rule is in `search.rs`.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use foldhash::{HashMap, HashSet};
 
+use super::VectorRecord;
 use super::config::InMemoryVectorsConfig;
 use super::flat::FlatIndex;
 use super::hnsw::{HnswConfig, HnswIndex};
-use super::key::{VectorKey, dot, rank_order};
-use super::{VectorFilter, VectorHit, VectorRecord};
+use super::key::VectorKey;
 
-/// Vectors (with their per-namespace row lists), content hashes and, above
-/// the exact threshold, the HNSW graph.
+/// Vectors (with their per-namespace row lists), content hashes and, for
+/// each namespace above the exact threshold, its own HNSW graph.
 ///
-/// Graphs are built off the lock: when one is needed (the threshold is
-/// crossed, or tombstones pass the rebuild fraction) a write hands out a
-/// [`RebuildJob`] holding a snapshot of the vectors; the owner builds it on
-/// a blocking thread while reads and writes go on (searches use the old
-/// graph, or the exact scan when there is none), and
-/// [`finish_rebuild`](Self::finish_rebuild) replays the keys written since
-/// the snapshot onto the new graph before it replaces the old one.
+/// A graph per namespace: a search in one namespace (a user's memories,
+/// their window vectors) walks a graph of that namespace's vectors only,
+/// never over-fetching past other namespaces' neighbours, whose texts may be
+/// nearer the query as a whole (short memories against three-turn windows).
+///
+/// Graphs are built off the lock, one at a time: when one is needed (a
+/// namespace crosses the threshold, or its tombstones pass the rebuild
+/// fraction) a write hands out a [`RebuildJob`] holding a snapshot of that
+/// namespace's vectors; the owner builds it on a blocking thread while reads
+/// and writes go on (searches use the old graph, or the exact scan when
+/// there is none), and [`finish_rebuild`](Self::finish_rebuild) replays the
+/// keys written since the snapshot onto the new graph before it replaces the
+/// old one, then hands out the build of the next namespace that came due
+/// meanwhile.
 #[derive(Debug)]
 pub(super) struct State {
     pub(super) flat: FlatIndex,
     hashes: HashMap<Arc<VectorKey>, String>,
-    pub(super) hnsw: Option<HnswIndex>,
-    /// The running build: its generation and the keys written since its snapshot.
-    rebuilding: Option<(u64, HashSet<Arc<VectorKey>>)>,
+    pub(super) graphs: HashMap<String, HnswIndex>,
+    /// The running build.
+    rebuilding: Option<Rebuild>,
+    /// Namespaces whose build came due while another one ran.
+    pending: BTreeSet<String>,
     next_generation: u64,
 }
 
-/// A graph to build from a snapshot of the vectors, off the lock.
+/// The running build: its generation, namespace and the keys of that
+/// namespace written since its snapshot.
+#[derive(Debug)]
+struct Rebuild {
+    generation: u64,
+    namespace: String,
+    touched: HashSet<Arc<VectorKey>>,
+}
+
+/// A graph to build from a snapshot of one namespace's vectors, off the lock.
 #[derive(Debug)]
 pub(super) struct RebuildJob {
     generation: u64,
@@ -54,25 +74,32 @@ impl State {
         Self {
             flat: FlatIndex::new(dimensions),
             hashes: HashMap::default(),
-            hnsw: None,
+            graphs: HashMap::default(),
             rebuilding: None,
+            pending: BTreeSet::new(),
             next_generation: 0,
         }
     }
 
-    /// Whether a graph is being built.
+    /// Whether a graph is being built (or waits to be).
     pub(super) fn is_rebuilding(&self) -> bool {
         self.rebuilding.is_some()
     }
 
     /// Installs the graph built by the job of `generation`, after applying
-    /// to it the keys written since the job's snapshot; a graph of an
-    /// abandoned job is dropped.
-    pub(super) fn finish_rebuild(&mut self, generation: u64, mut graph: HnswIndex) {
+    /// to it the keys written since the job's snapshot (a graph of an
+    /// abandoned job is dropped); returns the build of the next namespace
+    /// that came due meanwhile, if any.
+    pub(super) fn finish_rebuild(
+        &mut self,
+        generation: u64,
+        mut graph: HnswIndex,
+        config: &InMemoryVectorsConfig,
+    ) -> Option<RebuildJob> {
         match self.rebuilding.take() {
-            Some((current, touched)) if current == generation => {
+            Some(done) if done.generation == generation => {
                 let mut fresh: Vec<(Arc<VectorKey>, &[f32])> = Vec::new();
-                for key in touched {
+                for key in done.touched {
                     match self.flat.get(&key) {
                         Some(vector) => fresh.push((key, vector)),
                         None => {
@@ -81,10 +108,17 @@ impl State {
                     }
                 }
                 graph.insert(&fresh);
-                self.hnsw = Some(graph);
+                self.graphs.insert(done.namespace, graph);
             }
             other => self.rebuilding = other,
         }
+        while self.rebuilding.is_none() {
+            let namespace = self.pending.pop_first()?;
+            if let Some(job) = self.maintain(&namespace, config) {
+                return Some(job);
+            }
+        }
+        None
     }
 
     /// Applies prepared (validated, normalised, deduplicated) records;
@@ -94,26 +128,36 @@ impl State {
         records: Vec<VectorRecord>,
         config: &InMemoryVectorsConfig,
     ) -> Option<RebuildJob> {
-        let mut changed = Vec::with_capacity(records.len());
+        let mut changed: HashMap<String, Vec<Arc<VectorKey>>> = HashMap::default();
         for record in records {
             let key = VectorKey::new(record.namespace, record.id);
             let Some((shared, _)) = self.flat.upsert(key, &record.vector) else {
                 continue;
             };
             self.hashes.insert(Arc::clone(&shared), record.content_hash);
-            changed.push(shared);
+            changed
+                .entry(shared.namespace.clone())
+                .or_default()
+                .push(shared);
         }
-        if let Some(hnsw) = self.hnsw.as_mut() {
-            let vectors: Vec<(Arc<VectorKey>, &[f32])> = changed
-                .iter()
-                .filter_map(|k| self.flat.get(k).map(|v| (Arc::clone(k), v)))
-                .collect();
-            hnsw.insert(&vectors);
+        let mut job = None;
+        for (namespace, keys) in changed {
+            if let Some(graph) = self.graphs.get_mut(&namespace) {
+                let vectors: Vec<(Arc<VectorKey>, &[f32])> = keys
+                    .iter()
+                    .filter_map(|k| self.flat.get(k).map(|v| (Arc::clone(k), v)))
+                    .collect();
+                graph.insert(&vectors);
+            }
+            if let Some(rebuild) = self.rebuilding.as_mut()
+                && rebuild.namespace == namespace
+            {
+                rebuild.touched.extend(keys);
+            }
+            let due = self.maintain(&namespace, config);
+            job = job.or(due);
         }
-        if let Some((_, touched)) = self.rebuilding.as_mut() {
-            touched.extend(changed);
-        }
-        self.maintain(config)
+        job
     }
 
     /// Deletes `ids` of `namespace`; returns how many existed, and a graph
@@ -130,141 +174,80 @@ impl State {
             if self.flat.remove(&key) {
                 removed += 1;
                 self.hashes.remove(&key);
-                if let Some(hnsw) = self.hnsw.as_mut() {
-                    hnsw.remove(&key);
+                if let Some(graph) = self.graphs.get_mut(namespace) {
+                    graph.remove(&key);
                 }
-                if let Some((_, touched)) = self.rebuilding.as_mut() {
-                    touched.insert(Arc::new(key.clone()));
+                if let Some(rebuild) = self.rebuilding.as_mut()
+                    && rebuild.namespace == namespace
+                {
+                    rebuild.touched.insert(Arc::new(key.clone()));
                 }
             }
         }
         let job = if removed > 0 {
-            self.maintain(config)
+            self.maintain(namespace, config)
         } else {
             None
         };
         (removed, job)
     }
 
-    /// Drops the graph (and any build) below half the threshold; hands out
-    /// a build past the threshold, or when tombstones exceed the configured
-    /// fraction, unless one is running.
-    fn maintain(&mut self, config: &InMemoryVectorsConfig) -> Option<RebuildJob> {
-        let n = self.flat.len();
+    /// For `namespace`: drops its graph (and its build) below half the
+    /// threshold; hands out a build past the threshold, or when its
+    /// tombstones exceed the configured fraction — or, while another build
+    /// runs, queues it for [`finish_rebuild`](Self::finish_rebuild).
+    fn maintain(&mut self, namespace: &str, config: &InMemoryVectorsConfig) -> Option<RebuildJob> {
+        let n = self.flat.namespace_len(namespace);
         if n <= config.exact_threshold / 2 {
-            self.hnsw = None;
-            self.rebuilding = None;
+            self.graphs.remove(namespace);
+            self.pending.remove(namespace);
+            if self
+                .rebuilding
+                .as_ref()
+                .is_some_and(|r| r.namespace == namespace)
+            {
+                // Abandoned: its graph is dropped when it finishes.
+                self.rebuilding = None;
+            }
             return None;
         }
-        if self.rebuilding.is_some() {
-            return None;
-        }
-        let due = match &self.hnsw {
+        let due = match self.graphs.get(namespace) {
             None => n > config.exact_threshold,
-            Some(h) => h.tombstone_ratio() > config.rebuild_tombstone_fraction,
+            Some(graph) => graph.tombstone_ratio() > config.rebuild_tombstone_fraction,
         };
         if !due {
             return None;
         }
-        let generation = self.next_generation;
-        self.next_generation += 1;
-        self.rebuilding = Some((generation, HashSet::default()));
-        Some(RebuildJob {
-            generation,
-            snapshot: self.flat.clone(),
-            config: config.hnsw,
-        })
+        match &self.rebuilding {
+            Some(running) => {
+                if running.namespace != namespace {
+                    self.pending.insert(namespace.to_owned());
+                }
+                None
+            }
+            None => {
+                let generation = self.next_generation;
+                self.next_generation += 1;
+                self.rebuilding = Some(Rebuild {
+                    generation,
+                    namespace: namespace.to_owned(),
+                    touched: HashSet::default(),
+                });
+                Some(RebuildJob {
+                    generation,
+                    snapshot: self.flat.namespace_copy(namespace),
+                    config: config.hnsw,
+                })
+            }
+        }
     }
 
     pub(super) fn content_hash(&self, namespace: &str, id: &str) -> Option<String> {
         self.hashes.get(&VectorKey::new(namespace, id)).cloned()
     }
 
-    /// How many vectors pass `filter` (namespace sizes are kept; an id
-    /// prefix needs a scan of the namespace's keys, or of all without one).
-    pub(super) fn count(&self, filter: &VectorFilter) -> usize {
-        match (&filter.namespace, &filter.id_prefix) {
-            (None, None) => self.flat.len(),
-            (Some(ns), None) => self.flat.namespace_len(ns),
-            (ns, Some(_)) => self
-                .flat
-                .keys_in(ns.as_deref())
-                .filter(|k| filter.matches(&k.namespace, &k.id))
-                .count(),
-        }
-    }
-
-    /// Rows an exact search with `filter` reads: its namespace's, or all.
-    fn exact_rows(&self, filter: &VectorFilter) -> usize {
-        match &filter.namespace {
-            Some(ns) => self.flat.namespace_len(ns),
-            None => self.flat.len(),
-        }
-    }
-
-    /// Rows a search with `filter` would compare exactly (the whole store
-    /// unless the graph is used): the measure of its CPU cost.
-    pub(super) fn search_cost(
-        &self,
-        filter: &VectorFilter,
-        config: &InMemoryVectorsConfig,
-    ) -> usize {
-        match &self.hnsw {
-            None => self.exact_rows(filter),
-            Some(_) if self.count(filter) <= config.exact_threshold => self.exact_rows(filter),
-            Some(_) => config.hnsw.ef_search.saturating_mul(64),
-        }
-    }
-
-    /// The search rule: exact scan when there is no graph or when at most
-    /// `exact_threshold` vectors pass the filter; otherwise the graph with
-    /// the filter applied during the walk, falling back to the exact scan
-    /// when it finds fewer than `min(k, passing)` hits.
-    pub(super) fn search(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: &VectorFilter,
-        config: &InMemoryVectorsConfig,
-    ) -> Vec<VectorHit> {
-        let accept = |key: &VectorKey| filter.matches(&key.namespace, &key.id);
-        let exact = || match filter.namespace.as_deref() {
-            // The namespace's own rows need no namespace comparison.
-            Some(namespace) => self
-                .flat
-                .search_in(namespace, query, k, |key| filter.matches_id(&key.id)),
-            None => self.flat.search(query, k, accept),
-        };
-        let hits = match &self.hnsw {
-            None => exact(),
-            Some(hnsw) => {
-                let passing = self.count(filter);
-                if passing <= config.exact_threshold {
-                    exact()
-                } else {
-                    let share = passing as f64 / self.flat.len().max(1) as f64;
-                    let mut found: Vec<(f32, Arc<VectorKey>)> = hnsw
-                        .search(query, k, share, &accept)
-                        .into_iter()
-                        .filter_map(|(_, key)| self.flat.get(&key).map(|v| (dot(query, v), key)))
-                        .collect();
-                    if found.len() < k.min(passing) {
-                        exact()
-                    } else {
-                        found.sort_by(|a, b| rank_order(a.0, &a.1, b.0, &b.1));
-                        found.truncate(k);
-                        found
-                    }
-                }
-            }
-        };
-        hits.into_iter()
-            .map(|(score, key)| VectorHit {
-                content_hash: self.hashes.get(&key).cloned(),
-                namespace: key.namespace.clone(),
-                id: key.id.clone(),
-                score,
-            })
-            .collect()
+    /// The content hash stored with `key`.
+    pub(super) fn hash_of(&self, key: &VectorKey) -> Option<String> {
+        self.hashes.get(key).cloned()
     }
 }
