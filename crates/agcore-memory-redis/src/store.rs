@@ -188,13 +188,8 @@ impl MemoryStore for RedisStore {
         for id in ids {
             validate_id(id)?;
         }
-        let found: std::collections::HashMap<String, MemoryItem> = self
-            .fetch(ids)
-            .await?
-            .into_iter()
-            .map(|item| (item.id.clone(), item))
-            .collect();
-        Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+        let found = self.fetch(ids).await?;
+        Ok(agcore_memory::items_in_order(ids, found))
     }
 
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {

@@ -76,7 +76,7 @@ pub use retriever::{
     ContextualBm25, ContextualBm25Config, MemoryRetriever, RetrievalResult, RetrieverConfig,
 };
 pub use storage::{BackendInfo, Storage};
-pub use store::{MemoryStore, ScoredItem, SearchOptions};
+pub use store::{MemoryStore, ScoredItem, SearchOptions, items_in_order};
 pub use types::{
     MAX_CONTENT_BYTES, MAX_ID_BYTES, MemoryFilter, MemoryItem, MemoryStrategy, validate_id,
 };

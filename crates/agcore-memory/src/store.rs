@@ -163,3 +163,45 @@ pub trait MemoryStore: Send + Sync {
         crate::retriever::rank_items(query, candidates, options)
     }
 }
+
+/// The answer of [`MemoryStore::get_many`] from the items a backend found
+/// in any order: one entry per id of `ids`, in order, `None` where no item
+/// has that id, a repeated id answered each time. For backends whose bulk
+/// read (`= ANY`, `IN (…)`, a pipeline) returns rows unordered.
+pub fn items_in_order(
+    ids: &[String],
+    found: impl IntoIterator<Item = MemoryItem>,
+) -> Vec<Option<MemoryItem>> {
+    let found: std::collections::HashMap<String, MemoryItem> = found
+        .into_iter()
+        .map(|item| (item.id.clone(), item))
+        .collect();
+    ids.iter().map(|id| found.get(id).cloned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_come_back_in_the_order_asked() {
+        let ids: Vec<String> = ["b", "x", "a", "b"].map(String::from).to_vec();
+        let found = vec![
+            MemoryItem::new("a", "first"),
+            MemoryItem::new("b", "second"),
+        ];
+        let got: Vec<Option<String>> = items_in_order(&ids, found)
+            .into_iter()
+            .map(|item| item.map(|i| i.content))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some("second".into()),
+                None,
+                Some("first".into()),
+                Some("second".into())
+            ]
+        );
+    }
+}

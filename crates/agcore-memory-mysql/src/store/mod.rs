@@ -195,7 +195,7 @@ impl MemoryStore for MysqlStore {
         }
         let run = async {
             let mut conn = self.conns.get().await?;
-            let mut found = std::collections::HashMap::with_capacity(ids.len());
+            let mut found = Vec::with_capacity(ids.len());
             for chunk in ids.chunks(500) {
                 let marks = vec!["?"; chunk.len()].join(", ");
                 let params: Vec<Value> = chunk.iter().map(|id| id.as_bytes().into()).collect();
@@ -208,11 +208,10 @@ impl MemoryStore for MysqlStore {
                     )
                     .await?;
                 for mut row in rows {
-                    let item = item_from_row(&mut row)?;
-                    found.insert(item.id.clone(), item);
+                    found.push(item_from_row(&mut row)?);
                 }
             }
-            Ok::<_, crate::error::MysqlError>(ids.iter().map(|id| found.get(id).cloned()).collect())
+            Ok::<_, crate::error::MysqlError>(agcore_memory::items_in_order(ids, found))
         };
         Ok(run.await?)
     }

@@ -197,12 +197,11 @@ impl MemoryStore for PostgresStore {
             .query(&sql, &[&ids])
             .await
             .map_err(PostgresError::from)?;
-        let mut found = std::collections::HashMap::with_capacity(rows.len());
-        for row in &rows {
-            let item = item_from_row(row)?;
-            found.insert(item.id.clone(), item);
-        }
-        Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+        let found = rows
+            .iter()
+            .map(item_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(agcore_memory::items_in_order(ids, found))
     }
 
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
