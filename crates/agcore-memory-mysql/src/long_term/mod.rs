@@ -122,21 +122,14 @@ impl LongTermBackend for MysqlLongTerm {
             .await
     }
 
-    /// One pooled connection for every id.
+    /// One `IN (…)` query per 500 ids, on one pooled connection.
     async fn get_many(
         &self,
         scope: &MemoryScope,
         ids: &[i64],
     ) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
-        retry(|| async move {
-            let mut conn = self.conns.get().await?;
-            let mut entries = Vec::with_capacity(ids.len());
-            for &id in ids {
-                entries.push(rows::load(&mut conn, scope, id, false).await?);
-            }
-            Ok(entries)
-        })
-        .await
+        retry(|| async move { rows::load_many(&mut self.conns.get().await?, scope, ids).await })
+            .await
     }
 
     async fn find_by_key(

@@ -117,6 +117,30 @@ pub(crate) async fn load(
     row.map(|mut row| entry_from_row(&mut row)).transpose()
 }
 
+/// Entries `ids` of `scope` in `IN (…)` queries of at most 500 ids: one per
+/// id, in order (`None` when absent or in another scope).
+pub(crate) async fn load_many(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    ids: &[i64],
+) -> Result<Vec<Option<MemoryEntry>>> {
+    let mut found = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+             WHERE m.id IN ({marks}) AND m.agent_name = ? AND m.user_id = ?"
+        );
+        let mut params: Vec<Value> = chunk.iter().map(|&id| Value::Int(id)).collect();
+        params.extend(scope_params(scope));
+        let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
+        for mut row in rows {
+            found.push(entry_from_row(&mut row)?);
+        }
+    }
+    Ok(agcore_memory::long_term::entries_in_order(ids, found))
+}
+
 /// The id of the entry of `scope` whose content has this normalised form.
 pub(crate) async fn id_by_content(
     conn: &mut impl Queryable,

@@ -108,21 +108,13 @@ impl LongTermBackend for PostgresLongTerm {
         out(async { rows::load(&self.client().await?, scope, id, false).await }.await)
     }
 
-    /// One pooled connection for every id.
+    /// One `= ANY($1)` query for every id.
     async fn get_many(
         &self,
         scope: &MemoryScope,
         ids: &[i64],
     ) -> Result<Vec<Option<MemoryEntry>>, MemoryError> {
-        out(async {
-            let client = self.client().await?;
-            let mut entries = Vec::with_capacity(ids.len());
-            for &id in ids {
-                entries.push(rows::load(&client, scope, id, false).await?);
-            }
-            Ok(entries)
-        }
-        .await)
+        out(async { rows::load_many(&self.client().await?, scope, ids).await }.await)
     }
 
     async fn find_by_key(

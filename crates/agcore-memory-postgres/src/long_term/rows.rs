@@ -103,6 +103,30 @@ pub(crate) async fn load(
     row.as_ref().map(entry_from_row).transpose()
 }
 
+/// Entries `ids` of `scope` in one `= ANY($1)` query: one per id, in order
+/// (`None` when absent or in another scope).
+pub(crate) async fn load_many(
+    client: &impl GenericClient,
+    scope: &MemoryScope,
+    ids: &[i64],
+) -> Result<Vec<Option<MemoryEntry>>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+         WHERE m.id = ANY($1) AND m.agent_name = $2 AND m.user_id = $3"
+    );
+    let rows = client
+        .query(&sql, &[&ids, &scope.agent(), &scope.user()])
+        .await?;
+    let found = rows
+        .iter()
+        .map(entry_from_row)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(agcore_memory::long_term::entries_in_order(ids, found))
+}
+
 /// The id of the entry of `scope` with this content key.
 pub(crate) async fn id_by_key(
     client: &impl GenericClient,

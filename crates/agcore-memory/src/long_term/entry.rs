@@ -132,3 +132,16 @@ impl MemoryEntry {
         format!("{} {} {}", self.name, self.content, self.description)
     }
 }
+
+/// The answer of [`LongTermBackend::get_many`](super::LongTermBackend::get_many)
+/// from the entries a backend found in any order: one per id of `ids`, in
+/// order, `None` where none has that id, a repeated id answered each time.
+/// For backends whose bulk read (`= ANY`, `IN (…)`) returns rows unordered.
+pub fn entries_in_order(
+    ids: &[i64],
+    found: impl IntoIterator<Item = MemoryEntry>,
+) -> Vec<Option<MemoryEntry>> {
+    let found: std::collections::HashMap<i64, MemoryEntry> =
+        found.into_iter().map(|entry| (entry.id, entry)).collect();
+    ids.iter().map(|id| found.get(id).cloned()).collect()
+}

@@ -79,7 +79,7 @@ pub use config::{
 };
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense::{LongTermDense, scope_namespace};
-pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType};
+pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType, entries_in_order};
 pub use facts::{Fact, ParsedFacts, extractor_prompt, extractor_prompt_with, parse_facts};
 pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
 pub use in_memory::InMemoryLongTerm;
