@@ -245,22 +245,7 @@ async fn each_namespace_past_the_threshold_gets_its_own_graph() {
         VectorFilter::namespace("turns"),
         VectorFilter::default(),
     ] {
-        let mut found = 0usize;
-        let mut total = 0usize;
-        for q in &queries {
-            let got = store.search(q, 10, &filter).await.unwrap();
-            assert!(got.iter().all(|h| filter.matches(&h.namespace, &h.id)));
-            let want = brute_force(&records, q, 10, &filter);
-            total += want.len();
-            found += want
-                .iter()
-                .filter(|w| {
-                    got.iter()
-                        .any(|g| g.namespace == w.namespace && g.id == w.id)
-                })
-                .count();
-        }
-        let recall = found as f64 / total.max(1) as f64;
+        let recall = recall_at_10(&store, &records, &queries, |_| filter.clone()).await;
         assert!(recall >= 0.95, "recall@10 {recall} with {filter:?}");
     }
     let gone: Vec<String> = (100..800).map(|i| format!("{i}")).collect();
@@ -269,16 +254,20 @@ async fn each_namespace_past_the_threshold_gets_its_own_graph() {
     assert_eq!(store.graph_namespaces().unwrap(), ["turns"]);
 }
 
-async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[Vec<f32>]) -> f64 {
+/// Recall@10 against brute force over `queries`, query `i` searched with
+/// `filter_of(i)`; every hit must pass its filter.
+async fn recall_at_10(
+    store: &InMemoryVectors,
+    records: &[VectorRecord],
+    queries: &[Vec<f32>],
+    filter_of: impl Fn(usize) -> VectorFilter,
+) -> f64 {
     let mut found = 0usize;
     let mut total = 0usize;
     for (i, q) in queries.iter().enumerate() {
-        let filter = if i % 4 == 0 {
-            VectorFilter::namespace("n1")
-        } else {
-            VectorFilter::default()
-        };
+        let filter = filter_of(i);
         let got = store.search(q, 10, &filter).await.unwrap();
+        assert!(got.iter().all(|h| filter.matches(&h.namespace, &h.id)));
         let want = brute_force(records, q, 10, &filter);
         total += want.len();
         found += want
@@ -290,4 +279,16 @@ async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[V
             .count();
     }
     found as f64 / total.max(1) as f64
+}
+
+/// Recall@10, a quarter of the queries restricted to namespace `n1`.
+async fn measure(store: &InMemoryVectors, records: &[VectorRecord], queries: &[Vec<f32>]) -> f64 {
+    recall_at_10(store, records, queries, |i| {
+        if i % 4 == 0 {
+            VectorFilter::namespace("n1")
+        } else {
+            VectorFilter::default()
+        }
+    })
+    .await
 }
