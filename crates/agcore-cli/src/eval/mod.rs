@@ -157,6 +157,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
                 | retrievers::RetrieverName::HybridContext
                 | retrievers::RetrieverName::HybridContextBoth
                 | retrievers::RetrieverName::HybridRrf
+                | retrievers::RetrieverName::HybridTmm
                 | retrievers::RetrieverName::HybridOneVector
                 | retrievers::RetrieverName::DenseOneVector
                 | retrievers::RetrieverName::HybridGroup

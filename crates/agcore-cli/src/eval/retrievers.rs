@@ -51,6 +51,10 @@ pub enum RetrieverName {
     /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
     #[value(skip)]
     HybridRrf,
+    /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
+    /// theoretical-minimum–max normalisation (`Fusion::TheoreticalMinMax`).
+    #[value(skip)]
+    HybridTmm,
     /// Eval-only ablation: `hybrid` with one vector per memory (no
     /// contextual window embeddings).
     #[value(skip)]
@@ -87,6 +91,7 @@ impl RetrieverName {
                 Self::HybridGroup,
                 Self::HybridOneVector,
                 Self::HybridRrf,
+                Self::HybridTmm,
                 Self::HybridContext,
                 Self::HybridContextBoth,
                 Self::Dense,
@@ -127,6 +132,7 @@ impl RetrieverName {
             Self::HybridContext => "(hybrid, context)",
             Self::HybridContextBoth => "(hybrid, ctx both)",
             Self::HybridRrf => "(hybrid, rrf)",
+            Self::HybridTmm => "(hybrid, tm2c2)",
             Self::HybridOneVector => "(hybrid, one vector)",
             Self::DenseOneVector => "(dense, one vector)",
             Self::HybridGroup => "(hybrid, group)",
@@ -253,6 +259,7 @@ impl Engine {
             | RetrieverName::HybridContext
             | RetrieverName::HybridContextBoth
             | RetrieverName::HybridRrf
+            | RetrieverName::HybridTmm
             | RetrieverName::HybridOneVector
             | RetrieverName::DenseOneVector
             | RetrieverName::HybridGroup
@@ -282,6 +289,11 @@ impl Engine {
                                 context.clone().map(|c| c.with_lists(ContextLists::Both));
                         }
                         RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
+                        RetrieverName::HybridTmm => {
+                            config.fusion = Fusion::TheoreticalMinMax {
+                                lexical_weight: 0.5,
+                            };
+                        }
                         RetrieverName::HybridOneVector | RetrieverName::DenseOneVector => {
                             config.dense_context = None;
                         }
