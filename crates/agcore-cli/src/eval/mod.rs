@@ -13,6 +13,7 @@ pub mod locomo;
 pub mod metrics;
 pub mod plot;
 pub mod report;
+pub mod retriever_name;
 pub mod retrievers;
 pub mod runner;
 
@@ -150,19 +151,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     };
     let mut results = Vec::new();
     for name in args.retriever.expand(embedder.is_some()) {
-        let index = if matches!(
-            name,
-            retrievers::RetrieverName::Dense
-                | retrievers::RetrieverName::Hybrid
-                | retrievers::RetrieverName::HybridContext
-                | retrievers::RetrieverName::HybridContextBoth
-                | retrievers::RetrieverName::HybridRrf
-                | retrievers::RetrieverName::HybridTmm
-                | retrievers::RetrieverName::HybridOneVector
-                | retrievers::RetrieverName::DenseOneVector
-                | retrievers::RetrieverName::HybridGroup
-                | retrievers::RetrieverName::DenseGroup
-        ) {
+        let index = if name.needs_embedder() {
             ingest + embedding
         } else {
             ingest

@@ -118,23 +118,26 @@ fn place<'a>(
         entry.score += match fusion {
             Fusion::Rrf { k } => 1.0 / (k.max(f64::MIN_POSITIVE) + rank as f64),
             Fusion::WeightedSum { lexical_weight } => {
-                let w = lexical_weight.clamp(0.0, 1.0);
-                let weight = if is_lexical { w } else { 1.0 - w };
                 let normalised = if hi > lo {
                     (score - lo) / (hi - lo)
                 } else {
                     1.0
                 };
-                weight * normalised
+                list_weight(lexical_weight, is_lexical) * normalised
             }
             Fusion::TheoreticalMinMax { lexical_weight } => {
-                let w = lexical_weight.clamp(0.0, 1.0);
-                let weight = if is_lexical { w } else { 1.0 - w };
                 let normalised = if hi > 0.0 { score.max(0.0) / hi } else { 0.0 };
-                weight * normalised
+                list_weight(lexical_weight, is_lexical) * normalised
             }
         };
     }
+}
+
+/// The weight of one list in a convex combination: `w` (clamped to
+/// `[0, 1]`) for the lexical list, `1 − w` for the dense one.
+fn list_weight(lexical_weight: f64, is_lexical: bool) -> f64 {
+    let w = lexical_weight.clamp(0.0, 1.0);
+    if is_lexical { w } else { 1.0 - w }
 }
 
 fn bounds(list: &[(String, f64)]) -> (f64, f64) {

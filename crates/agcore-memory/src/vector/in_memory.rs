@@ -90,29 +90,14 @@ impl InMemoryVectors {
         let config = self.config;
         if !self.config.background_builds {
             return self
-                .run(true, move || {
-                    let mut next = Some(job);
-                    while let Some(job) = next {
-                        let (generation, graph) = job.build();
-                        next = write(&state)?.finish_rebuild(generation, graph, &config);
-                    }
-                    Ok(())
-                })
+                .run(true, move || build_due(&state, job, &config))
                 .await;
         }
         // One task builds the due graphs one after the other: namespaces
         // that came due during a build are handed out when it finishes.
         let handle = tokio::task::spawn_blocking(move || {
-            let mut next = Some(job);
-            while let Some(job) = next {
-                let (generation, graph) = job.build();
-                next = match state.write() {
-                    Ok(mut state) => state.finish_rebuild(generation, graph, &config),
-                    Err(_) => {
-                        tracing::error!("vector index lock poisoned: graph dropped");
-                        None
-                    }
-                };
+            if build_due(&state, job, &config).is_err() {
+                tracing::error!("vector index lock poisoned: graph dropped");
             }
         });
         let mut slot = self
@@ -185,6 +170,21 @@ impl InMemoryVectors {
             work()
         }
     }
+}
+
+/// Builds `job`'s graph, installs it, then builds and installs each graph
+/// that came due meanwhile (`State::finish_rebuild` hands them out).
+fn build_due(
+    state: &RwLock<State>,
+    job: RebuildJob,
+    config: &InMemoryVectorsConfig,
+) -> Result<(), MemoryError> {
+    let mut next = Some(job);
+    while let Some(job) = next {
+        let (generation, graph) = job.build();
+        next = write(state)?.finish_rebuild(generation, graph, config);
+    }
+    Ok(())
 }
 
 fn read(state: &RwLock<State>) -> Result<std::sync::RwLockReadGuard<'_, State>, MemoryError> {

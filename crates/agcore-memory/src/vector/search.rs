@@ -13,12 +13,12 @@ impl State {
     /// prefix needs a scan of the namespace's keys, or of all without one).
     pub(super) fn count(&self, filter: &VectorFilter) -> usize {
         match (&filter.namespace, &filter.id_prefix) {
+            (Some(ns), _) => self.count_in(ns, filter),
             (None, None) => self.flat.len(),
-            (Some(ns), None) => self.flat.namespace_len(ns),
-            (ns, Some(_)) => self
+            (None, Some(_)) => self
                 .flat
-                .keys_in(ns.as_deref())
-                .filter(|k| filter.matches(&k.namespace, &k.id))
+                .keys_in(None)
+                .filter(|k| filter.matches_id(&k.id))
                 .count(),
         }
     }

@@ -1,0 +1,158 @@
+//! [`RetrieverName`]: the retrievers `agcore eval` compares, by their
+//! command-line names.
+
+/// Every retriever agcore ships, by its command-line name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RetrieverName {
+    /// The product's lexical path: the store's own BM25 search
+    /// (`MemoryStore::search`), what agents use without an embedder.
+    #[value(alias = "store")]
+    Lexical,
+    /// The product's dense path: cosine nearest neighbours of the query's
+    /// embedding (`HybridStore` in dense mode; needs `--embedder`).
+    Dense,
+    /// The product's hybrid path: lexical and dense fused by the store's
+    /// default, an equal-weight sum of normalised scores (`HybridStore`, what
+    /// agents use with an embedder; needs `--embedder`).
+    Hybrid,
+    /// Eval-only ablation: `lexical` without the stores' context field
+    /// (plain BM25 in a second in-memory store holding the same memories).
+    #[value(skip)]
+    LexicalNoContextField,
+    /// Eval-only ablation: `lexical` with every namespace in one store, so
+    /// BM25's collection statistics (idf, mean lengths) are those of all
+    /// namespaces together (the protocol before one store per namespace).
+    #[value(skip)]
+    LexicalOneStore,
+    /// Eval-only ablation: `lexical` with neighbouring-turn context.
+    #[value(skip)]
+    LexicalContext,
+    /// Eval-only ablation: `hybrid` with neighbouring-turn context on the lexical list.
+    #[value(skip)]
+    HybridContext,
+    /// Eval-only ablation: `hybrid` with context on both lists.
+    #[value(skip)]
+    HybridContextBoth,
+    /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
+    #[value(skip)]
+    HybridRrf,
+    /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
+    /// theoretical-minimum–max normalisation (`Fusion::TheoreticalMinMax`).
+    #[value(skip)]
+    HybridTmm,
+    /// Eval-only ablation: `hybrid` with one vector per memory (no
+    /// contextual window embeddings).
+    #[value(skip)]
+    HybridOneVector,
+    /// Eval-only ablation: `dense` with one vector per memory.
+    #[value(skip)]
+    DenseOneVector,
+    /// Eval-only ablation: `hybrid` with group evidence (`GroupEvidence`
+    /// over sessions, off in the product by default).
+    #[value(skip)]
+    HybridGroup,
+    /// Eval-only ablation: `dense` with group evidence.
+    #[value(skip)]
+    DenseGroup,
+    /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
+    TextOverlap,
+    /// `MemoryRetriever` rescoring store candidates with `Bm25`.
+    Bm25,
+    /// `ContextualBm25`: stemmed BM25F with neighbouring turns as context.
+    ContextualBm25,
+    /// `ContextualBm25` with RM3 pseudo-relevance feedback.
+    ContextualBm25Rm3,
+    /// All of the above (dense and hybrid only with `--embedder`), one after
+    /// the other on the same ingested store.
+    All,
+}
+
+impl RetrieverName {
+    /// The retrievers this name stands for (`with_dense`: an embedder is configured).
+    pub fn expand(self, with_dense: bool) -> Vec<Self> {
+        match self {
+            Self::All if with_dense => vec![
+                Self::Hybrid,
+                Self::HybridGroup,
+                Self::HybridOneVector,
+                Self::HybridRrf,
+                Self::HybridTmm,
+                Self::HybridContext,
+                Self::HybridContextBoth,
+                Self::Dense,
+                Self::DenseGroup,
+                Self::DenseOneVector,
+                Self::Lexical,
+                Self::LexicalNoContextField,
+                Self::LexicalOneStore,
+                Self::LexicalContext,
+                Self::TextOverlap,
+                Self::Bm25,
+                Self::ContextualBm25,
+                Self::ContextualBm25Rm3,
+            ],
+            Self::All => vec![
+                Self::Lexical,
+                Self::LexicalNoContextField,
+                Self::LexicalOneStore,
+                Self::LexicalContext,
+                Self::TextOverlap,
+                Self::Bm25,
+                Self::ContextualBm25,
+                Self::ContextualBm25Rm3,
+            ],
+            other => vec![other],
+        }
+    }
+
+    /// Whether it searches vectors (needs `--embedder`; its index time
+    /// includes the background embedding).
+    pub fn needs_embedder(self) -> bool {
+        match self {
+            Self::Dense
+            | Self::Hybrid
+            | Self::HybridContext
+            | Self::HybridContextBoth
+            | Self::HybridRrf
+            | Self::HybridTmm
+            | Self::HybridOneVector
+            | Self::DenseOneVector
+            | Self::HybridGroup
+            | Self::DenseGroup => true,
+            Self::Lexical
+            | Self::LexicalNoContextField
+            | Self::LexicalOneStore
+            | Self::LexicalContext
+            | Self::TextOverlap
+            | Self::Bm25
+            | Self::ContextualBm25
+            | Self::ContextualBm25Rm3
+            | Self::All => false,
+        }
+    }
+
+    /// The command-line name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Lexical => "lexical",
+            Self::Dense => "dense",
+            Self::Hybrid => "hybrid",
+            Self::LexicalNoContextField => "(lexical, no ctx field)",
+            Self::LexicalOneStore => "(lexical, one store)",
+            Self::LexicalContext => "(lexical, context)",
+            Self::HybridContext => "(hybrid, context)",
+            Self::HybridContextBoth => "(hybrid, ctx both)",
+            Self::HybridRrf => "(hybrid, rrf)",
+            Self::HybridTmm => "(hybrid, tm2c2)",
+            Self::HybridOneVector => "(hybrid, one vector)",
+            Self::DenseOneVector => "(dense, one vector)",
+            Self::HybridGroup => "(hybrid, group)",
+            Self::DenseGroup => "(dense, group)",
+            Self::TextOverlap => "text-overlap",
+            Self::Bm25 => "bm25",
+            Self::ContextualBm25 => "contextual-bm25",
+            Self::ContextualBm25Rm3 => "contextual-bm25-rm3",
+            Self::All => "all",
+        }
+    }
+}
