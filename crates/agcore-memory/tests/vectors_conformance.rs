@@ -20,7 +20,7 @@ async fn in_memory_vectors_pass_the_suite() {
     })
     .await;
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 11);
+    assert_eq!(report.passed.len(), 12);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -129,6 +129,13 @@ async fn the_suite_fails_a_store_that_ignores_namespaces() {
             ids: &[String],
         ) -> Result<Vec<Option<String>>, MemoryError> {
             self.0.content_hashes("", ids).await
+        }
+        async fn vectors(
+            &self,
+            _: &str,
+            ids: &[String],
+        ) -> Result<Vec<Option<Vec<f32>>>, MemoryError> {
+            self.0.vectors("", ids).await
         }
         async fn search(
             &self,

@@ -54,6 +54,13 @@ pub enum RetrieverName {
     /// Eval-only ablation: `dense` with group evidence.
     #[value(skip)]
     DenseGroup,
+    /// Eval-only ablation: `hybrid` with Rocchio pseudo-relevance feedback
+    /// on the query vector (`DenseFeedback`, off in the product by default).
+    #[value(skip)]
+    HybridPrf,
+    /// Eval-only ablation: `dense` with Rocchio pseudo-relevance feedback.
+    #[value(skip)]
+    DensePrf,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
     /// `MemoryRetriever` rescoring store candidates with `Bm25`.
@@ -74,6 +81,7 @@ impl RetrieverName {
             Self::All if with_dense => vec![
                 Self::Hybrid,
                 Self::HybridGroup,
+                Self::HybridPrf,
                 Self::HybridOneVector,
                 Self::HybridRrf,
                 Self::HybridTmm,
@@ -81,6 +89,7 @@ impl RetrieverName {
                 Self::HybridContextBoth,
                 Self::Dense,
                 Self::DenseGroup,
+                Self::DensePrf,
                 Self::DenseOneVector,
                 Self::Lexical,
                 Self::LexicalNoContextField,
@@ -118,7 +127,9 @@ impl RetrieverName {
             | Self::HybridOneVector
             | Self::DenseOneVector
             | Self::HybridGroup
-            | Self::DenseGroup => true,
+            | Self::DenseGroup
+            | Self::HybridPrf
+            | Self::DensePrf => true,
             Self::Lexical
             | Self::LexicalNoContextField
             | Self::LexicalOneStore
@@ -148,6 +159,8 @@ impl RetrieverName {
             Self::DenseOneVector => "(dense, one vector)",
             Self::HybridGroup => "(hybrid, group)",
             Self::DenseGroup => "(dense, group)",
+            Self::HybridPrf => "(hybrid, prf)",
+            Self::DensePrf => "(dense, prf)",
             Self::TextOverlap => "text-overlap",
             Self::Bm25 => "bm25",
             Self::ContextualBm25 => "contextual-bm25",

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore::memory::hybrid::{
-    ContextConfig, ContextLists, GroupEvidence, HybridConfig, HybridStore, RetrievalMode,
+    ContextConfig, ContextLists, DenseFeedback, GroupEvidence, HybridConfig, HybridStore,
+    RetrievalMode,
 };
 use agcore::memory::retriever::{
     Analyzer, Bm25, ContextualBm25, ContextualBm25Config, Fusion, MemoryRetriever, RetrieverConfig,
@@ -134,7 +135,9 @@ impl Engine {
             | RetrieverName::HybridOneVector
             | RetrieverName::DenseOneVector
             | RetrieverName::HybridGroup
-            | RetrieverName::DenseGroup => {
+            | RetrieverName::DenseGroup
+            | RetrieverName::HybridPrf
+            | RetrieverName::DensePrf => {
                 if stores.iter().any(|s| s.dense().is_none()) {
                     return Err(CliError::Config(format!(
                         "--retriever {} needs --embedder",
@@ -146,6 +149,7 @@ impl Engine {
                     RetrieverName::Dense
                         | RetrieverName::DenseOneVector
                         | RetrieverName::DenseGroup
+                        | RetrieverName::DensePrf
                 ) {
                     RetrievalMode::Dense
                 } else {
@@ -170,6 +174,9 @@ impl Engine {
                         }
                         RetrieverName::HybridGroup | RetrieverName::DenseGroup => {
                             config.group_evidence = Some(GroupEvidence::default());
+                        }
+                        RetrieverName::HybridPrf | RetrieverName::DensePrf => {
+                            config.feedback = Some(DenseFeedback::default());
                         }
                         _ => {}
                     }

@@ -117,6 +117,17 @@ impl VectorStore for PostgresVectors {
         Ok(query::content_hashes(&self.pool, namespace, ids).await?)
     }
 
+    async fn vectors(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<Vec<f32>>>, MemoryError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(query::vectors(&self.pool, namespace, ids).await?)
+    }
+
     async fn search(
         &self,
         query: &[f32],

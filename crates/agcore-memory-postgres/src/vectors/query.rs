@@ -68,6 +68,24 @@ pub(super) async fn content_hashes(
     Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
 }
 
+/// Stored vectors of `ids`, in their order (pgvector casts `vector` to `real[]`).
+pub(super) async fn vectors(
+    pool: &Pool,
+    namespace: &str,
+    ids: &[String],
+) -> Result<Vec<Option<Vec<f32>>>, PostgresError> {
+    let client = pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT id, embedding::real[] FROM agcore_vectors WHERE namespace = $1 AND id = ANY($2)",
+            &[&namespace, &ids],
+        )
+        .await?;
+    let mut found: foldhash::HashMap<String, Vec<f32>> =
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    Ok(ids.iter().map(|id| found.remove(id)).collect())
+}
+
 /// Rows passing `filter`.
 pub(super) async fn count(client: &Client, filter: &VectorFilter) -> Result<usize, PostgresError> {
     let row = client

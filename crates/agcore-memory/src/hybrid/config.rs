@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ContextConfig, DenseContext, GroupEvidence};
+use super::{ContextConfig, DenseContext, DenseFeedback, GroupEvidence};
 use crate::retriever::Fusion;
 
 /// Which lists a search uses.
@@ -68,6 +68,13 @@ pub struct HybridConfig {
     /// plus `enabled` (default `true` there).
     #[serde(with = "super::group::on_off", default)]
     pub group_evidence: Option<GroupEvidence>,
+    /// Rocchio pseudo-relevance feedback on the query vector
+    /// ([`DenseFeedback`]): the dense list is searched again from the query
+    /// moved towards the first ranking's best results. Applies to
+    /// [`HybridStore`](super::HybridStore) searches in the hybrid and dense
+    /// modes. `None` (the default) turns it off; in a configuration file
+    /// the table `[retrieval.feedback]` turns it on.
+    pub feedback: Option<DenseFeedback>,
     /// Namespace of a [`HybridStore`](super::HybridStore)'s vectors in the
     /// shared vector store. Default `""`. (Long-term memory uses one
     /// namespace per scope and ignores it.)
@@ -85,6 +92,7 @@ impl Default for HybridConfig {
             context: None,
             dense_context: Some(DenseContext::default()),
             group_evidence: None,
+            feedback: None,
             namespace: String::new(),
         }
     }
@@ -136,6 +144,12 @@ impl HybridConfig {
     /// Sets the time-decay half-life.
     pub fn with_half_life(mut self, half_life: Option<Duration>) -> Self {
         self.half_life = half_life;
+        self
+    }
+
+    /// Sets pseudo-relevance feedback on the query vector (`None`: off).
+    pub fn with_feedback(mut self, feedback: Option<DenseFeedback>) -> Self {
+        self.feedback = feedback;
         self
     }
 

@@ -275,22 +275,44 @@ impl DenseIndex {
         k: usize,
         filters: &[VectorFilter],
     ) -> Result<(Vec<Vec<VectorHit>>, Duration), MemoryError> {
+        let (vector, embed) = self.embed_query(query).await?;
+        Ok((self.search_each(&vector, k, filters).await?, embed))
+    }
+
+    /// The embedding of `query` as a query, and the time it took.
+    ///
+    /// # Errors
+    /// [`MemoryError::Embedding`] when the model or its server fails.
+    pub async fn embed_query(&self, query: &str) -> Result<(Vec<f32>, Duration), MemoryError> {
         let started = Instant::now();
         let vector = self
             .embedder
             .embed_query(query)
             .await
             .map_err(|e| MemoryError::Embedding(e.to_string()))?;
-        let embed = started.elapsed();
+        Ok((vector, started.elapsed()))
+    }
+
+    /// The `k` nearest stored vectors to `vector` for each of `filters`:
+    /// one list per filter, in order.
+    ///
+    /// # Errors
+    /// [`MemoryError::InvalidInput`] for a vector outside the model's space;
+    /// vector store errors.
+    pub async fn search_each(
+        &self,
+        vector: &[f32],
+        k: usize,
+        filters: &[VectorFilter],
+    ) -> Result<Vec<Vec<VectorHit>>, MemoryError> {
         // The searches run concurrently: an in-memory index scans each on
         // its own blocking thread, a database answers them on separate
         // connections.
-        let lists = futures::future::try_join_all(
+        futures::future::try_join_all(
             filters
                 .iter()
-                .map(|filter| self.vectors.search(&vector, k, filter)),
+                .map(|filter| self.vectors.search(vector, k, filter)),
         )
-        .await?;
-        Ok((lists, embed))
+        .await
     }
 }

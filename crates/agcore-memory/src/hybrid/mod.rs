@@ -19,7 +19,9 @@
 mod config;
 mod context;
 mod dense;
+mod dense_list;
 mod explain;
+mod feedback;
 mod group;
 mod queue;
 pub(crate) mod rank;
@@ -37,6 +39,7 @@ pub use config::{HybridConfig, RetrievalMode};
 pub use context::{ContextConfig, ContextLists};
 pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
+pub use feedback::DenseFeedback;
 pub use group::GroupEvidence;
 pub use queue::content_hash;
 pub use window::DenseContext;

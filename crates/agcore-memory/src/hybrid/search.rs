@@ -1,14 +1,11 @@
 //! [`HybridStore::search_explained`].
 
-use std::collections::HashSet;
 use std::time::Instant;
 
 use super::context::{load_groups, regularise};
 use super::rank::{GroupOf, ItemKeys, Lists, rank};
-use super::window::window_namespace;
-use super::{ContextLists, DenseContext, DenseIndex, HybridStore, RetrievalMode, SearchReport};
+use super::{ContextLists, HybridStore, RetrievalMode, SearchReport};
 use crate::retriever::validate_search_options;
-use crate::vector::{VectorFilter, VectorHit};
 use crate::{MemoryError, MemoryItem, SearchOptions};
 
 impl HybridStore {
@@ -20,7 +17,11 @@ impl HybridStore {
     /// each, restricted by `options.filter`) — with
     /// [`HybridConfig::dense_context`](super::HybridConfig::dense_context)
     /// also the nearest window vectors, each memory's dense score then
-    /// combining both ([`DenseContext`]); neighbouring-memory context
+    /// combining both ([`DenseContext`](super::DenseContext)); with
+    /// [`HybridConfig::feedback`](super::HybridConfig::feedback) the dense
+    /// list searched again from the query vector moved towards the best
+    /// results of a first fusion ([`DenseFeedback`](super::DenseFeedback));
+    /// neighbouring-memory context
     /// when [`HybridConfig::context`](super::HybridConfig::context) is set
     /// (the lexical score shown is then the regularised one); dense hits below
     /// `min_similarity` cut (and always those with a cosine ≤ 0, and the
@@ -66,15 +67,17 @@ impl HybridStore {
             .dense
             .as_ref()
             .filter(|_| mode != RetrievalMode::Lexical && has_words);
+        let filters = self.dense_filters(options);
         let nearest = async {
-            match dense {
-                Some(dense) => Some(
-                    dense
-                        .nearest_each(query, n, &self.dense_filters(options))
-                        .await,
-                ),
-                None => None,
-            }
+            let dense = dense?;
+            Some(
+                async {
+                    let (vector, embed) = dense.embed_query(query).await?;
+                    let found = dense.search_each(&vector, n, &filters).await?;
+                    Ok::<_, MemoryError>((vector, found, embed))
+                }
+                .await,
+            )
         };
         // Polled first, the embedding call is under way before the lexical
         // search starts.
@@ -91,64 +94,15 @@ impl HybridStore {
                     report.dense_unavailable = Some(reason);
                 }
                 Err(other) => return Err(other),
-                Ok((found, embed)) => {
+                Ok((vector, found, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    let mut found = found.into_iter();
-                    let own_hits = found.next().unwrap_or_default();
-                    let own_floor = DenseContext::floor(
-                        own_hits.len(),
-                        n,
-                        own_hits.last().map(|h| f64::from(h.score)),
-                    );
-                    // The ids whose own vector is checked here: their
-                    // windows take that verdict instead of a second check.
-                    let checked: HashSet<String> = match self.config.dense_context {
-                        Some(_) => own_hits
-                            .iter()
-                            .filter(|h| h.score > 0.0)
-                            .map(|h| h.id.clone())
-                            .collect(),
-                        None => HashSet::new(),
-                    };
-                    let own = self
-                        .fresh_hits(dense, own_hits, options, &mut lists)
+                    lists.dense = self
+                        .dense_list(dense, found, n, options, &mut lists)
                         .await?;
-                    lists.dense = match (&self.config.dense_context, found.next()) {
-                        (Some(context), Some(windows)) => {
-                            // A window vector counts while the memory's own
-                            // vector is fresh (its text is what was embedded).
-                            let window_floor = DenseContext::floor(
-                                windows.len(),
-                                n,
-                                windows.last().map(|h| f64::from(h.score)),
-                            );
-                            let fresh_own: HashSet<&str> =
-                                own.iter().map(|(id, _)| id.as_str()).collect();
-                            let (known, unknown): (Vec<_>, Vec<_>) =
-                                windows.into_iter().partition(|h| checked.contains(&h.id));
-                            let mut windows: Vec<(String, f64)> = known
-                                .into_iter()
-                                .filter(|h| h.score > 0.0 && fresh_own.contains(h.id.as_str()))
-                                .map(|h| (h.id, f64::from(h.score)))
-                                .collect();
-                            let unknown = unknown
-                                .into_iter()
-                                .map(|h| VectorHit {
-                                    content_hash: None,
-                                    ..h
-                                })
-                                .collect();
-                            windows.extend(
-                                self.fresh_hits(dense, unknown, options, &mut lists).await?,
-                            );
-                            let items = &lists.items;
-                            let floors = (own_floor.max(0.0), window_floor.max(0.0));
-                            context.combine(&own, &windows, floors, |id| {
-                                items.get(id).and_then(|i| context.group_value(i)).is_some()
-                            })
-                        }
-                        _ => own,
-                    };
+                    if let Some(feedback) = &self.config.feedback {
+                        self.feed_back(dense, feedback, &vector, n, options, &mut lists)
+                            .await?;
+                    }
                 }
             }
         }
@@ -191,58 +145,5 @@ impl HybridStore {
             "hybrid search"
         );
         Ok(report)
-    }
-
-    /// The vector filters of a dense search: the memories' own vectors and,
-    /// with [`HybridConfig::dense_context`](super::HybridConfig::dense_context),
-    /// their windows' — both restricted to `options.filter.prefix`.
-    fn dense_filters(&self, options: &SearchOptions) -> Vec<VectorFilter> {
-        let mut filter = VectorFilter::namespace(self.config.namespace.clone());
-        filter.id_prefix = options.filter.prefix.clone();
-        let mut filters = vec![filter.clone()];
-        if self.config.dense_context.is_some() {
-            filter.namespace = Some(window_namespace(&self.config.namespace));
-            filters.push(filter);
-        }
-        filters
-    }
-
-    /// The `(id, cosine)` list of `hits` that are current: a cosine above 0
-    /// (at or below it the texts share nothing), the memory still held and
-    /// passing `options.filter` (fetched into `lists.items` when the lexical
-    /// list did not bring it), and its own vector made from its current
-    /// text (a hit without a content hash is checked against the memory's
-    /// own vector).
-    async fn fresh_hits(
-        &self,
-        dense: &DenseIndex,
-        hits: Vec<VectorHit>,
-        options: &SearchOptions,
-        lists: &mut Lists<MemoryItem>,
-    ) -> Result<Vec<(String, f64)>, MemoryError> {
-        let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
-        let mut missing: Vec<String> = hits
-            .iter()
-            .filter(|h| !lists.items.contains_key(&h.id))
-            .map(|h| h.id.clone())
-            .collect();
-        missing.sort_unstable();
-        missing.dedup();
-        // One lookup for every candidate the lexical list did not bring.
-        for item in self.inner.get_many(&missing).await?.into_iter().flatten() {
-            if options.filter.matches(&item) {
-                lists.items.insert(item.id.clone(), item);
-            }
-        }
-        let items = &lists.items;
-        let fresh = dense
-            .fresh(&self.config.namespace, hits, |id| {
-                items.get(id).map(|i| i.content.as_str())
-            })
-            .await?;
-        Ok(fresh
-            .into_iter()
-            .map(|hit| (hit.id, f64::from(hit.score)))
-            .collect())
     }
 }

@@ -120,6 +120,14 @@ impl<R: VectorRows> VectorStore for CachedVectors<R> {
         self.index.content_hashes(namespace, ids).await
     }
 
+    async fn vectors(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<Vec<f32>>>, MemoryError> {
+        self.index.vectors(namespace, ids).await
+    }
+
     async fn search(
         &self,
         query: &[f32],

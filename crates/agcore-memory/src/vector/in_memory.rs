@@ -241,6 +241,15 @@ impl VectorStore for InMemoryVectors {
             .collect())
     }
 
+    async fn vectors(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<Vec<f32>>>, MemoryError> {
+        let state = read(&self.state)?;
+        Ok(ids.iter().map(|id| state.vector(namespace, id)).collect())
+    }
+
     async fn search(
         &self,
         query: &[f32],

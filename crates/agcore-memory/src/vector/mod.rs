@@ -164,6 +164,19 @@ pub trait VectorStore: Send + Sync {
         ids: &[String],
     ) -> Result<Vec<Option<String>>, MemoryError>;
 
+    /// The stored (L2-normalised) vectors of `ids` in `namespace`, in the
+    /// order of `ids` (`None` where there is none). Pseudo-relevance
+    /// feedback ([`DenseFeedback`](crate::hybrid::DenseFeedback)) reads the
+    /// vectors of the first results with it.
+    ///
+    /// # Errors
+    /// Backend errors.
+    async fn vectors(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<Vec<f32>>>, MemoryError>;
+
     /// The `k` records most similar to `query` among those passing
     /// `filter`, best first; ties broken by namespace then id, ascending.
     /// Approximate indexes may miss some true neighbours (documented per

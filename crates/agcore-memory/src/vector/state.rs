@@ -246,6 +246,13 @@ impl State {
         self.hashes.get(&VectorKey::new(namespace, id)).cloned()
     }
 
+    /// A copy of the vector stored for `(namespace, id)`.
+    pub(super) fn vector(&self, namespace: &str, id: &str) -> Option<Vec<f32>> {
+        self.flat
+            .get(&VectorKey::new(namespace, id))
+            .map(<[f32]>::to_vec)
+    }
+
     /// The content hash stored with `key`.
     pub(super) fn hash_of(&self, key: &VectorKey) -> Option<String> {
         self.hashes.get(key).cloned()

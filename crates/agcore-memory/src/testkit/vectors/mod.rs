@@ -1,7 +1,8 @@
 //! A conformance suite for [`VectorStore`] backends (feature `testkit`).
 //!
 //! Every backend runs the same checks unchanged: insert, upsert, delete
-//! counts, content hashes, top-k equal to brute force over seeded random
+//! counts, content hashes, stored vectors read back by id, top-k equal to
+//! brute force over seeded random
 //! unit vectors, tie order, namespace and id-prefix filters, rejected
 //! vectors (wrong length, NaN, infinity) leaving nothing written, `k = 0`
 //! and the empty store, Chinese and odd ids, and normalisation.
@@ -34,6 +35,7 @@
 mod basics;
 mod persistence;
 mod ranking;
+mod read;
 mod values;
 
 use std::future::Future;
@@ -49,6 +51,7 @@ pub use persistence::{check_embedding_mismatch, check_reopen_keeps_vectors};
 pub use ranking::{
     check_filters, check_normalisation, check_ties, check_top_k_matches_brute_force,
 };
+pub use read::check_read_vectors;
 pub use values::{brute_force, clustered_unit_vectors, random_unit_vectors, testkit_space};
 
 use super::ConformanceReport;
@@ -83,6 +86,7 @@ where
     run!("vectors.upsert_replaces", check_upsert_replaces);
     run!("vectors.delete_counts", check_delete_counts);
     run!("vectors.content_hashes", check_content_hashes);
+    run!("vectors.read_vectors", check_read_vectors);
     run!("vectors.invalid_vectors", check_invalid_vectors);
     run!(
         "vectors.empty_store_and_k_zero",

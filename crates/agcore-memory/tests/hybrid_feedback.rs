@@ -1,0 +1,108 @@
+//! Rocchio pseudo-relevance feedback (`DenseFeedback`, off by default): the
+//! dense list is searched again from the query moved towards the first
+//! ranking's best results, so a memory sharing nothing with the query but
+//! much with its best match is found; without stored vectors nothing changes.
+#![cfg(test)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agcore_memory::hybrid::{
+    DenseFeedback, DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
+};
+use agcore_memory::vector::{InMemoryVectors, VectorStore};
+use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
+
+use crate::support;
+use support::TermHashing;
+
+/// "a" matches the query's words; "b" shares none of them, only the words
+/// of "a" (`TermHashing` vectors are bags of words, so its cosine to the
+/// query is 0 and the first dense list cuts it).
+fn memories() -> Vec<MemoryItem> {
+    vec![
+        MemoryItem::new("a", "Brighton weekend: kids swam, pier lights, fish chips"),
+        MemoryItem::new("b", "The kids loved the pier lights and the fish chips"),
+        MemoryItem::new("c", "Quarterly budget review moved to Thursday"),
+        MemoryItem::new("d", "Renew the car insurance before March"),
+    ]
+}
+
+async fn store(config: HybridConfig) -> HybridStore {
+    let embedder = Arc::new(TermHashing);
+    let vectors = Arc::new(InMemoryVectors::new(
+        agcore_llm::embedding::EmbeddingModel::space(embedder.as_ref()),
+    ));
+    let queue = EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20));
+    let dense = DenseIndex::new(embedder, vectors as Arc<dyn VectorStore>, queue).unwrap();
+    let store = HybridStore::new(Arc::new(InMemoryStore::new()), dense, config);
+    store.save_many(memories()).await.unwrap();
+    store.flush().await;
+    store
+}
+
+const QUERY: &str = "Brighton weekend";
+
+async fn result_ids(store: &HybridStore) -> Vec<String> {
+    store
+        .search_explained(QUERY, &SearchOptions::top_k(4))
+        .await
+        .unwrap()
+        .into_results()
+        .map(|h| h.item.id)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feedback_finds_what_the_best_match_talks_about() {
+    for mode in [RetrievalMode::Hybrid, RetrievalMode::Dense] {
+        let off = store(HybridConfig::default().with_mode(mode)).await;
+        let ids = result_ids(&off).await;
+        assert_eq!(ids, ["a"], "{mode:?} without feedback: {ids:?}");
+
+        let config = HybridConfig::default()
+            .with_mode(mode)
+            .with_feedback(Some(DenseFeedback::default().with_depth(1)));
+        let on = store(config).await;
+        let report = on
+            .search_explained(QUERY, &SearchOptions::top_k(4))
+            .await
+            .unwrap();
+        let ids: Vec<&str> = report.results().map(|h| h.item.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"], "{mode:?} with feedback: {ids:?}");
+        let b = report.results().nth(1).unwrap();
+        let dense = b.breakdown.dense.as_ref().map(|d| d.score);
+        assert!(
+            dense.is_some_and(|s| s > 0.0),
+            "b's dense score is its similarity to the moved query: {dense:?}"
+        );
+        assert!(b.breakdown.lexical.is_none(), "{:?}", b.breakdown);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feedback_without_stored_vectors_keeps_the_first_ranking() {
+    let config = HybridConfig::default().with_feedback(Some(DenseFeedback::default()));
+    // A lexical search (no dense list to move) and a store whose vectors
+    // may not be written yet both answer by words.
+    let lexical = store(config.clone().with_mode(RetrievalMode::Lexical)).await;
+    assert_eq!(result_ids(&lexical).await, ["a"]);
+    // The best match's vector is gone (not written yet, or deleted): the
+    // query cannot move, and the first ranking stands.
+    let missing = store(config).await;
+    let vectors = missing.dense().unwrap().vectors();
+    assert_eq!(vectors.delete("", &["a".to_owned()]).await.unwrap(), 1);
+    assert_eq!(result_ids(&missing).await, ["a"]);
+}
+
+#[test]
+fn feedback_is_off_by_default_and_reads_from_a_table() {
+    assert_eq!(HybridConfig::default().feedback, None);
+    let config: HybridConfig = toml::from_str("[feedback]\ndepth = 3").unwrap();
+    let feedback = config.feedback.unwrap();
+    assert_eq!(
+        (feedback.depth, feedback.alpha, feedback.beta),
+        (3, 0.4, 0.6)
+    );
+    assert!(toml::from_str::<HybridConfig>("[feedback]\ndepht = 3").is_err());
+}
