@@ -4,17 +4,10 @@
 //! much with its best match is found; without stored vectors nothing changes.
 #![cfg(test)]
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use agcore_memory::hybrid::{
-    DenseFeedback, DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
-};
-use agcore_memory::vector::{InMemoryVectors, VectorStore};
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory::hybrid::{DenseFeedback, HybridConfig, HybridStore, RetrievalMode};
+use agcore_memory::{MemoryItem, SearchOptions};
 
 use crate::support;
-use support::TermHashing;
 
 /// "a" matches the query's words; "b" shares none of them, only the words
 /// of "a" (`TermHashing` vectors are bags of words, so its cosine to the
@@ -29,16 +22,7 @@ fn memories() -> Vec<MemoryItem> {
 }
 
 async fn store(config: HybridConfig) -> HybridStore {
-    let embedder = Arc::new(TermHashing);
-    let vectors = Arc::new(InMemoryVectors::new(
-        agcore_llm::embedding::EmbeddingModel::space(embedder.as_ref()),
-    ));
-    let queue = EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20));
-    let dense = DenseIndex::new(embedder, vectors as Arc<dyn VectorStore>, queue).unwrap();
-    let store = HybridStore::new(Arc::new(InMemoryStore::new()), dense, config);
-    store.save_many(memories()).await.unwrap();
-    store.flush().await;
-    store
+    support::term_hashing_store(config, memories()).await
 }
 
 const QUERY: &str = "Brighton weekend";

@@ -4,19 +4,12 @@
 //! session are untouched.
 #![cfg(test)]
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use agcore_memory::hybrid::{
-    DenseIndex, EmbeddingQueueConfig, GroupEvidence, HybridConfig, HybridStore, RetrievalMode,
-};
-use agcore_memory::vector::{InMemoryVectors, VectorStore};
-use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory::hybrid::{GroupEvidence, HybridConfig, HybridStore, RetrievalMode};
+use agcore_memory::{MemoryItem, SearchOptions};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
 
 use crate::support;
-use support::TermHashing;
 
 fn turn(id: &str, session: Option<&str>, seq: i64, text: &str) -> MemoryItem {
     let item = MemoryItem::new(id, text)
@@ -54,16 +47,7 @@ fn turns() -> Vec<MemoryItem> {
 }
 
 async fn store(config: HybridConfig) -> HybridStore {
-    let embedder = Arc::new(TermHashing);
-    let vectors = Arc::new(InMemoryVectors::new(
-        agcore_llm::embedding::EmbeddingModel::space(embedder.as_ref()),
-    ));
-    let queue = EmbeddingQueueConfig::default().with_retry_delay(Duration::from_millis(20));
-    let dense = DenseIndex::new(embedder, vectors as Arc<dyn VectorStore>, queue).unwrap();
-    let store = HybridStore::new(Arc::new(InMemoryStore::new()), dense, config);
-    store.save_many(turns()).await.unwrap();
-    store.flush().await;
-    store
+    support::term_hashing_store(config, turns()).await
 }
 
 const QUERY: &str = "when were the tomatoes planted at the market";

@@ -54,6 +54,10 @@ pub enum RetrieverName {
     /// Eval-only ablation: `dense` with group evidence.
     #[value(skip)]
     DenseGroup,
+    /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
+    /// z-score normalisation (`Fusion::ZScore`).
+    #[value(skip)]
+    HybridZScore,
     /// Eval-only ablation: `hybrid` with Rocchio pseudo-relevance feedback
     /// on the query vector (`DenseFeedback`, off in the product by default).
     #[value(skip)]
@@ -85,6 +89,7 @@ impl RetrieverName {
                 Self::HybridOneVector,
                 Self::HybridRrf,
                 Self::HybridTmm,
+                Self::HybridZScore,
                 Self::HybridContext,
                 Self::HybridContextBoth,
                 Self::Dense,
@@ -124,6 +129,7 @@ impl RetrieverName {
             | Self::HybridContextBoth
             | Self::HybridRrf
             | Self::HybridTmm
+            | Self::HybridZScore
             | Self::HybridOneVector
             | Self::DenseOneVector
             | Self::HybridGroup
@@ -155,6 +161,7 @@ impl RetrieverName {
             Self::HybridContextBoth => "(hybrid, ctx both)",
             Self::HybridRrf => "(hybrid, rrf)",
             Self::HybridTmm => "(hybrid, tm2c2)",
+            Self::HybridZScore => "(hybrid, z-score)",
             Self::HybridOneVector => "(hybrid, one vector)",
             Self::DenseOneVector => "(dense, one vector)",
             Self::HybridGroup => "(hybrid, group)",

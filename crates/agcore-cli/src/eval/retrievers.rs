@@ -132,6 +132,7 @@ impl Engine {
             | RetrieverName::HybridContextBoth
             | RetrieverName::HybridRrf
             | RetrieverName::HybridTmm
+            | RetrieverName::HybridZScore
             | RetrieverName::HybridOneVector
             | RetrieverName::DenseOneVector
             | RetrieverName::HybridGroup
@@ -166,6 +167,11 @@ impl Engine {
                         RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
                         RetrieverName::HybridTmm => {
                             config.fusion = Fusion::TheoreticalMinMax {
+                                lexical_weight: 0.5,
+                            };
+                        }
+                        RetrieverName::HybridZScore => {
+                            config.fusion = Fusion::ZScore {
                                 lexical_weight: 0.5,
                             };
                         }

@@ -123,3 +123,24 @@ impl EmbeddingModel for TermHashing {
         })
     }
 }
+
+/// A [`HybridStore`](agcore_memory::hybrid::HybridStore) over an
+/// `InMemoryStore` and [`TermHashing`] vectors holding `items`, every
+/// vector written (the queue flushed).
+pub async fn term_hashing_store(
+    config: agcore_memory::hybrid::HybridConfig,
+    items: Vec<agcore_memory::MemoryItem>,
+) -> agcore_memory::hybrid::HybridStore {
+    use agcore_memory::MemoryStore;
+    use agcore_memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridStore};
+    use agcore_memory::vector::{InMemoryVectors, VectorStore};
+    let embedder = Arc::new(TermHashing);
+    let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
+    let queue =
+        EmbeddingQueueConfig::default().with_retry_delay(std::time::Duration::from_millis(20));
+    let dense = DenseIndex::new(embedder, vectors as Arc<dyn VectorStore>, queue).unwrap();
+    let store = HybridStore::new(Arc::new(agcore_memory::InMemoryStore::new()), dense, config);
+    store.save_many(items).await.unwrap();
+    store.flush().await;
+    store
+}

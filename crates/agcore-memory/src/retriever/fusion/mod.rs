@@ -40,6 +40,21 @@ pub enum Fusion {
         /// Weight of the lexical list, in `[0, 1]`.
         lexical_weight: f64,
     },
+    /// The convex combination with z-score normalisation (Montague &
+    /// Aslam 2001, "Relevance Score Normalization for Metasearch", CIKM:
+    /// zero mean, unit variance): each score minus its list's lowest,
+    /// divided by the list's standard deviation — the z-score shifted so
+    /// that a document missing from a list (0 there) ranks as that list's
+    /// lowest, as with min–max. Against min–max it weighs each list by
+    /// range / standard deviation: a list whose best scores stand out from
+    /// the rest counts more than one whose scores are even (for lists of
+    /// more than a few candidates). `agcore eval` measured it above
+    /// min–max on a Chinese dialogue set (e5) and a little below it on
+    /// LoCoMo (MiniLM).
+    ZScore {
+        /// Weight of the lexical list, in `[0, 1]`.
+        lexical_weight: f64,
+    },
 }
 
 impl Default for Fusion {
@@ -97,6 +112,10 @@ fn place<'a>(
     by_id: &mut HashMap<&'a str, Fused>,
 ) {
     let (lo, hi) = bounds(list);
+    let spread = match fusion {
+        Fusion::ZScore { .. } => deviation(list),
+        _ => 0.0,
+    };
     for (i, (id, score)) in list.iter().enumerate() {
         let entry = by_id.entry(id.as_str()).or_insert_with(|| Fused {
             id: id.clone(),
@@ -129,6 +148,14 @@ fn place<'a>(
                 let normalised = if hi > 0.0 { score.max(0.0) / hi } else { 0.0 };
                 list_weight(lexical_weight, is_lexical) * normalised
             }
+            Fusion::ZScore { lexical_weight } => {
+                let normalised = if spread > 0.0 {
+                    (score - lo) / spread
+                } else {
+                    1.0
+                };
+                list_weight(lexical_weight, is_lexical) * normalised
+            }
         };
     }
 }
@@ -140,6 +167,22 @@ fn list_weight(lexical_weight: f64, is_lexical: bool) -> f64 {
     if is_lexical { w } else { 1.0 - w }
 }
 
+/// The population standard deviation of the list's finite scores (0 for
+/// fewer than two).
+fn deviation(list: &[(String, f64)]) -> f64 {
+    let finite: Vec<f64> = list
+        .iter()
+        .map(|(_, s)| *s)
+        .filter(|s| s.is_finite())
+        .collect();
+    if finite.len() < 2 {
+        return 0.0;
+    }
+    let n = finite.len() as f64;
+    let mean = finite.iter().sum::<f64>() / n;
+    (finite.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt()
+}
+
 fn bounds(list: &[(String, f64)]) -> (f64, f64) {
     let finite = list.iter().map(|(_, s)| *s).filter(|s| s.is_finite());
     let lo = finite.clone().fold(f64::INFINITY, f64::min);
@@ -148,119 +191,4 @@ fn bounds(list: &[(String, f64)]) -> (f64, f64) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn list(ids: &[&str]) -> Vec<(String, f64)> {
-        ids.iter()
-            .enumerate()
-            .map(|(i, id)| ((*id).to_owned(), 10.0 - i as f64))
-            .collect()
-    }
-
-    #[test]
-    fn rrf_rewards_agreement() {
-        let fused = fuse(
-            &list(&["a", "b", "c"]),
-            &list(&["b", "d", "a"]),
-            Fusion::default(),
-        );
-        assert_eq!(fused[0].id, "b"); // 1/62 + 1/61 > 1/61 + 1/63
-        assert_eq!(fused[1].id, "a");
-        assert_eq!(fused.len(), 4);
-        assert_eq!(fused[0].lexical.unwrap().rank, 2);
-        assert_eq!(fused[0].dense.unwrap().rank, 1);
-    }
-
-    #[test]
-    fn weighted_sum_extremes_follow_one_list() {
-        let lex = list(&["a", "b", "c"]);
-        let dense = list(&["c", "b", "a"]);
-        let only_lex = fuse(
-            &lex,
-            &dense,
-            Fusion::WeightedSum {
-                lexical_weight: 1.0,
-            },
-        );
-        assert_eq!(only_lex[0].id, "a");
-        let only_dense = fuse(
-            &lex,
-            &dense,
-            Fusion::WeightedSum {
-                lexical_weight: 0.0,
-            },
-        );
-        assert_eq!(only_dense[0].id, "c");
-    }
-
-    #[test]
-    fn theoretical_min_max_keeps_a_weak_list_weak() {
-        // Min–max would map the dense list's 0.30 … 0.31 onto 0 … 1; with
-        // 0 as the lower bound they stay close together, and the lexical
-        // list's clear order decides.
-        let lex = vec![("a".to_owned(), 9.0), ("b".to_owned(), 3.0)];
-        let dense = vec![("b".to_owned(), 0.31), ("a".to_owned(), 0.30)];
-        let tmm = fuse(
-            &lex,
-            &dense,
-            Fusion::TheoreticalMinMax {
-                lexical_weight: 0.5,
-            },
-        );
-        assert_eq!(tmm[0].id, "a");
-        assert!((tmm[0].score - (0.5 + 0.5 * 0.30 / 0.31)).abs() < 1e-12);
-        let minmax = fuse(
-            &lex,
-            &dense,
-            Fusion::WeightedSum {
-                lexical_weight: 0.5,
-            },
-        );
-        assert_eq!((minmax[0].score, minmax[1].score), (0.5, 0.5));
-    }
-
-    #[test]
-    fn duplicates_and_nan_do_not_break_it() {
-        let lex = vec![
-            ("a".to_owned(), f64::NAN),
-            ("a".to_owned(), 3.0),
-            ("b".to_owned(), 1.0),
-        ];
-        let fused = fuse(
-            &lex,
-            &[],
-            Fusion::WeightedSum {
-                lexical_weight: 0.5,
-            },
-        );
-        assert_eq!(fused.len(), 2);
-        assert!(fused.iter().all(|f| f.score.is_finite()));
-    }
-
-    proptest! {
-        #[test]
-        fn fused_is_sorted_finite_and_complete(
-            a in proptest::collection::vec(("[a-e]", -5.0f64..5.0), 0..8),
-            b in proptest::collection::vec(("[c-h]", -1.0f64..1.0), 0..8),
-            w in 0.0f64..1.0,
-            method in 0u8..3,
-        ) {
-            let fusion = match method {
-                0 => Fusion::Rrf { k: 60.0 },
-                1 => Fusion::WeightedSum { lexical_weight: w },
-                _ => Fusion::TheoreticalMinMax { lexical_weight: w },
-            };
-            let fused = fuse(&a, &b, fusion);
-            let mut ids: Vec<&str> = a.iter().chain(b.iter()).map(|(id, _)| id.as_str()).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            prop_assert_eq!(fused.len(), ids.len());
-            for pair in fused.windows(2) {
-                prop_assert!(pair[0].score >= pair[1].score);
-            }
-            prop_assert!(fused.iter().all(|f| f.score.is_finite() && f.score >= 0.0));
-        }
-    }
-}
+mod tests;
