@@ -1,5 +1,6 @@
 //! [`RetrieverName`]: the retrievers `agcore eval` compares, by their
-//! command-line names.
+//! command-line names. Eval-only ablations are hidden from `--help` but
+//! can be named alone (`--retriever hybrid-z-score`); `all` runs them too.
 
 /// Every retriever agcore ships, by its command-line name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,53 +18,53 @@ pub enum RetrieverName {
     Hybrid,
     /// Eval-only ablation: `lexical` without the stores' context field
     /// (plain BM25 in a second in-memory store holding the same memories).
-    #[value(skip)]
+    #[value(hide = true)]
     LexicalNoContextField,
     /// Eval-only ablation: `lexical` with every namespace in one store, so
     /// BM25's collection statistics (idf, mean lengths) are those of all
     /// namespaces together (the protocol before one store per namespace).
-    #[value(skip)]
+    #[value(hide = true)]
     LexicalOneStore,
     /// Eval-only ablation: `lexical` with neighbouring-turn context.
-    #[value(skip)]
+    #[value(hide = true)]
     LexicalContext,
     /// Eval-only ablation: `hybrid` with neighbouring-turn context on the lexical list.
-    #[value(skip)]
+    #[value(hide = true)]
     HybridContext,
     /// Eval-only ablation: `hybrid` with context on both lists.
-    #[value(skip)]
+    #[value(hide = true)]
     HybridContextBoth,
     /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridRrf,
     /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
     /// theoretical-minimum–max normalisation (`Fusion::TheoreticalMinMax`).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridTmm,
     /// Eval-only ablation: `hybrid` with one vector per memory (no
     /// contextual window embeddings).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridOneVector,
     /// Eval-only ablation: `dense` with one vector per memory.
-    #[value(skip)]
+    #[value(hide = true)]
     DenseOneVector,
     /// Eval-only ablation: `hybrid` with group evidence (`GroupEvidence`
     /// over sessions, off in the product by default).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridGroup,
     /// Eval-only ablation: `dense` with group evidence.
-    #[value(skip)]
+    #[value(hide = true)]
     DenseGroup,
     /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
     /// z-score normalisation (`Fusion::ZScore`).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridZScore,
     /// Eval-only ablation: `hybrid` with Rocchio pseudo-relevance feedback
     /// on the query vector (`DenseFeedback`, off in the product by default).
-    #[value(skip)]
+    #[value(hide = true)]
     HybridPrf,
     /// Eval-only ablation: `dense` with Rocchio pseudo-relevance feedback.
-    #[value(skip)]
+    #[value(hide = true)]
     DensePrf,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
@@ -174,5 +175,31 @@ impl RetrieverName {
             Self::ContextualBm25Rm3 => "contextual-bm25-rm3",
             Self::All => "all",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::RetrieverName;
+
+    #[test]
+    fn hidden_ablations_can_be_named_alone() {
+        for (name, want) in [
+            ("hybrid-z-score", RetrieverName::HybridZScore),
+            ("hybrid-prf", RetrieverName::HybridPrf),
+            ("dense-group", RetrieverName::DenseGroup),
+        ] {
+            assert_eq!(RetrieverName::from_str(name, false), Ok(want));
+            assert!(RetrieverName::All.expand(true).contains(&want), "{name}");
+        }
+        let shown: Vec<_> = RetrieverName::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        assert!(!shown.iter().any(|n| n.starts_with("hybrid-")), "{shown:?}");
     }
 }
