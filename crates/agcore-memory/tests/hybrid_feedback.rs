@@ -54,6 +54,7 @@ async fn feedback_finds_what_the_best_match_talks_about() {
             .unwrap();
         let ids: Vec<&str> = report.results().map(|h| h.item.id.as_str()).collect();
         assert_eq!(ids, ["a", "b"], "{mode:?} with feedback: {ids:?}");
+        assert_eq!(report.feedback_vectors, 1, "a's vector moved the query");
         let b = report.results().nth(1).unwrap();
         let dense = b.breakdown.dense.as_ref().map(|d| d.score);
         assert!(
@@ -77,6 +78,11 @@ async fn feedback_without_stored_vectors_keeps_the_first_ranking() {
     let vectors = missing.dense().unwrap().vectors();
     assert_eq!(vectors.delete("", &["a".to_owned()]).await.unwrap(), 1);
     assert_eq!(result_ids(&missing).await, ["a"]);
+    let report = missing
+        .search_explained(QUERY, &SearchOptions::top_k(4))
+        .await
+        .unwrap();
+    assert_eq!(report.feedback_vectors, 0);
 }
 
 #[test]

@@ -79,8 +79,9 @@ impl HybridStore {
     /// Rocchio feedback ([`DenseFeedback`]): ranks `lists` once by the
     /// fusion, moves `query` towards the stored vectors of the best
     /// `feedback.depth` results and replaces `lists.dense` with the dense
-    /// list searched from there. Leaves `lists` as they are when no result
-    /// has a stored vector.
+    /// list searched from there; returns how many stored vectors moved the
+    /// query. Leaves `lists` as they are (and returns 0) when no result has
+    /// a stored vector.
     pub(super) async fn feed_back(
         &self,
         dense: &DenseIndex,
@@ -89,14 +90,14 @@ impl HybridStore {
         n: usize,
         options: &SearchOptions,
         lists: &mut Lists<MemoryItem>,
-    ) -> Result<(), MemoryError> {
+    ) -> Result<usize, MemoryError> {
         let first: Vec<String> = fuse(&lists.lexical, &lists.dense, self.config.fusion)
             .into_iter()
             .take(feedback.depth.max(1))
             .map(|f| f.id)
             .collect();
         if first.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let docs: Vec<Vec<f32>> = dense
             .vectors()
@@ -106,13 +107,13 @@ impl HybridStore {
             .flatten()
             .collect();
         let Some(moved) = feedback.moved_query(query, &docs) else {
-            return Ok(());
+            return Ok(0);
         };
         let found = dense
             .search_each(&moved, n, &self.dense_filters(options))
             .await?;
         lists.dense = self.dense_list(dense, found, n, options, lists).await?;
-        Ok(())
+        Ok(docs.len())
     }
 
     /// The vector filters of a dense search: the memories' own vectors and,

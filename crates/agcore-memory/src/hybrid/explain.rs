@@ -72,6 +72,11 @@ pub struct SearchReport<T = MemoryItem> {
     /// Why the dense list is missing (no vectors yet, embedding server down),
     /// when the mode asked for it.
     pub dense_unavailable: Option<String>,
+    /// How many stored vectors moved the query vector (Rocchio feedback,
+    /// [`DenseFeedback`](super::DenseFeedback)); 0 when it is off or none
+    /// of the first results had a vector.
+    #[serde(default)]
+    pub feedback_vectors: usize,
     /// Time spent embedding the query, in microseconds.
     pub embed_micros: u64,
     /// Time spent searching both lists and fusing, in microseconds.
@@ -83,6 +88,7 @@ impl<T> Default for SearchReport<T> {
         Self {
             hits: Vec::new(),
             dense_unavailable: None,
+            feedback_vectors: 0,
             embed_micros: 0,
             search_micros: 0,
         }

@@ -100,7 +100,8 @@ impl HybridStore {
                         .dense_list(dense, found, n, options, &mut lists)
                         .await?;
                     if let Some(feedback) = &self.config.feedback {
-                        self.feed_back(dense, feedback, &vector, n, options, &mut lists)
+                        report.feedback_vectors = self
+                            .feed_back(dense, feedback, &vector, n, options, &mut lists)
                             .await?;
                     }
                 }
@@ -139,6 +140,7 @@ impl HybridStore {
         tracing::debug!(
             lexical,
             dense,
+            feedback = report.feedback_vectors,
             results = report.results().count(),
             embed_us = report.embed_micros,
             search_us = report.search_micros,
