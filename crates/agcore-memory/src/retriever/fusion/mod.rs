@@ -49,8 +49,8 @@ pub enum Fusion {
     /// range / standard deviation: a list whose best scores stand out from
     /// the rest counts more than one whose scores are even (for lists of
     /// more than a few candidates). `agcore eval` measured it above
-    /// min–max on a Chinese dialogue set (e5) and a little below it on
-    /// LoCoMo (MiniLM).
+    /// min–max on a Chinese dialogue set (e5), level on LoCoMo with e5 and
+    /// a little below it on LoCoMo with MiniLM.
     ZScore {
         /// Weight of the lexical list, in `[0, 1]`.
         lexical_weight: f64,
