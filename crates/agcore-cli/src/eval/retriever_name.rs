@@ -80,42 +80,39 @@ pub enum RetrieverName {
 }
 
 impl RetrieverName {
-    /// The retrievers this name stands for (`with_dense`: an embedder is configured).
+    /// The retrievers that need no embedder, in the order `all` runs them.
+    const LEXICAL: [Self; 8] = [
+        Self::Lexical,
+        Self::LexicalNoContextField,
+        Self::LexicalOneStore,
+        Self::LexicalContext,
+        Self::TextOverlap,
+        Self::Bm25,
+        Self::ContextualBm25,
+        Self::ContextualBm25Rm3,
+    ];
+
+    /// The retrievers this name stands for (`with_dense`: an embedder is
+    /// configured): `all` runs the dense and hybrid ones first.
     pub fn expand(self, with_dense: bool) -> Vec<Self> {
+        const DENSE: [RetrieverName; 13] = [
+            RetrieverName::Hybrid,
+            RetrieverName::HybridGroup,
+            RetrieverName::HybridPrf,
+            RetrieverName::HybridOneVector,
+            RetrieverName::HybridRrf,
+            RetrieverName::HybridTmm,
+            RetrieverName::HybridZScore,
+            RetrieverName::HybridContext,
+            RetrieverName::HybridContextBoth,
+            RetrieverName::Dense,
+            RetrieverName::DenseGroup,
+            RetrieverName::DensePrf,
+            RetrieverName::DenseOneVector,
+        ];
         match self {
-            Self::All if with_dense => vec![
-                Self::Hybrid,
-                Self::HybridGroup,
-                Self::HybridPrf,
-                Self::HybridOneVector,
-                Self::HybridRrf,
-                Self::HybridTmm,
-                Self::HybridZScore,
-                Self::HybridContext,
-                Self::HybridContextBoth,
-                Self::Dense,
-                Self::DenseGroup,
-                Self::DensePrf,
-                Self::DenseOneVector,
-                Self::Lexical,
-                Self::LexicalNoContextField,
-                Self::LexicalOneStore,
-                Self::LexicalContext,
-                Self::TextOverlap,
-                Self::Bm25,
-                Self::ContextualBm25,
-                Self::ContextualBm25Rm3,
-            ],
-            Self::All => vec![
-                Self::Lexical,
-                Self::LexicalNoContextField,
-                Self::LexicalOneStore,
-                Self::LexicalContext,
-                Self::TextOverlap,
-                Self::Bm25,
-                Self::ContextualBm25,
-                Self::ContextualBm25Rm3,
-            ],
+            Self::All if with_dense => DENSE.into_iter().chain(Self::LEXICAL).collect(),
+            Self::All => Self::LEXICAL.to_vec(),
             other => vec![other],
         }
     }
@@ -193,6 +190,24 @@ mod tests {
         ] {
             assert_eq!(RetrieverName::from_str(name, false), Ok(want));
             assert!(RetrieverName::All.expand(true).contains(&want), "{name}");
+        }
+        // `all` runs every retriever once; without an embedder only those
+        // that need none.
+        for name in RetrieverName::value_variants() {
+            let runs = |dense| {
+                RetrieverName::All
+                    .expand(dense)
+                    .iter()
+                    .filter(|n| *n == name)
+                    .count()
+            };
+            let want = usize::from(*name != RetrieverName::All);
+            assert_eq!(runs(true), want, "{name:?}");
+            assert_eq!(
+                runs(false),
+                want * usize::from(!name.needs_embedder()),
+                "{name:?}"
+            );
         }
         let shown: Vec<_> = RetrieverName::value_variants()
             .iter()

@@ -1,6 +1,7 @@
 //! Pseudo-relevance feedback on the query vector (Rocchio): the dense
 //! search runs again from the query moved towards the first results.
 
+use agcore_llm::embedding::l2_normalize;
 use serde::{Deserialize, Serialize};
 
 /// Rocchio pseudo-relevance feedback for the dense list: after a first
@@ -77,12 +78,8 @@ impl DenseFeedback {
                 *m += share * x;
             }
         }
-        let norm = moved.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if !norm.is_finite() || norm <= f32::EPSILON {
-            return None;
-        }
-        moved.iter_mut().for_each(|x| *x /= norm);
-        Some(moved)
+        let norm = l2_normalize(&mut moved);
+        (norm.is_finite() && norm > f32::EPSILON).then_some(moved)
     }
 }
 
