@@ -23,5 +23,5 @@ async fn mysql_store_passes_the_conformance_suite() {
     support::drop_databases(&url, "conf").await;
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 22);
+    assert_eq!(report.passed.len(), 23);
 }

@@ -23,5 +23,31 @@ async fn postgres_store_passes_the_conformance_suite() {
     support::drop_schemas(&url, "conf").await;
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 22);
+    assert_eq!(report.passed.len(), 23);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_store_passes_the_context_conformance_suite() {
+    let Some(url) = support::url() else { return };
+    let make_url = url.clone();
+    let report = testkit::context::context_conformance_report(
+        move |field: Option<agcore_memory::retriever::ContextField>, eviction: EvictionConfig| {
+            let url = make_url.clone();
+            async move {
+                let db = agcore_memory_postgres::PostgresDatabase::builder()
+                    .schema(support::schema_name("confctx"))
+                    .pool_size(2)
+                    .eviction(eviction)
+                    .context_field(field)
+                    .open(&url)
+                    .await
+                    .unwrap();
+                Arc::new(db.store()) as Arc<dyn MemoryStore>
+            }
+        },
+    )
+    .await;
+    support::drop_schemas(&url, "confctx").await;
+    assert!(report.is_success(), "{report}");
+    assert_eq!(report.passed.len(), 7);
 }

@@ -2,6 +2,9 @@
 //! (`agcore_memory::testkit::corpus`): single save p50/p99, batched insert
 //! rate (`save_many` of 1,000), get and search p50/p99 (top 10) at 10k
 //! memories. Ratios are SQLite / Redis for times (above 1: Redis faster).
+//! Then the context field's cost: the same memories as turns of 20-turn
+//! sessions, Redis with the field (the default) beside Redis without it
+//! (ratio = without / with for times: below 1, the field costs that much).
 //!
 //! Needs `AGCORE_TEST_REDIS_URL` (`scripts/databases.sh start`); without it,
 //! prints why and does nothing. Criterion times one save; the report follows.
@@ -17,6 +20,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::corpus::{Corpus, Percentiles, ms, percentiles};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_redis::RedisStore;
@@ -33,7 +37,7 @@ struct Figures {
     search: Percentiles,
 }
 
-async fn redis_store(url: &str, prefix: &str) -> Arc<dyn MemoryStore> {
+async fn redis_store(url: &str, prefix: &str, field: Option<ContextField>) -> Arc<dyn MemoryStore> {
     let client = redis::Client::open(url).unwrap();
     let mut conn = client.get_multiplexed_async_connection().await.unwrap();
     let keys: Vec<String> = redis::cmd("KEYS")
@@ -51,14 +55,29 @@ async fn redis_store(url: &str, prefix: &str) -> Arc<dyn MemoryStore> {
     Arc::new(
         RedisStore::builder()
             .prefix(prefix)
+            .context_field(field)
             .open(url)
             .await
             .unwrap(),
     )
 }
 
-async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus) -> Figures {
-    let items = corpus.memories(N, 7);
+/// `item` as turn `i` of 20-turn sessions when `sessions`.
+fn as_turn(item: MemoryItem, i: usize, sessions: bool) -> MemoryItem {
+    if sessions {
+        item.with_metadata(serde_json::json!({ "session": i / 20 }))
+    } else {
+        item
+    }
+}
+
+async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus, sessions: bool) -> Figures {
+    let items: Vec<MemoryItem> = corpus
+        .memories(N, 7)
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| as_turn(item, i, sessions))
+        .collect();
     let started = Instant::now();
     for chunk in items.chunks(1_000) {
         store.save_many(chunk.to_vec()).await.unwrap();
@@ -71,7 +90,11 @@ async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus) -> Figures {
         let store = Arc::clone(&store);
         async move {
             store
-                .save(MemoryItem::new(format!("single:{i}"), q))
+                .save(as_turn(
+                    MemoryItem::new(format!("single:{i}"), q),
+                    i,
+                    sessions,
+                ))
                 .await
                 .unwrap()
         }
@@ -101,13 +124,32 @@ async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus) -> Figures {
     }
 }
 
-fn line(what: &str, sqlite: Duration, redis: Duration) -> String {
+fn line(what: &str, names: [&str; 2], base: Duration, other: Duration) -> String {
     format!(
-        "{what:>11}: sqlite {:.3} ms | redis {:.3} ms | ratio {:.2}x",
-        ms(sqlite),
-        ms(redis),
-        ms(sqlite) / ms(redis).max(1e-9)
+        "{what:>11}: {} {:.3} ms | {} {:.3} ms | ratio {:.2}x",
+        names[0],
+        ms(base),
+        names[1],
+        ms(other),
+        ms(base) / ms(other).max(1e-9)
     )
+}
+
+fn report(title: &str, names: [&str; 2], a: &Figures, b: &Figures) {
+    println!("\n== report: {title} ==");
+    println!(
+        "batched insert: {} {:.0}/s | {} {:.0}/s | ratio {:.2}x",
+        names[0],
+        a.insert_per_s,
+        names[1],
+        b.insert_per_s,
+        b.insert_per_s / a.insert_per_s
+    );
+    println!("{}", line("save p50", names, a.save.p50, b.save.p50));
+    println!("{}", line("save p99", names, a.save.p99, b.save.p99));
+    println!("{}", line("get p50", names, a.get.p50, b.get.p50));
+    println!("{}", line("search p50", names, a.search.p50, b.search.p50));
+    println!("{}", line("search p99", names, a.search.p99, b.search.p99));
 }
 
 fn main() {
@@ -125,7 +167,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mut c = Criterion::default().configure_from_args();
     if !args.iter().any(|a| a == "report") {
-        let store = rt.block_on(redis_store(&url, "agbench:criterion"));
+        let store = rt.block_on(redis_store(
+            &url,
+            "agbench:criterion",
+            Some(ContextField::default()),
+        ));
         let mut i = 0_u64;
         c.bench_function("redis/save", |b| {
             b.iter(|| {
@@ -145,20 +191,36 @@ fn main() {
             rt.block_on(SqliteStore::open(dir.path().join("b.db")))
                 .unwrap(),
         );
-        let s = rt.block_on(measure(sqlite, &corpus));
-        let r = rt
-            .block_on(async { measure(redis_store(&url, "agbench:report").await, &corpus).await });
-        println!("\n== report: Redis beside SQLite, n={N} (ratio = sqlite / redis for times) ==");
-        println!(
-            "batched insert: sqlite {:.0}/s | redis {:.0}/s | ratio {:.2}x",
-            s.insert_per_s,
-            r.insert_per_s,
-            r.insert_per_s / s.insert_per_s
+        let s = rt.block_on(measure(sqlite, &corpus, false));
+        let r = rt.block_on(async {
+            let store = redis_store(&url, "agbench:report", Some(ContextField::default())).await;
+            measure(store, &corpus, false).await
+        });
+        report(
+            &format!("Redis beside SQLite, n={N} (ratio = sqlite / redis for times)"),
+            ["sqlite", "redis"],
+            &s,
+            &r,
         );
-        println!("{}", line("save p50", s.save.p50, r.save.p50));
-        println!("{}", line("save p99", s.save.p99, r.save.p99));
-        println!("{}", line("get p50", s.get.p50, r.get.p50));
-        println!("{}", line("search p50", s.search.p50, r.search.p50));
-        println!("{}", line("search p99", s.search.p99, r.search.p99));
+        let plain = rt.block_on(async {
+            measure(
+                redis_store(&url, "agbench:plain", None).await,
+                &corpus,
+                true,
+            )
+            .await
+        });
+        let field = rt.block_on(async {
+            let store = redis_store(&url, "agbench:field", Some(ContextField::default())).await;
+            measure(store, &corpus, true).await
+        });
+        report(
+            &format!(
+                "Redis context field, n={N} turns in 20-turn sessions (ratio = without / with for times)"
+            ),
+            ["without", "with"],
+            &plain,
+            &field,
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::index_terms;
+use agcore_memory::retriever::{ContextField, index_terms};
 use agcore_memory::{EvictionPolicy, MemoryItem};
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -29,15 +29,38 @@ pub(crate) fn time_prefix(at: DateTime<Utc>) -> String {
     )
 }
 
+/// The analyzer tokens of `text` and their frequencies.
+pub(crate) fn frequencies(tokens: &[String]) -> BTreeMap<&str, u32> {
+    let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
+    for token in tokens {
+        *tf.entry(token.as_str()).or_insert(0) += 1;
+    }
+    tf
+}
+
+/// The index fields of `item` the script reads (`len`, `tf`, and `grp`,
+/// its sequence under `context`, when it has one), added to `object`.
+pub(crate) fn index_fields(
+    object: &mut serde_json::Map<String, serde_json::Value>,
+    item: &MemoryItem,
+    context: Option<&ContextField>,
+) {
+    let tokens = index_terms(&item.content);
+    object.insert("len".into(), tokens.len().into());
+    object.insert("tf".into(), serde_json::json!(frequencies(&tokens)));
+    if let Some(group) = context.and_then(|c| c.group_of(item)) {
+        object.insert("grp".into(), group.into());
+    }
+}
+
 /// The save payload of `items` for the script: one JSON object each.
-pub(crate) fn payload(items: &[MemoryItem], policy: &EvictionPolicy) -> Result<String> {
+pub(crate) fn payload(
+    items: &[MemoryItem],
+    policy: &EvictionPolicy,
+    context: Option<&ContextField>,
+) -> Result<String> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let tokens = index_terms(&item.content);
-        let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
-        for token in &tokens {
-            *tf.entry(token.as_str()).or_insert(0) += 1;
-        }
         let expire = match policy {
             EvictionPolicy::Ttl { ttl_secs } => {
                 let ttl = i64::try_from(*ttl_secs)
@@ -50,17 +73,22 @@ pub(crate) fn payload(items: &[MemoryItem], policy: &EvictionPolicy) -> Result<S
             }
             _ => 0,
         };
-        out.push(serde_json::json!({
-            "id": item.id,
-            "content": item.content,
-            "metadata": serde_json::to_string(&item.metadata)?,
-            "s": item.created_at.timestamp().to_string(),
-            "ns": item.created_at.timestamp_subsec_nanos().to_string(),
-            "ckey": created_key(item.created_at, &item.id),
-            "len": tokens.len(),
-            "tf": tf,
-            "expire": expire,
-        }));
+        let mut object = serde_json::Map::new();
+        object.insert("id".into(), item.id.clone().into());
+        object.insert("content".into(), item.content.clone().into());
+        object.insert(
+            "metadata".into(),
+            serde_json::to_string(&item.metadata)?.into(),
+        );
+        object.insert("s".into(), item.created_at.timestamp().to_string().into());
+        object.insert(
+            "ns".into(),
+            item.created_at.timestamp_subsec_nanos().to_string().into(),
+        );
+        object.insert("ckey".into(), created_key(item.created_at, &item.id).into());
+        object.insert("expire".into(), expire.into());
+        index_fields(&mut object, item, context);
+        out.push(serde_json::Value::Object(object));
     }
     Ok(serde_json::to_string(&out)?)
 }

@@ -7,11 +7,15 @@
 //!
 //! Keys, all under the store's prefix `P` (default `agcore`): `P:item:{id}`
 //! (hash: content, metadata, seconds, nanoseconds), `P:doc:{id}` (the item's
-//! index entry: time key, length, terms), `P:t:{term}` (postings:
-//! id → `tf:len`), `P:created` (sorted set, lexicographic (time, id) order),
+//! index entry: time key, length, term frequencies, and for a turn of a
+//! sequence its sequence and context field), `P:t:{term}` (postings:
+//! id → `tf:len`, or `tf:len:ctf:clen` for a term in the context field),
+//! `P:g:{sequence}` (a sequence's members in (time, id) order),
+//! `P:created` (sorted set, lexicographic (time, id) order),
 //! `P:byid` (ids, for prefix filters), `P:expiry` (TTL deadlines),
-//! `P:stats`, `P:writes`, `P:meta` (the analyzer that built the postings;
-//! an index built with another is re-tokenised on open, see `reindex.rs`).
+//! `P:stats`, `P:writes`, `P:meta` (the analyzer and context field settings
+//! that built the postings; an index built with others is rebuilt on open,
+//! see `reindex.rs`).
 //!
 //! Embedding vectors live in [`RedisVectors`] ([`RedisStore::vectors`]):
 //! `P:vectors`, `P:vector_hashes` and `P:vectors_meta`, searched in process.
@@ -25,6 +29,7 @@ mod vectors;
 
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -33,13 +38,15 @@ pub use error::RedisStoreError;
 pub use store::RedisStore;
 pub use vectors::{RedisRows, RedisVectors};
 
-/// Options of a [`RedisStore`]: key prefix, timeouts, eviction.
+/// Options of a [`RedisStore`]: key prefix, timeouts, eviction, context
+/// field.
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct RedisStoreBuilder {
     prefix: String,
     timeout: Duration,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl Default for RedisStoreBuilder {
@@ -48,6 +55,7 @@ impl Default for RedisStoreBuilder {
             prefix: "agcore".to_owned(),
             timeout: Duration::from_secs(5),
             eviction: EvictionConfig::none(),
+            context: Some(ContextField::default()),
         }
     }
 }
@@ -81,6 +89,20 @@ impl RedisStoreBuilder {
         self
     }
 
+    /// The context field (BM25F over neighbouring turns, see
+    /// [`ContextField`]): on by default with its defaults (sequence key
+    /// `session`, window 1, weight 0.5), as in `InMemoryStore`,
+    /// `SqliteStore` and `PostgresStore`, which rank the same items alike;
+    /// `None` ranks every item as plain BM25. The script keeps each field
+    /// current as turns are saved, replaced, deleted, evicted and expire.
+    /// Opening a prefix whose fields were derived with another key or
+    /// window derives them all again (see `reindex.rs`); every client of a
+    /// prefix should use the same settings.
+    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
+        self.context = context;
+        self
+    }
+
     /// Connects to `url` (`redis://[user:password@]host:port/db`).
     ///
     /// # Errors
@@ -111,8 +133,8 @@ impl RedisStoreBuilder {
                 MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
                 other => other,
             })?;
-        let store = RedisStore::new(conn, &self.prefix, self.eviction);
-        store.sync_analyzer().await.map_err(MemoryError::from)?;
+        let store = RedisStore::new(conn, &self.prefix, self.eviction, self.context);
+        store.sync_index().await.map_err(MemoryError::from)?;
         Ok(store)
     }
 }

@@ -1,35 +1,107 @@
-//! Re-indexing with the store analyzer: the prefix's `P:meta` hash records
-//! the analyzer that built its postings (field `analyzer`; prefixes written
-//! before it have none and were indexed with plain keywords). On open, when
-//! it is not this library's [`ANALYZER_ID`], every item is re-tokenised with
-//! [`index_terms`] in batches of [`BATCH`] (ids in order from `P:byid`), each
-//! batch replacing postings, index entries and the total length in one
-//! script call, then the analyzer is recorded. The script re-indexes an item
-//! only while its stored content is the text tokenised, so a concurrent
-//! write wins; re-indexing an item twice gives the same index, so
-//! concurrent openers and a run cut short (re-done on the next open) are
-//! safe.
+//! Re-indexing: the prefix's `P:meta` hash records the analyzer that built
+//! its postings (field `analyzer`; prefixes written before it have none and
+//! were indexed with plain keywords) and the context field's derivation
+//! settings (field `context_field`: sequence key and window as JSON, `null`
+//! for none; prefixes written before the context field have none).
+//!
+//! On open, when either differs from this store's ([`ANALYZER_ID`] and its
+//! [`ContextField`]), the index is rebuilt in two passes over the ids in
+//! order from `P:byid`, [`BATCH`] items per script call:
+//! 1. `rebuild`: every item re-tokenised with [`index_terms`], its own
+//!    postings, sequence membership and the statistics replaced (the script
+//!    does so only while the stored content is the text tokenised, so a
+//!    concurrent write wins);
+//! 2. `refresh`: every item's context field derived from its neighbours.
+//!
+//! Then both settings are recorded. Rebuilding twice gives the same index,
+//! so concurrent openers and a run cut short (re-done on the next open) are
+//! safe. The weight of the field only matters at search time.
 
-use std::collections::BTreeMap;
-
-use agcore_memory::retriever::{ANALYZER_ID, index_terms};
+use agcore_memory::retriever::{ANALYZER_ID, ContextField};
 use redis::AsyncCommands;
 
 use crate::error::Result;
+use crate::items;
 use crate::store::RedisStore;
 
-/// Items re-tokenised per script call.
+/// Items re-indexed per script call.
 pub(crate) const BATCH: isize = 500;
 
+/// The recorded form of `context`'s derivation settings (key and window).
+pub(crate) fn settings(context: Option<&ContextField>) -> String {
+    match context {
+        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
+        None => "null".to_owned(),
+    }
+}
+
 impl RedisStore {
-    /// Re-indexes the prefix unless its recorded analyzer is [`ANALYZER_ID`].
-    pub(crate) async fn sync_analyzer(&self) -> Result<()> {
+    /// Rebuilds the prefix's index unless it was built with [`ANALYZER_ID`]
+    /// and this store's context field settings.
+    pub(crate) async fn sync_index(&self) -> Result<()> {
         let mut conn = self.conn.clone();
         let meta = self.key("meta");
-        let found: Option<String> = conn.hget(&meta, "analyzer").await?;
-        if found.as_deref() == Some(ANALYZER_ID) {
+        let (analyzer, context): (Option<String>, Option<String>) = redis::cmd("HMGET")
+            .arg(&meta)
+            .arg("analyzer")
+            .arg("context_field")
+            .query_async(&mut conn)
+            .await?;
+        let wanted = settings(self.context_field());
+        if analyzer.as_deref() == Some(ANALYZER_ID) && context.as_deref() == Some(wanted.as_str()) {
             return Ok(());
         }
+        self.each_batch(|store, ids| async move {
+            let mut payload = Vec::with_capacity(ids.len());
+            for item in store.fetch(&ids).await? {
+                let mut object = serde_json::Map::new();
+                object.insert("id".into(), item.id.clone().into());
+                object.insert("content".into(), item.content.clone().into());
+                items::index_fields(&mut object, &item, store.context_field());
+                payload.push(serde_json::Value::Object(object));
+            }
+            store
+                .run("rebuild", &[serde_json::to_string(&payload)?])
+                .await?;
+            Ok(())
+        })
+        .await?;
+        if self.context.is_some() {
+            self.each_batch(|store, ids| async move {
+                store
+                    .run("refresh", &[serde_json::to_string(&ids)?])
+                    .await?;
+                Ok(())
+            })
+            .await?;
+        }
+        let () = conn
+            .hset_multiple(
+                &meta,
+                &[
+                    ("analyzer", ANALYZER_ID),
+                    ("context_field", wanted.as_str()),
+                ],
+            )
+            .await?;
+        tracing::info!(
+            prefix = %self.prefix,
+            from.analyzer = ?analyzer,
+            from.context_field = ?context,
+            to.analyzer = ANALYZER_ID,
+            to.context_field = %wanted,
+            "redis: re-indexed"
+        );
+        Ok(())
+    }
+
+    /// Runs `step` on every id of the prefix, [`BATCH`] at a time, in order.
+    async fn each_batch<F, Fut>(&self, step: F) -> Result<()>
+    where
+        F: Fn(Self, Vec<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<()>>,
+    {
+        let mut conn = self.conn.clone();
         let byid = self.key("byid");
         let mut start = "-".to_owned();
         loop {
@@ -42,28 +114,30 @@ impl RedisStore {
                 .arg(BATCH)
                 .query_async(&mut conn)
                 .await?;
-            let Some(last) = ids.last() else { break };
+            let Some(last) = ids.last() else {
+                return Ok(());
+            };
             start = format!("({last}");
-            let items = self.fetch(&ids).await?;
-            let mut payload = Vec::with_capacity(items.len());
-            for item in items {
-                let tokens = index_terms(&item.content);
-                let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
-                for token in &tokens {
-                    *tf.entry(token.as_str()).or_insert(0) += 1;
-                }
-                payload.push(serde_json::json!({
-                    "id": item.id,
-                    "content": item.content,
-                    "len": tokens.len(),
-                    "tf": tf,
-                }));
-            }
-            self.run("reindex", &[serde_json::to_string(&payload)?])
-                .await?;
+            step(self.clone(), ids).await?;
         }
-        let () = conn.hset(&meta, "analyzer", ANALYZER_ID).await?;
-        tracing::info!(prefix = %self.prefix, from = ?found, to = ANALYZER_ID, "redis: re-indexed");
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_name_the_key_and_window_only() {
+        assert_eq!(settings(None), "null");
+        let field = ContextField::default();
+        assert_eq!(
+            settings(Some(&field)),
+            r#"{"group_key":"session","window":1}"#
+        );
+        assert_eq!(
+            settings(Some(&field.clone().with_weight(0.2))),
+            settings(Some(&field))
+        );
     }
 }

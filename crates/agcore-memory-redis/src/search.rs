@@ -1,28 +1,48 @@
-//! BM25 search: the query terms' postings (`term → id → "tf:len"` hashes)
-//! and the collection statistics in one pipelined round trip, scored here
-//! with `Bm25::idf` and `Bm25::tf_part` (k1 = 1.2, b = 0.75) like the other
-//! backends' stores, best first with ties by id; items are then read in rank order
-//! until `limit` pass the filter.
+//! BM25F search: the query terms' postings (`term → id → "tf:len"`, or
+//! `"tf:len:ctf:clen"` for a term in the item's context field) and the
+//! collection statistics in one pipelined round trip, scored here with
+//! `Bm25::idf` (document frequency counting either field) and
+//! [`Bm25F::tf_part`] (k1 = 1.2, b = 0.75, each field normalised by its own
+//! mean length — the context field's over the items in a sequence — the
+//! context weighted) like `InMemoryStore`, `SqliteStore` and
+//! `PostgresStore`, best first with ties by id; items are then read in rank
+//! order until `limit` pass the filter.
 
 use std::collections::HashMap;
 
-use agcore_memory::retriever::{Bm25, unique_index_terms};
+use agcore_memory::retriever::{Bm25, Bm25F, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
 
 use crate::error::{Result, storage};
 use crate::store::RedisStore;
 
-/// `(documents, total length)` of the store.
-type Stats = (Option<f64>, Option<f64>);
-/// One term's postings: id → `tf:len`.
+/// `(documents, total length, items in a sequence, total context length)`.
+type Stats = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
+/// One term's postings: id → `tf:len[:ctf:clen]`.
 type Postings = HashMap<String, String>;
 
 /// Most distinct query terms used (as in the other backends).
 const MAX_QUERY_TERMS: usize = 256;
 
-fn parse_posting(value: &str) -> Option<(f64, f64)> {
-    let (tf, len) = value.split_once(':')?;
-    Some((tf.parse().ok()?, len.parse().ok()?))
+/// A posting's `(tf, len, context tf, context len)`.
+fn parse_posting(value: &str) -> Option<(f64, f64, f64, f64)> {
+    let mut parts = value.split(':').map(str::parse::<f64>);
+    let (tf, len) = (parts.next()?.ok()?, parts.next()?.ok()?);
+    let (ctf, clen) = match (parts.next(), parts.next()) {
+        (Some(ctf), Some(clen)) => (ctf.ok()?, clen.ok()?),
+        (None, None) => (0.0, 0.0),
+        _ => return None,
+    };
+    parts.next().is_none().then_some((tf, len, ctf, clen))
+}
+
+/// Mean of `total` over `count` (0 when there is nothing to average).
+fn mean(total: Option<f64>, count: f64) -> f64 {
+    if count > 0.0 {
+        total.unwrap_or(0.0) / count
+    } else {
+        0.0
+    }
 }
 
 pub(crate) async fn search(
@@ -39,7 +59,9 @@ pub(crate) async fn search(
     pipe.cmd("HMGET")
         .arg(store.key("stats"))
         .arg("docs")
-        .arg("len");
+        .arg("len")
+        .arg("grouped")
+        .arg("clen");
     for term in &terms {
         pipe.hgetall(store.key(&format!("t:{term}")));
     }
@@ -59,12 +81,12 @@ pub(crate) async fn search(
         (stats, postings)
     };
     let docs = stats.0.unwrap_or(0.0);
-    let avg_len = if docs > 0.0 {
-        stats.1.unwrap_or(0.0) / docs
-    } else {
-        0.0
+    let fields = Bm25F {
+        bm25: Bm25::default(),
+        avg_len: mean(stats.1, docs),
+        avg_context_len: mean(stats.3, stats.2.unwrap_or(0.0)),
+        weight: store.context.as_ref().map_or(0.0, |c| c.weight),
     };
-    let bm25 = Bm25::default();
     let mut scores: HashMap<&str, f64> = HashMap::new();
     for list in &postings {
         if list.is_empty() {
@@ -72,8 +94,9 @@ pub(crate) async fn search(
         }
         let idf = Bm25::idf(docs, list.len() as f64);
         for (id, value) in list {
-            if let Some((tf, len)) = parse_posting(value) {
-                *scores.entry(id.as_str()).or_insert(0.0) += idf * bm25.tf_part(tf, len, avg_len);
+            if let Some((tf, len, ctf, clen)) = parse_posting(value) {
+                *scores.entry(id.as_str()).or_insert(0.0) +=
+                    idf * fields.tf_part(tf, len, ctf, clen);
             }
         }
     }
@@ -110,7 +133,10 @@ mod tests {
 
     #[test]
     fn postings_parse() {
-        assert_eq!(parse_posting("2:14"), Some((2.0, 14.0)));
+        assert_eq!(parse_posting("2:14"), Some((2.0, 14.0, 0.0, 0.0)));
+        assert_eq!(parse_posting("0:3:2:9"), Some((0.0, 3.0, 2.0, 9.0)));
         assert_eq!(parse_posting("x"), None);
+        assert_eq!(parse_posting("1:2:3"), None);
+        assert_eq!(parse_posting("1:2:3:4:5"), None);
     }
 }

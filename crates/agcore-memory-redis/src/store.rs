@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
@@ -17,14 +18,17 @@ use crate::items::{self, ITEM_FIELDS, ItemFields};
 /// postings, the time and id indexes, the BM25 statistics, eviction — runs
 /// in one Lua script, so it is atomic. A TTL policy sets a native expiry
 /// (`PEXPIREAT`) on each item; the index entries of expired items are swept
-/// by the next call. Search is BM25 over agcore's analyzer tokens, ranked as
-/// the other backends rank. Needs a standalone Redis (the script addresses
+/// by the next call. Search is BM25F over agcore's analyzer tokens and, for
+/// the turns of a sequence, a context field of their neighbours' text
+/// ([`RedisStoreBuilder::context_field`](crate::RedisStoreBuilder::context_field)),
+/// ranked as the other backends rank. Needs a standalone Redis (the script addresses
 /// keys it computes). Cheap to clone; `Send + Sync`.
 #[derive(Clone)]
 pub struct RedisStore {
     pub(crate) conn: ConnectionManager,
     pub(crate) prefix: Arc<str>,
     eviction: EvictionConfig,
+    pub(crate) context: Option<Arc<ContextField>>,
     script: Arc<redis::Script>,
 }
 
@@ -33,20 +37,31 @@ impl std::fmt::Debug for RedisStore {
         f.debug_struct("RedisStore")
             .field("prefix", &self.prefix)
             .field("eviction", &self.eviction)
+            .field("context", &self.context)
             .finish_non_exhaustive()
     }
 }
+
+/// Windows larger than this are this (longer than any sequence; the script
+/// passes it to `ZRANGEBYLEX … LIMIT`).
+const MAX_WINDOW: usize = 1 << 30;
 
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
 impl RedisStore {
-    pub(crate) fn new(conn: ConnectionManager, prefix: &str, eviction: EvictionConfig) -> Self {
+    pub(crate) fn new(
+        conn: ConnectionManager,
+        prefix: &str,
+        eviction: EvictionConfig,
+        context: Option<ContextField>,
+    ) -> Self {
         Self {
             conn,
             prefix: prefix.into(),
             eviction,
+            context: context.map(Arc::new),
             script: Arc::new(redis::Script::new(include_str!("script.lua"))),
         }
     }
@@ -61,13 +76,28 @@ impl RedisStore {
         &self.eviction
     }
 
+    /// The context field (BM25F over neighbouring turns), if any.
+    pub fn context_field(&self) -> Option<&ContextField> {
+        self.context.as_deref()
+    }
+
+    /// The context window the script derives fields with (0: none).
+    fn window(&self) -> usize {
+        self.context
+            .as_ref()
+            .map_or(0, |c| c.window.min(MAX_WINDOW))
+    }
+
     pub(crate) fn key(&self, name: &str) -> String {
         format!("{}:{name}", self.prefix)
     }
 
     pub(crate) async fn run(&self, mode: &str, extra: &[String]) -> Result<i64> {
         let mut call = self.script.prepare_invoke();
-        call.arg(&*self.prefix).arg(mode).arg(now_ms());
+        call.arg(&*self.prefix)
+            .arg(mode)
+            .arg(now_ms())
+            .arg(self.window());
         for arg in extra {
             call.arg(arg);
         }
@@ -88,7 +118,7 @@ impl RedisStore {
             EvictionPolicy::Capacity { max_items } => i64::try_from(max_items).unwrap_or(i64::MAX),
             _ => -1,
         };
-        let payload = items::payload(items, &self.eviction.policy)?;
+        let payload = items::payload(items, &self.eviction.policy, self.context_field())?;
         let interval = self.eviction.check_interval.max(1).to_string();
         self.run("save", &[payload, interval, max.to_string()])
             .await?;

@@ -1,7 +1,8 @@
 //! Re-indexing with the stemming analyzer: a prefix whose postings were
-//! built with plain keywords (postings, index entries, length statistics
-//! and the recorded analyzer rewritten in the old form by raw commands) is
-//! re-tokenised on open, also when several clients open it at once.
+//! built with plain keywords by an earlier release (postings, index entries
+//! in that release's layout, length statistics and the recorded analyzer
+//! rewritten in the old form by raw commands) is re-tokenised on open, also
+//! when several clients open it at once.
 #![cfg(test)]
 
 use crate::support;
@@ -24,10 +25,9 @@ fn write_postings(conn: &mut redis::Connection, prefix: &str, id: &str, tokens: 
     let key = format!("{prefix}:doc:{id}");
     let shadow: String = conn.get(&key).unwrap();
     let mut d: serde_json::Value = serde_json::from_str(&shadow).unwrap();
-    for t in d["terms"].as_array().cloned().unwrap_or_default() {
-        let _: () = conn
-            .hdel(format!("{prefix}:t:{}", t.as_str().unwrap()), id)
-            .unwrap();
+    let tf = d["tf"].as_object().cloned().unwrap_or_default();
+    for t in tf.keys() {
+        let _: () = conn.hdel(format!("{prefix}:t:{t}"), id).unwrap();
     }
     let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
     for t in tokens {
@@ -48,7 +48,9 @@ fn write_postings(conn: &mut redis::Connection, prefix: &str, id: &str, tokens: 
         .hincr(format!("{prefix}:stats"), "len", new_len - old_len)
         .unwrap();
     d["len"] = new_len.into();
+    // The earlier release's entry: a list of terms, no frequencies.
     d["terms"] = tf.keys().copied().collect::<Vec<_>>().into();
+    d.as_object_mut().unwrap().remove("tf");
     let _: () = conn.set(&key, d.to_string()).unwrap();
 }
 
@@ -77,6 +79,7 @@ async fn postings_built_with_keywords_are_re_tokenised_on_open() {
         write_postings(&mut conn, &prefix, id, &extract_keywords(text));
     }
     let _: () = conn.hset(&meta, "analyzer", KEYWORDS_ANALYZER_ID).unwrap();
+    let _: () = conn.hdel(&meta, "context_field").unwrap();
     assert!(postings(&mut conn, &prefix, "adopt").is_empty());
     assert_eq!(postings(&mut conn, &prefix, "adopted").len(), 1);
     assert!(
@@ -122,4 +125,75 @@ async fn postings_built_with_keywords_are_re_tokenised_on_open() {
         assert_eq!(ids, [want], "{query}");
     }
     support::drop_keys(&url, "reindex");
+}
+
+/// Hits of `query` as (id, score).
+async fn ranked(store: &dyn MemoryStore, query: &str) -> Vec<(String, f64)> {
+    store
+        .search(query, &SearchOptions::top_k(50))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.item.id, h.score))
+        .collect()
+}
+
+fn assert_close(got: &[(String, f64)], want: &[(String, f64)], what: &str) {
+    let ids = |v: &[(String, f64)]| v.iter().map(|h| h.0.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(got), ids(want), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g.1 - w.1).abs() <= 1e-9 * w.1.abs().max(1.0),
+            "{what}: {got:?} vs {want:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_with_other_context_settings_derives_every_field_again() {
+    use agcore_memory::InMemoryStore;
+    use agcore_memory::retriever::ContextField;
+    use agcore_memory::testkit::turn;
+
+    let Some(url) = support::url() else { return };
+    let turns: Vec<MemoryItem> = (0..700)
+        .map(|i| {
+            let words = ["violin", "attic", "puppy", "garden", "长城", "lake"];
+            let text = format!("{} {}", words[i % 6], words[(i * 5 + 1) % 6]);
+            turn(&format!("t{i:03}"), &format!("s{}", i % 9), i as i64, &text)
+        })
+        .collect();
+    let plain = support::fresh_with(&url, "ctxsettings", EvictionConfig::none(), None).await;
+    plain.save_many(turns.clone()).await.unwrap();
+    let prefix = plain.prefix().to_owned();
+    let reopen = |field: Option<ContextField>| {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        async move {
+            RedisStore::builder()
+                .prefix(prefix)
+                .context_field(field)
+                .open(&url)
+                .await
+                .unwrap()
+        }
+    };
+    for field in [
+        Some(ContextField::default()),
+        Some(ContextField::default().with_window(2)),
+        None,
+    ] {
+        // More than one rebuild batch (500 items), from concurrent openers.
+        let (a, b) = tokio::join!(reopen(field.clone()), reopen(field.clone()));
+        drop(a);
+        let reference = InMemoryStore::new().with_context_field(field.clone());
+        reference.save_many(turns.clone()).await.unwrap();
+        for query in ["violin", "长城 garden", "puppy lake attic"] {
+            assert_close(
+                &ranked(&b, query).await,
+                &ranked(&reference, query).await,
+                &format!("{field:?} {query}"),
+            );
+        }
+    }
+    support::drop_keys(&url, "ctxsettings");
 }

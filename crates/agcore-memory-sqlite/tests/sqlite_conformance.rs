@@ -38,3 +38,21 @@ async fn sqlite_in_memory_passes_the_conformance_suite() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_passes_the_context_conformance_suite() {
+    let report = testkit::context::context_conformance_report(
+        |field: Option<agcore_memory::retriever::ContextField>, eviction: EvictionConfig| async move {
+            let store = SqliteStore::builder()
+                .eviction(eviction)
+                .context_field(field)
+                .open_in_memory()
+                .await
+                .unwrap();
+            Arc::new(store) as Arc<dyn MemoryStore>
+        },
+    )
+    .await;
+    assert!(report.is_success(), "{report}");
+    assert_eq!(report.passed.len(), 7);
+}

@@ -13,7 +13,7 @@ async fn in_memory_store_passes_the_conformance_suite() {
     .await;
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 22);
+    assert_eq!(report.passed.len(), 23);
 }
 
 /// The same suite with tiny segments: every few writes seal and merge

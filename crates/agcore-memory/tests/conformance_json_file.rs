@@ -25,5 +25,5 @@ async fn json_file_store_passes_the_conformance_suite() {
     .await;
     eprintln!("{report}");
     assert!(report.is_success(), "{report}");
-    assert_eq!(report.passed.len(), 22);
+    assert_eq!(report.passed.len(), 23);
 }

@@ -247,3 +247,34 @@ fn context_field_defaults_are_the_contextual_bm25_constants() {
     assert_eq!(field.weight, contextual.context_weight);
     assert_eq!(Some(field.group_key), contextual.group_key);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_store_passes_the_context_conformance_suite() {
+    let report = agcore_memory::testkit::context::context_conformance_report(
+        |field: Option<ContextField>, eviction: agcore_memory::EvictionConfig| async move {
+            std::sync::Arc::new(InMemoryStore::with_eviction(eviction).with_context_field(field))
+                as std::sync::Arc<dyn MemoryStore>
+        },
+    )
+    .await;
+    assert!(report.is_success(), "{report}");
+    assert_eq!(report.passed.len(), 7);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_ignoring_the_field_fails_the_context_suite() {
+    let report = agcore_memory::testkit::context::context_conformance_report(
+        |_field: Option<ContextField>, eviction: agcore_memory::EvictionConfig| async move {
+            std::sync::Arc::new(InMemoryStore::with_eviction(eviction).with_context_field(None))
+                as std::sync::Arc<dyn MemoryStore>
+        },
+    )
+    .await;
+    let failed: Vec<&str> = report.failed.iter().map(|f| f.0).collect();
+    assert!(
+        failed.contains(&"context.reply_through_question"),
+        "{report}"
+    );
+    assert!(failed.contains(&"context.random_writes"), "{report}");
+    assert!(report.passed.contains(&"context.plain_items"), "{report}");
+}

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::EvictionConfig;
+use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::service_url;
 use agcore_memory_redis::RedisStore;
 
@@ -17,6 +18,16 @@ pub fn url() -> Option<String> {
 
 /// A store under a prefix unique to this process and call.
 pub async fn fresh(url: &str, tag: &str, eviction: EvictionConfig) -> RedisStore {
+    fresh_with(url, tag, eviction, Some(ContextField::default())).await
+}
+
+/// [`fresh`] with the given context field.
+pub async fn fresh_with(
+    url: &str,
+    tag: &str,
+    eviction: EvictionConfig,
+    field: Option<ContextField>,
+) -> RedisStore {
     let prefix = format!(
         "agt:{tag}:{}:{}",
         std::process::id(),
@@ -25,6 +36,7 @@ pub async fn fresh(url: &str, tag: &str, eviction: EvictionConfig) -> RedisStore
     RedisStore::builder()
         .prefix(prefix)
         .eviction(eviction)
+        .context_field(field)
         .open(url)
         .await
         .unwrap()

@@ -178,3 +178,47 @@ pub async fn check_large_content(store: Arc<dyn MemoryStore>) -> CheckResult {
         "rejected content must not be written".to_owned()
     })
 }
+
+/// Memories whose text has no index term (only stop words or punctuation)
+/// are stored, replaced and deleted like any other: searches never find
+/// them, a replacement with words is found and one without words is no
+/// longer found, and deleting them leaves the store consistent.
+///
+/// # Errors
+/// [`CheckFailure`](super::CheckFailure) describing the first broken expectation.
+pub async fn check_text_without_terms(store: Arc<dyn MemoryStore>) -> CheckResult {
+    let docs = [
+        ("empty:1", "the and of"),
+        ("empty:2", "!!! ... ???"),
+        ("empty:3", "。，！"),
+        ("empty:4", "a violin in the attic"),
+    ];
+    round_trip(store.as_ref(), &docs).await?;
+    let options = SearchOptions::top_k(10);
+    let hits = store.search("the and of", &options).await?;
+    ensure(hits.is_empty(), || {
+        format!("stop words alone find nothing: {:?}", hit_ids(&hits))
+    })?;
+    store
+        .save(MemoryItem::new("empty:1", "the violin").with_created_at(at(0)))
+        .await?;
+    store
+        .save(MemoryItem::new("empty:4", "of the").with_created_at(at(3)))
+        .await?;
+    let hits = store.search("violin", &options).await?;
+    ensure(hit_ids(&hits) == ["empty:1"], || {
+        format!(
+            "after the replacements `violin` finds empty:1 only: {:?}",
+            hit_ids(&hits)
+        )
+    })?;
+    for (id, _) in &docs[1..] {
+        store.delete(id).await?;
+    }
+    let count = store.count(&MemoryFilter::default()).await?;
+    ensure(count == 1, || format!("one memory left, counted {count}"))?;
+    let hits = store.search("violin", &options).await?;
+    ensure(hit_ids(&hits) == ["empty:1"], || {
+        format!("after the deletions: {:?}", hit_ids(&hits))
+    })
+}

@@ -6,7 +6,10 @@
 //! search ranking in English and Chinese, search through English
 //! inflections (stemming), hostile text (full-text query
 //! syntax, SQL meta-characters, emoji, mixed scripts, multi-megabyte
-//! content), `save_many`, `count` and concurrent writers.
+//! content, text of stop words only), `save_many`, `count` and concurrent writers.
+//! Stores with a context field (BM25F over neighbouring turns) also run
+//! [`context::run_context_conformance`], and vector stores
+//! [`vectors::vector_conformance_report`].
 //!
 //! # How a backend uses it
 //! Enable the feature in the backend's dev-dependencies
@@ -36,6 +39,7 @@
 //! results instead of panicking.
 
 mod basics;
+pub mod context;
 pub mod corpus;
 mod eviction;
 mod filters;
@@ -64,6 +68,7 @@ pub use filters::{
 };
 pub use hostile::{
     check_emoji_and_mixed_scripts, check_large_content, check_query_syntax_is_literal,
+    check_text_without_terms,
 };
 pub use layered::check_wiki_and_conversation;
 pub use long_term::run_long_term_conformance;
@@ -173,6 +178,10 @@ where
         check_emoji_and_mixed_scripts(make(none()).await)
     );
     run!("large_content", check_large_content(make(none()).await));
+    run!(
+        "text_without_terms",
+        check_text_without_terms(make(none()).await)
+    );
     run!("ttl_eviction", check_ttl_eviction(&make));
     run!("capacity_eviction", check_capacity_eviction(&make));
     run!("check_interval", check_check_interval(&make));
