@@ -1,21 +1,24 @@
 //! [`MysqlDatabaseBuilder`]: the options of a [`MysqlDatabase`] (pool size,
-//! acquire timeout, eviction) and opening one from a URL.
+//! acquire timeout, eviction, context field) and opening one from a URL.
 
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{EvictionConfig, MemoryError};
 use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints};
 
 use crate::MysqlDatabase;
 
-/// Options of [`MysqlDatabase`]: pool size, acquire timeout, eviction.
+/// Options of [`MysqlDatabase`]: pool size, acquire timeout, eviction,
+/// context field.
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct MysqlDatabaseBuilder {
     pool_size: usize,
     acquire_timeout: Duration,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl Default for MysqlDatabaseBuilder {
@@ -24,6 +27,7 @@ impl Default for MysqlDatabaseBuilder {
             pool_size: 16,
             acquire_timeout: Duration::from_secs(10),
             eviction: EvictionConfig::none(),
+            context: Some(ContextField::default()),
         }
     }
 }
@@ -57,6 +61,21 @@ impl MysqlDatabaseBuilder {
     /// capacity drops the oldest by `created_at`, then id.
     pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
         self.eviction = eviction;
+        self
+    }
+
+    /// The store's context field (BM25F over neighbouring turns, see
+    /// [`ContextField`]): on by default with its defaults (sequence key
+    /// `session`, window 1, weight 0.5), as in `InMemoryStore`,
+    /// `SqliteStore`, `PostgresStore` and `RedisStore`, which rank the same
+    /// items alike; `None` ranks every item as plain BM25. Writers keep each
+    /// field current in the transaction of every save, replacement,
+    /// deletion and eviction. Opening a database whose fields were derived
+    /// with another key or window derives them all again in one
+    /// transaction; every process sharing a database should use the same
+    /// settings.
+    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
+        self.context = context;
         self
     }
 
@@ -106,13 +125,19 @@ impl MysqlDatabaseBuilder {
             .setup(SETUP.to_vec())
             .pool_opts(pool_opts);
         let pool = Pool::new(opts);
-        MysqlDatabase::start(pool, shown.clone(), self.acquire_timeout, self.eviction)
-            .await
-            .map_err(|e| match e {
-                MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
-                MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
-                other => other,
-            })
+        MysqlDatabase::start(
+            pool,
+            shown.clone(),
+            self.acquire_timeout,
+            self.eviction,
+            self.context,
+        )
+        .await
+        .map_err(|e| match e {
+            MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
+            MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
+            other => other,
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Pool};
@@ -52,6 +53,7 @@ pub struct MysqlDatabase {
     location: String,
     version: String,
     eviction: EvictionConfig,
+    context: Option<ContextField>,
 }
 
 impl std::fmt::Debug for MysqlDatabase {
@@ -84,6 +86,7 @@ impl MysqlDatabase {
         location: String,
         timeout: Duration,
         eviction: EvictionConfig,
+        context: Option<ContextField>,
     ) -> Result<Self, MemoryError> {
         let conns = Connections {
             pool,
@@ -93,7 +96,7 @@ impl MysqlDatabase {
         let run = async {
             let mut conn = conns.get().await?;
             let version: Option<String> = conn.query_first("SELECT VERSION()").await?;
-            crate::migrate::migrate(&mut conn).await?;
+            crate::migrate::migrate(&mut conn, context.as_ref()).await?;
             Ok::<_, MysqlError>(version.unwrap_or_default())
         };
         let version = run.await?;
@@ -113,6 +116,7 @@ impl MysqlDatabase {
             location,
             version,
             eviction,
+            context,
         })
     }
 
@@ -133,7 +137,11 @@ impl MysqlDatabase {
 
     /// The memory store on this database.
     pub fn store(&self) -> MysqlStore {
-        MysqlStore::new(self.conns.clone(), self.eviction.clone())
+        MysqlStore::new(
+            self.conns.clone(),
+            self.eviction.clone(),
+            self.context.clone(),
+        )
     }
 
     /// The long-term memory backend on this database.

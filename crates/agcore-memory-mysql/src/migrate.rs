@@ -5,8 +5,10 @@
 //! statement of a step is written to be run again (`IF NOT EXISTS`) should a
 //! step be cut short. After the schema steps, still under the lock,
 //! components indexed with another analyzer are re-indexed
-//! ([`crate::reindex`]).
+//! ([`crate::reindex`]) and the store's context fields are derived again
+//! when their settings changed.
 
+use agcore_memory::retriever::ContextField;
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
@@ -40,7 +42,7 @@ const LOCK_WAIT_SECS: i64 = 60;
 /// [`crate::MysqlError`] from the server; a storage error when a component
 /// is newer than this library (nothing is changed then) or the migration
 /// lock could not be had.
-pub(crate) async fn migrate(conn: &mut Conn) -> Result<()> {
+pub(crate) async fn migrate(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
     let got: Option<Option<i64>> = conn
         .exec_first(
             "SELECT GET_LOCK(CONCAT('agcore_schema:', DATABASE()), ?)",
@@ -52,7 +54,7 @@ pub(crate) async fn migrate(conn: &mut Conn) -> Result<()> {
             "mysql: another process held the migration lock for too long",
         ));
     }
-    let result = migrate_locked(conn).await;
+    let result = migrate_locked(conn, context).await;
     let released = conn
         .query_drop("DO RELEASE_LOCK(CONCAT('agcore_schema:', DATABASE()))")
         .await;
@@ -61,7 +63,7 @@ pub(crate) async fn migrate(conn: &mut Conn) -> Result<()> {
     Ok(())
 }
 
-async fn migrate_locked(conn: &mut Conn) -> Result<()> {
+async fn migrate_locked(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
     conn.query_drop(VERSION_TABLE).await?;
     for component in COMPONENTS {
         let current: i64 = conn
@@ -102,7 +104,8 @@ async fn migrate_locked(conn: &mut Conn) -> Result<()> {
             );
         }
     }
-    crate::reindex::sync(conn).await
+    crate::reindex::sync(conn).await?;
+    crate::store::sync_context(conn, context).await
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

@@ -38,6 +38,8 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
         }
         if component == "store" {
             reindex_store(conn).await?;
+            // The context fields hold the old words: derive them again.
+            crate::store::mark_stale(conn).await?;
         } else {
             reindex_long_term(conn).await?;
         }

@@ -7,6 +7,7 @@
 mod support;
 
 mod conformance;
+mod context_field;
 mod layered;
 mod long_term_conformance;
 mod multiprocess;

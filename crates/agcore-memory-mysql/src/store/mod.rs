@@ -1,14 +1,17 @@
 //! [`MysqlStore`]: the [`MemoryStore`] on MySQL / MariaDB.
 
+mod context;
 mod filter;
 mod rows;
 pub(crate) mod schema;
+pub(crate) use context::{mark_stale, sync as sync_context};
 mod search;
 mod write;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions,
@@ -29,7 +32,10 @@ const WRITE_ATTEMPTS: usize = 5;
 
 /// A [`MemoryStore`] in MySQL or MariaDB tables (see [`crate`] for the
 /// layout): upserts in one transaction each, BM25 search over a `FULLTEXT`
-/// index computed by the server, filters and eviction as the trait says.
+/// index computed by the server (BM25F with the context field of
+/// neighbouring turns, see
+/// [`MysqlDatabaseBuilder::context_field`](crate::MysqlDatabaseBuilder::context_field)),
+/// filters and eviction as the trait says.
 /// Cheap to clone; `Send + Sync`. Get one from
 /// [`MysqlDatabase::store`](crate::MysqlDatabase::store).
 #[derive(Clone)]
@@ -41,14 +47,17 @@ pub struct MysqlStore {
 struct Inner {
     eviction: EvictionConfig,
     writes_since_check: AtomicUsize,
-    /// This store's row of `agcore_item_stats`.
+    /// This store's row of `agcore_item_stats` and `agcore_context_stats`.
     shard: i16,
+    /// The context field, if any.
+    context: Option<ContextField>,
 }
 
 impl std::fmt::Debug for MysqlStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlStore")
             .field("eviction", &self.inner.eviction)
+            .field("context", &self.inner.context)
             .finish_non_exhaustive()
     }
 }
@@ -56,7 +65,11 @@ impl std::fmt::Debug for MysqlStore {
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
 
 impl MysqlStore {
-    pub(crate) fn new(conns: Connections, eviction: EvictionConfig) -> Self {
+    pub(crate) fn new(
+        conns: Connections,
+        eviction: EvictionConfig,
+        context: Option<ContextField>,
+    ) -> Self {
         let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
         let shard =
             i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
@@ -66,6 +79,7 @@ impl MysqlStore {
                 eviction,
                 writes_since_check: AtomicUsize::new(0),
                 shard,
+                context,
             }),
         }
     }
@@ -73,6 +87,24 @@ impl MysqlStore {
     /// The eviction configuration.
     pub fn eviction(&self) -> &EvictionConfig {
         &self.inner.eviction
+    }
+
+    /// The context field (BM25F over neighbouring turns), if any.
+    pub fn context_field(&self) -> Option<&ContextField> {
+        self.inner.context.as_ref()
+    }
+
+    /// Derives again the fields `changes` touched (nothing without a field).
+    async fn settle(
+        &self,
+        tx: &mut mysql_async::Transaction<'_>,
+        changes: context::Changes,
+    ) -> Result<()> {
+        let window = context::window(self.context_field());
+        if window == 0 {
+            return Ok(());
+        }
+        context::settle(tx, changes, window, self.inner.shard).await
     }
 
     /// Whether eviction is due after `rows` more written items.
@@ -101,10 +133,27 @@ impl MysqlStore {
             let mut conn = self.conns.get().await?;
             let run = async {
                 let mut tx = conn.start_transaction(TxOpts::default()).await?;
-                write::upsert(&mut tx, items.clone(), self.inner.shard).await?;
+                let mut changes = context::Changes::default();
+                let field = self.context_field();
+                write::upsert(
+                    &mut tx,
+                    items.clone(),
+                    self.inner.shard,
+                    field,
+                    &mut changes,
+                )
+                .await?;
                 if evict {
-                    write::evict(&mut tx, &self.inner.eviction.policy, self.inner.shard).await?;
+                    let tracked = field.is_some().then_some(&mut changes);
+                    write::evict(
+                        &mut tx,
+                        &self.inner.eviction.policy,
+                        self.inner.shard,
+                        tracked,
+                    )
+                    .await?;
                 }
+                self.settle(&mut tx, changes).await?;
                 tx.commit().await?;
                 Ok(())
             };
@@ -225,7 +274,10 @@ impl MemoryStore for MysqlStore {
                 let mut conn = self.conns.get().await?;
                 let once = async {
                     let mut tx = conn.start_transaction(TxOpts::default()).await?;
-                    write::delete(&mut tx, id, self.inner.shard).await?;
+                    let mut changes = context::Changes::default();
+                    let tracked = self.context_field().is_some().then_some(&mut changes);
+                    write::delete(&mut tx, id, self.inner.shard, tracked).await?;
+                    self.settle(&mut tx, changes).await?;
                     tx.commit().await?;
                     Ok(())
                 };
@@ -273,7 +325,8 @@ impl MemoryStore for MysqlStore {
         }
         let run = async {
             let mut conn = self.conns.get().await?;
-            search::search(&mut conn, query, options).await
+            let weight = self.context_field().map_or(0.0, |c| c.weight);
+            search::search(&mut conn, query, options, weight).await
         };
         Ok(run.await?)
     }

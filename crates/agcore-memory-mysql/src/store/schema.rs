@@ -16,8 +16,14 @@
 //!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
 //!
+//! - `agcore_item_context`, `agcore_context_stats`, `agcore_item_groups`:
+//!   the context field's sequence memberships and fields, their statistics
+//!   and one lock row per sequence (see `store/context/mod.rs`).
+//!
 //! Version 2 marks databases re-indexed with the stemming analyzer, so
 //! earlier releases (which would write unstemmed terms) refuse them.
+//! Version 3 adds the context field's tables, so earlier releases (which
+//! would not keep the fields current) refuse them too.
 
 use crate::migrate::Component;
 
@@ -55,5 +61,28 @@ pub(crate) const COMPONENT: Component = Component {
         "INSERT IGNORE INTO agcore_store_meta (name, value) VALUES ('analyzer', 'keywords-v1'), ('words', 'hex-v1')",
     ], &[
         "ALTER TABLE agcore_store_meta COMMENT = 'agcore: the analyzer (name analyzer) that built agcore_items.terms; re-indexed on open when it differs'",
+    ], &[
+        "CREATE TABLE IF NOT EXISTS agcore_item_context (
+            doc BIGINT NOT NULL PRIMARY KEY,
+            grp BINARY(32) NOT NULL,
+            created_s BIGINT NOT NULL,
+            created_ns INT NOT NULL,
+            id VARBINARY(512) NOT NULL,
+            context_len INT NOT NULL,
+            context_terms LONGTEXT CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+            KEY agcore_item_context_seq (grp, created_s, created_ns, id),
+            FULLTEXT KEY agcore_item_context_terms (context_terms)
+        ) ENGINE = InnoDB",
+        "CREATE TABLE IF NOT EXISTS agcore_context_stats (
+            shard SMALLINT NOT NULL PRIMARY KEY,
+            grouped BIGINT NOT NULL,
+            context_len BIGINT NOT NULL
+        ) ENGINE = InnoDB",
+        "INSERT IGNORE INTO agcore_context_stats (shard, grouped, context_len) VALUES
+            (0, 0, 0), (1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0), (7, 0, 0),
+            (8, 0, 0), (9, 0, 0), (10, 0, 0), (11, 0, 0), (12, 0, 0), (13, 0, 0), (14, 0, 0), (15, 0, 0)",
+        "CREATE TABLE IF NOT EXISTS agcore_item_groups (
+            grp BINARY(32) NOT NULL PRIMARY KEY
+        ) ENGINE = InnoDB",
     ]],
 };

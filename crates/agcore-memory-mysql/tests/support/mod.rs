@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::EvictionConfig;
+use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::service_url;
 use agcore_memory_mysql::MysqlDatabase;
 use mysql_async::prelude::Queryable;
@@ -49,12 +50,23 @@ pub async fn create(url: &str, name: &str) {
 
 /// A database in a fresh server database; returns it and its URL.
 pub async fn fresh(url: &str, tag: &str, eviction: EvictionConfig) -> (MysqlDatabase, String) {
+    fresh_with(url, tag, eviction, Some(ContextField::default())).await
+}
+
+/// [`fresh`] with the given context field.
+pub async fn fresh_with(
+    url: &str,
+    tag: &str,
+    eviction: EvictionConfig,
+    field: Option<ContextField>,
+) -> (MysqlDatabase, String) {
     let name = database_name(tag);
     create(url, &name).await;
     let url = with_database(url, &name);
     let db = MysqlDatabase::builder()
         .pool_size(4)
         .eviction(eviction)
+        .context_field(field)
         .open(&url)
         .await
         .unwrap();

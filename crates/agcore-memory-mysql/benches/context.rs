@@ -1,0 +1,147 @@
+//! The context field's cost on MySQL / MariaDB: the bench corpus
+//! (`agcore_memory::testkit::corpus`, 10k memories; `AGCORE_BENCH_CONTEXT_N`
+//! for another size) saved plain (no session: plain BM25) and as turns of
+//! sessions (20 consecutive memories each, one second apart), into a store
+//! with the default context field and, for the sessions, into one without
+//! it. For each: batched insert rate (`save_many` of 1,000), single save p50
+//! (a turn appended to a session), search p50/p99 (top 10, 500 queries)
+//! after `ANALYZE TABLE` of the store's tables.
+//!
+//! Needs `AGCORE_TEST_MYSQL_URL`; without it, prints why and does nothing.
+//! Databases `agbench_ctx_*` are dropped afterwards.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_wrap,
+    clippy::indexing_slicing
+)]
+
+use std::time::Instant;
+
+use agcore_memory::retriever::ContextField;
+use agcore_memory::testkit::corpus::{Corpus, ms, percentiles};
+use agcore_memory::testkit::turn;
+use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory_mysql::MysqlDatabase;
+use mysql_async::prelude::Queryable;
+
+/// Memories per session.
+const TURNS: usize = 20;
+const CHUNK: usize = 1_000;
+
+/// Drops the bench database `agbench_ctx_{tag}`, and creates it again
+/// empty when `create`.
+async fn reset(url: &str, tag: &str, create: bool) {
+    let pool = mysql_async::Pool::new(url);
+    let mut conn = pool.get_conn().await.unwrap();
+    conn.query_drop(format!("DROP DATABASE IF EXISTS agbench_ctx_{tag}"))
+        .await
+        .unwrap();
+    if create {
+        conn.query_drop(format!("CREATE DATABASE agbench_ctx_{tag}"))
+            .await
+            .unwrap();
+    }
+    drop(conn);
+    pool.disconnect().await.unwrap();
+}
+
+/// `url` with its database replaced by `database`.
+fn with_database(url: &str, database: &str) -> String {
+    let root = url.rsplit_once('/').map_or(url, |(root, _)| root);
+    format!("{root}/{database}")
+}
+
+async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryItem]) {
+    reset(url, tag, true).await;
+    let db = MysqlDatabase::builder()
+        .context_field(field)
+        .open(&with_database(url, &format!("agbench_ctx_{tag}")))
+        .await
+        .unwrap();
+    let store = db.store();
+    let started = Instant::now();
+    for chunk in items.chunks(CHUNK) {
+        store.save_many(chunk.to_vec()).await.unwrap();
+    }
+    let rate = items.len() as f64 / started.elapsed().as_secs_f64();
+    let corpus = Corpus::new();
+    let queries = corpus.queries(500, 11);
+    let sessions = items.len().div_ceil(TURNS).max(1);
+    let mut n = 0usize;
+    let save = percentiles(&queries[..200], |q| {
+        n += 1;
+        let item = turn(
+            &format!("single:{n}"),
+            &(n % sessions).to_string(),
+            (items.len() + n) as i64,
+            &q,
+        );
+        let store = &store;
+        async move { store.save(item).await.unwrap() }
+    })
+    .await;
+    // Searches with current statistics.
+    db.pool()
+        .get_conn()
+        .await
+        .unwrap()
+        .query_drop("ANALYZE TABLE agcore_items, agcore_item_context")
+        .await
+        .unwrap();
+    let options = SearchOptions::top_k(10);
+    let search = percentiles(&queries, |q| {
+        let (store, options) = (&store, &options);
+        async move {
+            store.search(&q, options).await.unwrap();
+        }
+    })
+    .await;
+    println!(
+        "n={} {tag}: batched insert {rate:.0}/s, save p50 {:.3} ms, search p50 {:.3} ms p99 {:.3} ms",
+        items.len(),
+        ms(save.p50),
+        ms(search.p50),
+        ms(search.p99)
+    );
+    db.close().await.unwrap();
+    reset(url, tag, false).await;
+}
+
+fn main() {
+    let Ok(url) = std::env::var("AGCORE_TEST_MYSQL_URL") else {
+        eprintln!("context bench: set AGCORE_TEST_MYSQL_URL; nothing to do");
+        return;
+    };
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let n: usize = std::env::var("AGCORE_BENCH_CONTEXT_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let corpus = Corpus::new();
+    let plain = corpus.memories(n, 7);
+    let turns: Vec<MemoryItem> = plain
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.clone()
+                .with_metadata(serde_json::json!({ "session": (i / TURNS).to_string() }))
+                .with_created_at(agcore_memory::testkit::at(i as i64))
+        })
+        .collect();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        run(&url, "plain", Some(ContextField::default()), &plain).await;
+        run(&url, "sessions", Some(ContextField::default()), &turns).await;
+        run(&url, "sessions_nofield", None, &turns).await;
+    });
+}

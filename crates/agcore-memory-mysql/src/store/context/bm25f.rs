@@ -1,0 +1,122 @@
+//! BM25F over the own text and the context field, in SQL: the fragments of
+//! the store's search when it has a context field. The arithmetic of
+//! [`Bm25F`](agcore_memory::retriever::Bm25F): per field a
+//! length-normalised frequency (the own field by the mean length over all
+//! items, the context field by its mean over the items in a sequence), the
+//! context one weighted, summed, then saturated once; a term absent from the
+//! context field scores as plain BM25 (the store's [`Bm25Sql`] formula). The
+//! document frequency counts either field; idf is `ln(1 + (N − df + 0.5) /
+//! (df + 0.5))`.
+//!
+//! [`Bm25Sql`]: crate::terms::Bm25Sql
+
+use agcore_memory::retriever::Bm25;
+
+/// The fragments for `n` query words and a context `weight` in `(0, 1]`.
+pub(crate) struct Bm25FSql {
+    n: usize,
+    weight: f64,
+}
+
+impl Bm25FSql {
+    pub(crate) fn new(n: usize, weight: f64) -> Self {
+        Self {
+            n: n.max(1),
+            weight: if weight.is_finite() { weight } else { 0.0 },
+        }
+    }
+
+    /// `tf0, …, ctf0, …` of the row whose own words are `terms` and context
+    /// words `context`: one pair of `?` per word and field, bound by
+    /// [`Self::tf_params`].
+    pub(crate) fn tf_columns(&self, terms: &str, context: &str) -> String {
+        let count = |column: &str, name: &str, i: usize| {
+            format!("(LENGTH({column}) - LENGTH(REPLACE({column}, ?, ''))) DIV ? AS {name}{i}")
+        };
+        let own = (0..self.n).map(|i| count(terms, "tf", i));
+        let ctx = (0..self.n).map(|i| count(context, "ctf", i));
+        own.chain(ctx).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The parameters of [`Self::tf_columns`]: each word's ` word ` pattern
+    /// and its length, for the own field and again for the context field.
+    pub(crate) fn tf_params(words: &[String]) -> Vec<mysql_async::Value> {
+        let own = crate::terms::Bm25Sql::tf_params(words);
+        let mut out = own.clone();
+        out.extend(own);
+        out
+    }
+
+    /// `t.tf*, t.ctf*, SUM(t.tf0 > 0 OR t.ctf0 > 0) OVER () AS df0, …` over
+    /// derived table `t`.
+    pub(crate) fn df_columns(&self) -> String {
+        let tfs = (0..self.n).map(|i| format!("t.tf{i}, t.ctf{i}"));
+        let dfs = (0..self.n).map(|i| format!("SUM(t.tf{i} > 0 OR t.ctf{i} > 0) OVER () AS df{i}"));
+        tfs.chain(dfs).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The statistics row `st (n, avg, b, cavg, cb)` from `stats` (a query
+    /// returning `(documents, total length)` as `DOUBLE`s `d`, `l`) and
+    /// `context_stats` (`(items in a sequence, total field length)` as `g`,
+    /// `cl`); a field whose lengths are all 0 is not length-normalised.
+    pub(crate) fn stats_table(stats: &str, context_stats: &str) -> String {
+        format!(
+            "(SELECT x.d AS n, IF(x.l > 0, x.l / x.d, 1.0) AS avg, IF(x.l > 0, {b:?}, 0.0) AS b, \
+             IF(y.g > 0 AND y.cl > 0, y.cl / y.g, 1.0) AS cavg, \
+             IF(y.g > 0 AND y.cl > 0, {b:?}, 0.0) AS cb \
+             FROM ({stats}) x CROSS JOIN ({context_stats}) y) st",
+            b = Bm25::default().b
+        )
+    }
+
+    /// The score of candidate `c` (columns `len`, `clen`, `tf{i}`, `ctf{i}`,
+    /// `df{i}`) with statistics `st`; no parameters.
+    pub(crate) fn score(&self) -> String {
+        let bm25 = Bm25::default();
+        let (k1, k1p, w) = (bm25.k1, bm25.k1 + 1.0, self.weight);
+        let k = format!("({k1:?} * (1.0 - st.b + st.b * c.len / st.avg))");
+        (0..self.n)
+            .map(|i| {
+                let ratio = format!("(st.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
+                let idf = format!("GREATEST(LN(1.0 + {ratio}), 0.0)");
+                let fields = format!(
+                    "(c.tf{i} / (1.0 - st.b + st.b * c.len / st.avg) \
+                     + {w:?} * c.ctf{i} / (1.0 - st.cb + st.cb * c.clen / st.cavg))"
+                );
+                format!(
+                    "{idf} * IF(c.ctf{i} > 0 AND {w:?} > 0, \
+                     {fields} * {k1p:?} / ({k1:?} + {fields}), \
+                     {k1p:?} * (1.0 - {k} / (c.tf{i} + {k})))"
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragments_have_parameters_for_both_fields() {
+        let sql = Bm25FSql::new(3, 0.5);
+        assert_eq!(
+            sql.tf_columns("i.terms", "x.context_terms")
+                .matches('?')
+                .count(),
+            12
+        );
+        assert_eq!(Bm25FSql::tf_params(&["x61".to_owned()]).len(), 4);
+        assert!(
+            sql.df_columns()
+                .contains("SUM(t.tf2 > 0 OR t.ctf2 > 0) OVER () AS df2")
+        );
+        assert!(!sql.score().contains('?'));
+        assert!(sql.score().contains("0.5 * c.ctf1"));
+        assert!(
+            !Bm25FSql::stats_table("SELECT 1 AS d, 2 AS l", "SELECT 0 AS g, 0 AS cl").contains('?')
+        );
+        assert_eq!(Bm25FSql::new(1, f64::NAN).weight, 0.0);
+    }
+}

@@ -1,0 +1,149 @@
+//! The store's context field ([`ContextField`]): each item of a sequence
+//! (metadata `session` by default) is indexed with a second BM25F field
+//! holding its `window` neighbours' index words on each side (Robertson,
+//! Zaragoza & Taylor 2004), as `InMemoryStore`, `SqliteStore`,
+//! `PostgresStore` and `RedisStore` do, so the stores rank the same items
+//! alike.
+//!
+//! - Rows: `agcore_item_context` holds one row per item in a sequence: its
+//!   `doc`, the sequence (`grp`, the SHA-256 of [`ContextField::group_of`]),
+//!   its position (`created_s`, `created_ns`, `id`: the store's list order,
+//!   indexed with `grp`), and its field: the neighbours' `terms` words
+//!   concatenated (`context_terms`, under a second `FULLTEXT` index) and
+//!   their lengths summed (`context_len`). Items in no sequence have no row.
+//! - Statistics: `agcore_context_stats` (16 shards, as the store's) counts
+//!   the items in a sequence and sums their field lengths: BM25F normalises
+//!   the field by its mean length over those items.
+//! - Writers keep fields current in the transaction of every save,
+//!   replacement, deletion and eviction ([`settle()`]) after locking the
+//!   rows of `agcore_item_groups` for every sequence they touch (in order),
+//!   so writers of one sequence take turns and read each other's committed
+//!   rows (the sessions are `READ COMMITTED`).
+//! - Settings: `agcore_store_meta` row `context_field` records the sequence
+//!   key and window the fields were derived with (`null`: none). Opening
+//!   with other settings, or after a re-index, derives every field again
+//!   ([`sync`]); the weight only matters at search time. Every process
+//!   sharing a database should use the same settings.
+
+mod bm25f;
+mod fields;
+mod rebuild;
+mod rows;
+mod settle;
+
+use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
+use mysql_async::Conn;
+use mysql_async::prelude::Queryable;
+use sha2::{Digest, Sha256};
+
+use crate::error::Result;
+pub(crate) use bm25f::Bm25FSql;
+pub(crate) use rows::{Changes, Joining, docs_of, enter, groups_of, leave, lock_groups};
+pub(crate) use settle::settle;
+
+/// The meta row recording the settings the fields were derived with.
+const META_KEY: &str = "context_field";
+
+/// Windows larger than this are this (longer than any sequence; keeps the
+/// `LIMIT` arithmetic in range).
+const MAX_WINDOW: usize = 1 << 20;
+
+/// The window of `context` (0 without a field: no neighbours).
+pub(crate) fn window(context: Option<&ContextField>) -> usize {
+    context.map_or(0, |c| c.window.min(MAX_WINDOW))
+}
+
+/// Longest value of an `agcore_store_meta` row.
+const MAX_META: usize = 255;
+
+/// The recorded form of `context`'s derivation settings (key and window;
+/// its SHA-256 when longer than a meta row holds).
+pub(crate) fn settings(context: Option<&ContextField>) -> String {
+    let text = match context {
+        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
+        None => "null".to_owned(),
+    };
+    if text.len() <= MAX_META {
+        return text;
+    }
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The `grp` of an item under `context`: the SHA-256 of its sequence's
+/// name, `None` when it is in no sequence.
+pub(crate) fn group_of(context: &ContextField, item: &MemoryItem) -> Option<Vec<u8>> {
+    context
+        .group_of(item)
+        .map(|name| Sha256::digest(name.as_bytes()).to_vec())
+}
+
+/// Makes the stored fields those of `configured` (run on open under the
+/// migration lock, after re-indexing): when the recorded settings differ,
+/// every item's sequence and field is derived again in one transaction.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server; nothing changes then.
+pub(crate) async fn sync(conn: &mut Conn, configured: Option<&ContextField>) -> Result<()> {
+    let wanted = settings(configured);
+    let recorded: Option<String> = conn
+        .exec_first(
+            "SELECT value FROM agcore_store_meta WHERE name = ?",
+            (META_KEY,),
+        )
+        .await?;
+    if recorded.as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    rebuild::rebuild(conn, configured, &wanted).await?;
+    tracing::info!(from = ?recorded, to = %wanted, "mysql memory store: context fields derived");
+    Ok(())
+}
+
+/// Forgets the recorded settings, so the next [`sync`] derives every field
+/// again (the `terms` they are made of were re-indexed).
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server.
+pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
+    conn.exec_drop("DELETE FROM agcore_store_meta WHERE name = ?", (META_KEY,))
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn settings_name_the_key_and_window_only() {
+        assert_eq!(settings(None), "null");
+        let field = ContextField::default();
+        assert_eq!(
+            settings(Some(&field)),
+            r#"{"group_key":"session","window":1}"#
+        );
+        assert_eq!(
+            settings(Some(&field.clone().with_weight(0.2))),
+            settings(Some(&field))
+        );
+        let long = settings(Some(&field.with_group_key("k".repeat(400))));
+        assert!(long.starts_with("sha256:") && long.len() == 71, "{long}");
+    }
+
+    #[test]
+    fn groups_hash_the_json_text_of_scalars() {
+        let field = ContextField::default();
+        let item = |m| MemoryItem::new("a", "x").with_metadata(m);
+        let s = group_of(&field, &item(json!({"session": "1"})));
+        let n = group_of(&field, &item(json!({"session": 1})));
+        assert_eq!(s.as_ref().map(Vec::len), Some(32));
+        assert_ne!(s, n, "\"1\" and 1 are distinct sequences");
+        assert_eq!(group_of(&field, &item(json!({"session": null}))), None);
+        assert_eq!(window(None), 0);
+        assert_eq!(window(Some(&field.with_window(usize::MAX))), MAX_WINDOW);
+    }
+}

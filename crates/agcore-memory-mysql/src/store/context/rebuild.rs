@@ -1,0 +1,107 @@
+//! Deriving every sequence and field again (settings changed, or the
+//! `terms` were re-indexed), in one transaction under the migration lock:
+//! memberships from each item's metadata, then each sequence's fields from
+//! its members in list order.
+
+use agcore_memory::MemoryItem;
+use agcore_memory::retriever::ContextField;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, TxOpts, Value};
+
+use super::fields;
+use super::rows::{Changes, Joining, enter};
+use super::settle::{MEMBER, read};
+use crate::error::Result;
+use crate::row::take;
+
+/// Items read per batch.
+const BATCH: i64 = 1_000;
+
+/// Replaces every membership and field by those `configured` derives, and
+/// records `wanted` (its settings).
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server, or stored metadata that is not
+/// JSON; nothing changes then.
+pub(super) async fn rebuild(
+    conn: &mut Conn,
+    configured: Option<&ContextField>,
+    wanted: &str,
+) -> Result<()> {
+    let mut tx = conn.start_transaction(TxOpts::default()).await?;
+    tx.query_drop("DELETE FROM agcore_item_context").await?;
+    tx.query_drop("UPDATE agcore_context_stats SET grouped = 0, context_len = 0")
+        .await?;
+    if let Some(context) = configured {
+        let mut grouped = 0_i64;
+        let mut after = i64::MIN;
+        loop {
+            let rows: Vec<Row> = tx
+                .exec(
+                    "SELECT doc, id, metadata, created_s, created_ns FROM agcore_items
+                     WHERE doc > ? ORDER BY doc LIMIT ?",
+                    (after, BATCH),
+                )
+                .await?;
+            let Some(last) = rows.len().checked_sub(1) else {
+                break;
+            };
+            let mut joining: Vec<Joining> = Vec::new();
+            for (i, mut row) in rows.into_iter().enumerate() {
+                let doc: i64 = take(&mut row, 0)?;
+                if i == last {
+                    after = doc;
+                }
+                let metadata: String = take(&mut row, 2)?;
+                let item = MemoryItem::new("", "").with_metadata(serde_json::from_str(&metadata)?);
+                if let Some(grp) = super::group_of(context, &item) {
+                    joining.push((
+                        doc,
+                        grp,
+                        take(&mut row, 3)?,
+                        take(&mut row, 4)?,
+                        take(&mut row, 1)?,
+                    ));
+                }
+            }
+            let mut changes = Changes::default();
+            enter(&mut tx, &mut changes, joining).await?;
+            grouped += changes.grouped;
+        }
+        let window = super::window(Some(context));
+        let groups: Vec<Vec<u8>> = tx
+            .query("SELECT DISTINCT grp FROM agcore_item_context")
+            .await?;
+        let mut context_len = 0_i64;
+        for grp in groups {
+            let members = read(
+                &mut tx,
+                format!("{MEMBER}TRUE ORDER BY x.created_s, x.created_ns, x.id"),
+                vec![Value::from(grp)],
+            )
+            .await?;
+            let updates = fields::changed(&members, 0..members.len(), window);
+            context_len += updates.iter().map(|u| u.delta).sum::<i64>();
+            tx.exec_batch(
+                "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
+                updates
+                    .into_iter()
+                    .map(|u| (u.context_terms, u.context_len, u.doc)),
+            )
+            .await?;
+        }
+        tx.exec_drop(
+            "UPDATE agcore_context_stats SET grouped = ?, context_len = ? WHERE shard = 0",
+            (grouped, context_len),
+        )
+        .await?;
+    }
+    tx.exec_drop(
+        "INSERT INTO agcore_store_meta (name, value) VALUES (?, ?)
+         ON DUPLICATE KEY UPDATE value = VALUES(value)",
+        (super::META_KEY, wanted),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
