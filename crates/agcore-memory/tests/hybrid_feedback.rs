@@ -1,10 +1,12 @@
 //! Rocchio pseudo-relevance feedback (`DenseFeedback`, off by default): the
 //! dense list is searched again from the query moved towards the first
 //! ranking's best results, so a memory sharing nothing with the query but
-//! much with its best match is found; without stored vectors nothing changes.
+//! much with its best match is found; without stored vectors, or with a
+//! vector of a text the memory no longer holds, nothing changes.
 #![cfg(test)]
 
 use agcore_memory::hybrid::{DenseFeedback, HybridConfig, HybridStore, RetrievalMode};
+use agcore_memory::vector::VectorRecord;
 use agcore_memory::{MemoryItem, SearchOptions};
 
 use crate::support;
@@ -83,6 +85,32 @@ async fn feedback_without_stored_vectors_keeps_the_first_ranking() {
         .await
         .unwrap();
     assert_eq!(report.feedback_vectors, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vector_of_an_older_text_never_moves_the_query() {
+    let config =
+        HybridConfig::default().with_feedback(Some(DenseFeedback::default().with_depth(1)));
+    let stale = store(config).await;
+    let vectors = stale.dense().unwrap().vectors();
+    // a's vector as it would be after an edit the queue has not embedded
+    // yet: the vector of b's text, recorded with the hash of that text.
+    let old = vectors
+        .vectors("", &["b".to_owned()])
+        .await
+        .unwrap()
+        .pop()
+        .flatten()
+        .unwrap();
+    let record = VectorRecord::new("", "a", old, "hash of a text a no longer holds");
+    vectors.upsert(vec![record]).await.unwrap();
+    let report = stale
+        .search_explained(QUERY, &SearchOptions::top_k(4))
+        .await
+        .unwrap();
+    assert_eq!(report.feedback_vectors, 0, "the stale vector is skipped");
+    let ids: Vec<&str> = report.results().map(|h| h.item.id.as_str()).collect();
+    assert_eq!(ids, ["a"]);
 }
 
 #[test]

@@ -246,6 +246,34 @@ impl DenseIndex {
         Ok(kept)
     }
 
+    /// The stored vectors of `ids` in `namespace` that were made from the
+    /// memory's current text (`current(id)`, checked against the stored
+    /// content hash), in the order of `ids`; stale and missing ones left out.
+    ///
+    /// # Errors
+    /// Vector store errors.
+    pub async fn current_vectors<T: AsRef<str>>(
+        &self,
+        namespace: &str,
+        ids: &[String],
+        current: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let hashes = self.vectors.content_hashes(namespace, ids).await?;
+        let vectors = self.vectors.vectors(namespace, ids).await?;
+        let model = self.embedder.model_id();
+        Ok(ids
+            .iter()
+            .zip(hashes)
+            .zip(vectors)
+            .filter_map(|((id, hash), vector)| {
+                let text = current(id)?;
+                let fresh =
+                    hash.as_deref() == Some(super::content_hash(model, text.as_ref()).as_str());
+                fresh.then_some(vector).flatten()
+            })
+            .collect())
+    }
+
     /// The `k` nearest vectors to the embedding of `query` passing `filter`,
     /// and the time the query embedding took.
     ///

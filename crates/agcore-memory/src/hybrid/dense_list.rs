@@ -81,7 +81,7 @@ impl HybridStore {
     /// `feedback.depth` results and replaces `lists.dense` with the dense
     /// list searched from there; returns how many stored vectors moved the
     /// query. Leaves `lists` as they are (and returns 0) when no result has
-    /// a stored vector.
+    /// a vector of its current text.
     pub(super) async fn feed_back(
         &self,
         dense: &DenseIndex,
@@ -99,13 +99,14 @@ impl HybridStore {
         if first.is_empty() {
             return Ok(0);
         }
-        let docs: Vec<Vec<f32>> = dense
-            .vectors()
-            .vectors(&self.config.namespace, &first)
-            .await?
-            .into_iter()
-            .flatten()
-            .collect();
+        // Only vectors of the memories' current text: a memory edited since
+        // its vector was written would move the query by its old text.
+        let items = &lists.items;
+        let docs = dense
+            .current_vectors(&self.config.namespace, &first, |id| {
+                items.get(id).map(|i| i.content.as_str())
+            })
+            .await?;
         let Some(moved) = feedback.moved_query(query, &docs) else {
             return Ok(0);
         };
