@@ -4,9 +4,11 @@ mod context;
 mod filter;
 mod rows;
 pub(crate) mod schema;
-pub(crate) use context::{mark_stale, sync as sync_context};
 mod search;
+mod select;
 mod write;
+
+pub(crate) use context::{mark_stale, sync as sync_context};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,11 +20,10 @@ use agcore_memory::{
 };
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Params, Row, TxOpts, Value};
+use mysql_async::{Row, TxOpts, Value};
 
 use crate::database::Connections;
 use crate::error::{Result, is_duplicate, is_retryable_conflict};
-use filter::Where;
 use rows::{ITEM_COLUMNS, item_from_row};
 
 /// How many times a write transaction runs when it meets a concurrent
@@ -170,45 +171,6 @@ impl MysqlStore {
                 other => return other,
             }
         }
-    }
-
-    async fn select(
-        &self,
-        filter: &MemoryFilter,
-        count_only: bool,
-    ) -> Result<(Vec<MemoryItem>, usize)> {
-        let cond = Where::of(filter);
-        let mut params = cond.params.clone();
-        let mut conn = self.conns.get().await?;
-        if count_only && cond.exact {
-            let sql = format!("SELECT COUNT(*) FROM agcore_items i WHERE {}", cond.sql);
-            let n: Option<i64> = conn.exec_first(sql, Params::Positional(params)).await?;
-            return Ok((Vec::new(), usize::try_from(n.unwrap_or(0)).unwrap_or(0)));
-        }
-        let limit = match filter.limit {
-            Some(limit) if cond.exact && !count_only => {
-                params.push(Value::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
-                "LIMIT ?"
-            }
-            _ => "",
-        };
-        let sql = format!(
-            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
-            cond.sql
-        );
-        let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
-        let mut items = Vec::new();
-        for mut row in rows {
-            let item = item_from_row(&mut row)?;
-            if cond.exact || filter.matches(&item) {
-                items.push(item);
-            }
-        }
-        if !count_only && let Some(limit) = filter.limit {
-            items.truncate(limit);
-        }
-        let n = items.len();
-        Ok((items, n))
     }
 }
 
