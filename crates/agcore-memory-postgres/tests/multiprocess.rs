@@ -84,7 +84,7 @@ async fn eight_processes_lose_and_double_nothing() {
             Command::new(&exe)
                 .args([
                     "--exact",
-                    &test_name("multiprocess_child_writer"),
+                    &agcore_memory::libtest_name!("multiprocess_child_writer"),
                     "--ignored",
                     "--test-threads=1",
                 ])
@@ -150,13 +150,4 @@ async fn eight_processes_lose_and_double_nothing() {
         .collect();
     assert_eq!(hits.len(), PROCESSES, "{hits:?}");
     support::drop_schemas(&url, "multi").await;
-}
-
-/// `name`, a test of this file, as libtest lists it: the module path below the crate
-/// root, then the function name (this file is a module of the `integration` binary).
-fn test_name(name: &str) -> String {
-    match module_path!().split_once("::") {
-        Some((_, module)) => format!("{module}::{name}"),
-        None => name.to_owned(),
-    }
 }

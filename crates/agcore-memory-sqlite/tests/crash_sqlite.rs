@@ -88,7 +88,7 @@ fn run_child_and_kill(db: &std::path::Path, round: u32, kill_after: usize) -> Ve
     let mut child = Command::new(exe)
         .args([
             "--exact",
-            &test_name("crash_child_writer"),
+            &agcore_memory::libtest_name!("crash_child_writer"),
             "--nocapture",
             "--ignored",
             "--test-threads=1",
@@ -164,14 +164,5 @@ async fn killed_writer_loses_no_committed_write() {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .unwrap();
         assert_eq!(check, "ok");
-    }
-}
-
-/// `name`, a test of this file, as libtest lists it: the module path below the crate
-/// root, then the function name (this file is a module of the `integration` binary).
-fn test_name(name: &str) -> String {
-    match module_path!().split_once("::") {
-        Some((_, module)) => format!("{module}::{name}"),
-        None => name.to_owned(),
     }
 }

@@ -71,7 +71,7 @@ async fn eight_processes_lose_and_double_nothing() {
             Command::new(&exe)
                 .args([
                     "--exact",
-                    &test_name("multiprocess_child_writer"),
+                    &agcore_memory::libtest_name!("multiprocess_child_writer"),
                     "--ignored",
                     "--test-threads=1",
                     "--nocapture",
@@ -108,14 +108,5 @@ async fn eight_processes_lose_and_double_nothing() {
     for k in 0..SHARED {
         // Saved by all eight processes, stored once.
         assert!(contents.contains(format!("Shared fact number {k}").as_str()));
-    }
-}
-
-/// `name`, a test of this file, as libtest lists it: the module path below the crate
-/// root, then the function name (this file is a module of the `integration` binary).
-fn test_name(name: &str) -> String {
-    match module_path!().split_once("::") {
-        Some((_, module)) => format!("{module}::{name}"),
-        None => name.to_owned(),
     }
 }

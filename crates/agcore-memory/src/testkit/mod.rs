@@ -73,7 +73,7 @@ pub use hostile::{
 pub use layered::check_wiki_and_conversation;
 pub use long_term::run_long_term_conformance;
 pub use search::{check_search_chinese, check_search_english, check_search_options};
-pub use services::{service_url, services_required};
+pub use services::{libtest_name, service_url, services_required};
 pub use stemming::check_search_stemmed;
 
 use crate::{EvictionConfig, MemoryError, MemoryStore};

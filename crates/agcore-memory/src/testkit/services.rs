@@ -31,3 +31,42 @@ pub fn service_url(var: &str) -> Option<String> {
         }
     }
 }
+
+/// `name`, a test function of the module at `module_path` (its
+/// `module_path!()`), as libtest lists it: the module path below the crate
+/// root, then the function name. Tests that run one of their own tests in a
+/// child process (`current_exe` with `--exact`) name it with
+/// [`libtest_name!`](crate::libtest_name).
+pub fn libtest_name(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// The libtest name of the test function `$name` of the calling module
+/// ([`testkit::libtest_name`](crate::testkit::libtest_name) with the
+/// caller's `module_path!()`), e.g. `multiprocess::child_writer` in a
+/// `tests/multiprocess.rs` linked into `tests/integration.rs`.
+#[macro_export]
+macro_rules! libtest_name {
+    ($name:expr) => {
+        $crate::testkit::libtest_name(::std::module_path!(), $name)
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_drop_the_crate_root() {
+        assert_eq!(
+            super::libtest_name("integration::multiprocess", "child"),
+            "multiprocess::child"
+        );
+        assert_eq!(super::libtest_name("integration", "child"), "child");
+        assert_eq!(
+            crate::libtest_name!("child"),
+            "testkit::services::tests::child"
+        );
+    }
+}
