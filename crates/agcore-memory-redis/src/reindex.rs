@@ -2,12 +2,13 @@
 //! its postings (field `analyzer`; prefixes written before it have none and
 //! were indexed with plain keywords) and the context field's derivation
 //! settings (field `context_field`: sequence key and window as JSON, `null`
-//! for none; prefixes written before the context field have none).
+//! for none, as `retriever::derivation_settings` writes them; prefixes
+//! written before the context field have none).
 //!
 //! On open, when either differs from this store's ([`ANALYZER_ID`] and its
-//! [`ContextField`]), the index is rebuilt in two passes over the ids in
+//! `ContextField`), the index is rebuilt in two passes over the ids in
 //! order from `P:byid`, [`BATCH`] items per script call:
-//! 1. `rebuild`: every item re-tokenised with [`index_terms`], its own
+//! 1. `rebuild`: every item re-tokenised with `retriever::index_terms`, its own
 //!    postings, sequence membership and the statistics replaced (the script
 //!    does so only while the stored content is the text tokenised, so a
 //!    concurrent write wins);
@@ -17,7 +18,7 @@
 //! so concurrent openers and a run cut short (re-done on the next open) are
 //! safe. The weight of the field only matters at search time.
 
-use agcore_memory::retriever::{ANALYZER_ID, ContextField};
+use agcore_memory::retriever::{ANALYZER_ID, derivation_settings};
 use redis::AsyncCommands;
 
 use crate::error::Result;
@@ -26,14 +27,6 @@ use crate::store::RedisStore;
 
 /// Items re-indexed per script call.
 pub(crate) const BATCH: isize = 500;
-
-/// The recorded form of `context`'s derivation settings (key and window).
-pub(crate) fn settings(context: Option<&ContextField>) -> String {
-    match context {
-        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
-        None => "null".to_owned(),
-    }
-}
 
 impl RedisStore {
     /// Rebuilds the prefix's index unless it was built with [`ANALYZER_ID`]
@@ -47,7 +40,7 @@ impl RedisStore {
             .arg("context_field")
             .query_async(&mut conn)
             .await?;
-        let wanted = settings(self.context_field());
+        let wanted = derivation_settings(self.context_field());
         if analyzer.as_deref() == Some(ANALYZER_ID) && context.as_deref() == Some(wanted.as_str()) {
             return Ok(());
         }
@@ -120,24 +113,5 @@ impl RedisStore {
             start = format!("({last}");
             step(self.clone(), ids).await?;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settings_name_the_key_and_window_only() {
-        assert_eq!(settings(None), "null");
-        let field = ContextField::default();
-        assert_eq!(
-            settings(Some(&field)),
-            r#"{"group_key":"session","window":1}"#
-        );
-        assert_eq!(
-            settings(Some(&field.clone().with_weight(0.2))),
-            settings(Some(&field))
-        );
     }
 }

