@@ -7,6 +7,7 @@
 mod support;
 
 mod conformance;
+mod context_expiry;
 mod outage;
 mod ranking;
 mod reindex;
