@@ -3,7 +3,8 @@
 //! for another size) saved plain (no session: plain BM25) and as turns of
 //! sessions (20 consecutive memories each, one second apart), into a store
 //! with the default context field and, for the sessions, into one without
-//! it. For each: batched insert rate (`save_many` of 1,000), single save p50
+//! it, measured alike on every backend (`agcore_memory::testkit::turns`).
+//! For each: batched insert rate (`save_many` of 1,000), single save p50
 //! (a turn appended to a session), search p50/p99 (top 10, 500 queries)
 //! after `ANALYZE TABLE` of the store's tables.
 //!
@@ -20,18 +21,12 @@
     clippy::indexing_slicing
 )]
 
-use std::time::Instant;
-
+use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::corpus::{Corpus, ms, percentiles};
-use agcore_memory::testkit::turn;
-use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory::testkit::corpus::Corpus;
+use agcore_memory::testkit::turns::{as_turns, measure_turns};
 use agcore_memory_mysql::MysqlDatabase;
 use mysql_async::prelude::Queryable;
-
-/// Memories per session.
-const TURNS: usize = 20;
-const CHUNK: usize = 1_000;
 
 /// Drops the bench database `agbench_ctx_{tag}`, and creates it again
 /// empty when `create`.
@@ -63,51 +58,18 @@ async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryI
         .open(&with_database(url, &format!("agbench_ctx_{tag}")))
         .await
         .unwrap();
-    let store = db.store();
-    let started = Instant::now();
-    for chunk in items.chunks(CHUNK) {
-        store.save_many(chunk.to_vec()).await.unwrap();
-    }
-    let rate = items.len() as f64 / started.elapsed().as_secs_f64();
-    let corpus = Corpus::new();
-    let queries = corpus.queries(500, 11);
-    let sessions = items.len().div_ceil(TURNS).max(1);
-    let mut n = 0usize;
-    let save = percentiles(&queries[..200], |q| {
-        n += 1;
-        let item = turn(
-            &format!("single:{n}"),
-            &(n % sessions).to_string(),
-            (items.len() + n) as i64,
-            &q,
-        );
-        let store = &store;
-        async move { store.save(item).await.unwrap() }
-    })
-    .await;
     // Searches with current statistics.
-    db.pool()
-        .get_conn()
-        .await
-        .unwrap()
-        .query_drop("ANALYZE TABLE agcore_items, agcore_item_context")
-        .await
-        .unwrap();
-    let options = SearchOptions::top_k(10);
-    let search = percentiles(&queries, |q| {
-        let (store, options) = (&store, &options);
-        async move {
-            store.search(&q, options).await.unwrap();
-        }
-    })
-    .await;
-    println!(
-        "n={} {tag}: batched insert {rate:.0}/s, save p50 {:.3} ms, search p50 {:.3} ms p99 {:.3} ms",
-        items.len(),
-        ms(save.p50),
-        ms(search.p50),
-        ms(search.p99)
-    );
+    let analyze = || async {
+        db.pool()
+            .get_conn()
+            .await
+            .unwrap()
+            .query_drop("ANALYZE TABLE agcore_items, agcore_item_context")
+            .await
+            .unwrap();
+    };
+    let figures = measure_turns(&db.store(), items, analyze).await;
+    println!("{}", figures.line(items.len(), tag));
     db.close().await.unwrap();
     reset(url, tag, false).await;
 }
@@ -126,15 +88,7 @@ fn main() {
         .unwrap_or(10_000);
     let corpus = Corpus::new();
     let plain = corpus.memories(n, 7);
-    let turns: Vec<MemoryItem> = plain
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            item.clone()
-                .with_metadata(serde_json::json!({ "session": (i / TURNS).to_string() }))
-                .with_created_at(agcore_memory::testkit::at(i as i64))
-        })
-        .collect();
+    let turns = as_turns(&plain);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

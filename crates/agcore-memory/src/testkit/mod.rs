@@ -49,6 +49,7 @@ pub mod long_term;
 mod search;
 mod services;
 mod stemming;
+pub mod turns;
 pub mod vectors;
 
 use std::fmt;
