@@ -28,31 +28,13 @@ use agcore_memory::testkit::turns::{as_turns, measure_turns};
 use agcore_memory_mysql::MysqlDatabase;
 use mysql_async::prelude::Queryable;
 
-/// Drops the bench database `agbench_ctx_{tag}`, and creates it again
-/// empty when `create`.
-async fn reset(url: &str, tag: &str, create: bool) {
-    let pool = mysql_async::Pool::new(url);
-    let mut conn = pool.get_conn().await.unwrap();
-    conn.query_drop(format!("DROP DATABASE IF EXISTS agbench_ctx_{tag}"))
-        .await
-        .unwrap();
-    if create {
-        conn.query_drop(format!("CREATE DATABASE agbench_ctx_{tag}"))
-            .await
-            .unwrap();
-    }
-    drop(conn);
-    pool.disconnect().await.unwrap();
-}
+#[path = "support/database.rs"]
+mod database;
 
-/// `url` with its database replaced by `database`.
-fn with_database(url: &str, database: &str) -> String {
-    let root = url.rsplit_once('/').map_or(url, |(root, _)| root);
-    format!("{root}/{database}")
-}
+use database::{reset, with_database};
 
 async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryItem]) {
-    reset(url, tag, true).await;
+    reset(url, &format!("agbench_ctx_{tag}"), true).await;
     let db = MysqlDatabase::builder()
         .context_field(field)
         .open(&with_database(url, &format!("agbench_ctx_{tag}")))
@@ -71,7 +53,7 @@ async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryI
     let figures = measure_turns(&db.store(), items, analyze).await;
     println!("{}", figures.line(items.len(), tag));
     db.close().await.unwrap();
-    reset(url, tag, false).await;
+    reset(url, &format!("agbench_ctx_{tag}"), false).await;
 }
 
 fn main() {

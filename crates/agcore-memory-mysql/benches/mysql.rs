@@ -21,6 +21,8 @@
 
 mod support;
 
+use support::database::{reset, with_database};
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,7 +31,6 @@ use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_mysql::MysqlDatabase;
 use agcore_memory_sqlite::SqliteStore;
 use criterion::Criterion;
-use mysql_async::prelude::Queryable;
 use tokio::runtime::Runtime;
 
 const CHUNK: usize = 1_000;
@@ -41,32 +42,9 @@ struct Figures {
     search: Percentiles,
 }
 
-/// Drops the bench database `agbench_{tag}` if it exists, and creates it
-/// again empty when `create`.
-async fn reset(url: &str, tag: &str, create: bool) {
-    let pool = mysql_async::Pool::new(url);
-    let mut conn = pool.get_conn().await.unwrap();
-    conn.query_drop(format!("DROP DATABASE IF EXISTS agbench_{tag}"))
-        .await
-        .unwrap();
-    if create {
-        conn.query_drop(format!("CREATE DATABASE agbench_{tag}"))
-            .await
-            .unwrap();
-    }
-    drop(conn);
-    pool.disconnect().await.unwrap();
-}
-
-/// `url` with its database replaced by `database`.
-fn with_database(url: &str, database: &str) -> String {
-    let root = url.rsplit_once('/').map_or(url, |(root, _)| root);
-    format!("{root}/{database}")
-}
-
 /// A store in a fresh database `agbench_{tag}`.
 async fn mysql(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
-    reset(url, tag, true).await;
+    reset(url, &format!("agbench_{tag}"), true).await;
     let db = MysqlDatabase::open(&with_database(url, &format!("agbench_{tag}")))
         .await
         .unwrap();
@@ -138,7 +116,7 @@ fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         let p = rt.block_on(async {
             let tag = format!("report_{n}");
             let figures = measure(mysql(url, &tag).await, corpus, n).await;
-            reset(url, &tag, false).await;
+            reset(url, &format!("agbench_{tag}"), false).await;
             figures
         });
         println!(
@@ -186,7 +164,7 @@ fn main() {
                     .unwrap()
             });
         });
-        rt.block_on(reset(&url, "criterion", false));
+        rt.block_on(reset(&url, "agbench_criterion", false));
     }
     c.final_summary();
     if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {
