@@ -29,8 +29,8 @@ pub(crate) fn time_prefix(at: DateTime<Utc>) -> String {
     )
 }
 
-/// The analyzer tokens of `text` and their frequencies.
-pub(crate) fn frequencies(tokens: &[String]) -> BTreeMap<&str, u32> {
+/// The frequency of each of `tokens`, by token.
+fn frequencies(tokens: &[String]) -> BTreeMap<&str, u32> {
     let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
     for token in tokens {
         *tf.entry(token.as_str()).or_insert(0) += 1;

@@ -1,11 +1,13 @@
 //! [`MysqlStore`]: the [`MemoryStore`] on MySQL / MariaDB.
 
 mod context;
+mod evict;
 mod filter;
 mod rows;
 pub(crate) mod schema;
 mod search;
 mod select;
+mod stats;
 mod write;
 
 pub(crate) use context::{mark_stale, sync as sync_context};
@@ -95,17 +97,21 @@ impl MysqlStore {
         self.inner.context.as_ref()
     }
 
-    /// Derives again the fields `changes` touched (nothing without a field).
-    async fn settle(
+    /// Ends a write before its commit: derives again the fields `changes`
+    /// touched (nothing without a field) and writes the statistics.
+    async fn finish(
         &self,
         tx: &mut mysql_async::Transaction<'_>,
         changes: context::Changes,
+        items: stats::ItemDelta,
     ) -> Result<()> {
         let window = context::window(self.context_field());
-        if window == 0 {
-            return Ok(());
-        }
-        context::settle(tx, changes, window, self.inner.shard).await
+        let context = if window == 0 {
+            context::ContextDelta::default()
+        } else {
+            context::settle(tx, changes, window).await?
+        };
+        stats::apply(tx, self.inner.shard, items, context).await
     }
 
     /// Whether eviction is due after `rows` more written items.
@@ -135,26 +141,14 @@ impl MysqlStore {
             let run = async {
                 let mut tx = conn.start_transaction(TxOpts::default()).await?;
                 let mut changes = context::Changes::default();
+                let mut delta = stats::ItemDelta::default();
                 let field = self.context_field();
-                write::upsert(
-                    &mut tx,
-                    items.clone(),
-                    self.inner.shard,
-                    field,
-                    &mut changes,
-                )
-                .await?;
+                write::upsert(&mut tx, items.clone(), field, &mut changes, &mut delta).await?;
                 if evict {
                     let tracked = field.is_some().then_some(&mut changes);
-                    write::evict(
-                        &mut tx,
-                        &self.inner.eviction.policy,
-                        self.inner.shard,
-                        tracked,
-                    )
-                    .await?;
+                    evict::evict(&mut tx, &self.inner.eviction.policy, tracked, &mut delta).await?;
                 }
-                self.settle(&mut tx, changes).await?;
+                self.finish(&mut tx, changes, delta).await?;
                 tx.commit().await?;
                 Ok(())
             };
@@ -237,9 +231,10 @@ impl MemoryStore for MysqlStore {
                 let once = async {
                     let mut tx = conn.start_transaction(TxOpts::default()).await?;
                     let mut changes = context::Changes::default();
+                    let mut delta = stats::ItemDelta::default();
                     let tracked = self.context_field().is_some().then_some(&mut changes);
-                    write::delete(&mut tx, id, self.inner.shard, tracked).await?;
-                    self.settle(&mut tx, changes).await?;
+                    write::delete(&mut tx, id, tracked, &mut delta).await?;
+                    self.finish(&mut tx, changes, delta).await?;
                     tx.commit().await?;
                     Ok(())
                 };

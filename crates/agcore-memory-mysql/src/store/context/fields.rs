@@ -4,22 +4,28 @@
 
 use std::ops::Range;
 
-/// A member of a sequence as read for deriving fields: its own `terms`
-/// words and length, and its stored field.
+use super::rows::Position;
+
+/// A member of a sequence as read for deriving fields: its position, its
+/// own `terms` words and length, and its stored field (`stored` false: a
+/// member joining, with no row yet).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Member {
     pub(crate) doc: i64,
+    pub(crate) position: Position,
+    pub(crate) stored: bool,
     pub(crate) terms: String,
     pub(crate) len: i64,
     pub(crate) context_terms: String,
     pub(crate) context_len: i64,
 }
 
-/// A field to write: the member's `doc`, its new words and length, and the
-/// change of length.
+/// A field to write: the member's `doc` and position, its new words and
+/// length, and the change of length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Update {
     pub(crate) doc: i64,
+    pub(crate) position: Position,
     pub(crate) context_terms: String,
     pub(crate) context_len: i64,
     pub(crate) delta: i64,
@@ -46,7 +52,8 @@ pub(crate) fn field_of(members: &[Member], at: usize, window: usize) -> (String,
     (terms, len)
 }
 
-/// The fields of `members[range]` that differ from the stored ones.
+/// The fields of `members[range]` that differ from the stored ones, and
+/// those of members not stored yet.
 /// `members` must hold each member of `range`'s `window` neighbours on
 /// each side, or reach the end of the sequence on that side.
 pub(crate) fn changed(members: &[Member], range: Range<usize>, window: usize) -> Vec<Update> {
@@ -56,9 +63,13 @@ pub(crate) fn changed(members: &[Member], range: Range<usize>, window: usize) ->
             break;
         };
         let (context_terms, context_len) = field_of(members, at, window);
-        if context_len != member.context_len || context_terms != member.context_terms {
+        if !member.stored
+            || context_len != member.context_len
+            || context_terms != member.context_terms
+        {
             out.push(Update {
                 doc: member.doc,
+                position: member.position.clone(),
                 delta: context_len - member.context_len,
                 context_terms,
                 context_len,
@@ -75,6 +86,8 @@ mod tests {
     fn member(doc: i64, terms: &str, len: i64) -> Member {
         Member {
             doc,
+            position: (doc, 0, Vec::new()),
+            stored: true,
             terms: terms.to_owned(),
             len,
             context_terms: String::new(),
@@ -111,12 +124,15 @@ mod tests {
             updates,
             [Update {
                 doc: 2,
+                position: (2, 0, Vec::new()),
                 context_terms: " xa ".to_owned(),
                 context_len: 1,
                 delta: 1
             }]
         );
         assert!(changed(&m, 0..1, 1).is_empty());
+        m[0].stored = false;
+        assert_eq!(changed(&m, 0..1, 1).len(), 1, "a new member is written");
         assert!(changed(&m, 5..9, 1).is_empty());
     }
 }

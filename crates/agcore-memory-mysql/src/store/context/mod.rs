@@ -39,8 +39,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::Result;
 pub(crate) use bm25f::Bm25FSql;
-pub(crate) use rows::{Changes, Joining, docs_of, enter, groups_of, leave, lock_groups};
-pub(crate) use settle::settle;
+pub(crate) use rows::{Changes, Joining, enter, groups_of, leave, lock_groups};
+pub(crate) use settle::{ContextDelta, settle};
 
 /// The meta row recording the settings the fields were derived with.
 const META_KEY: &str = "context_field";

@@ -9,8 +9,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, TxOpts, Value};
 
 use super::fields;
-use super::rows::{Changes, Joining, enter};
-use super::settle::{MEMBER, read};
+use super::rows::{Membership, insert_empty};
+use super::settle::{MEMBER_COLUMNS, member};
 use crate::error::Result;
 use crate::row::take;
 
@@ -46,7 +46,7 @@ pub(super) async fn rebuild(
             let Some(last) = rows.len().checked_sub(1) else {
                 break;
             };
-            let mut joining: Vec<Joining> = Vec::new();
+            let mut joining: Vec<Membership> = Vec::new();
             for (i, mut row) in rows.into_iter().enumerate() {
                 let doc: i64 = take(&mut row, 0)?;
                 if i == last {
@@ -64,9 +64,8 @@ pub(super) async fn rebuild(
                     ));
                 }
             }
-            let mut changes = Changes::default();
-            enter(&mut tx, &mut changes, joining).await?;
-            grouped += changes.grouped;
+            insert_empty(&mut tx, &joining).await?;
+            grouped += i64::try_from(joining.len()).unwrap_or(i64::MAX);
         }
         let window = super::window(Some(context));
         let groups: Vec<Vec<u8>> = tx
@@ -74,12 +73,16 @@ pub(super) async fn rebuild(
             .await?;
         let mut context_len = 0_i64;
         for grp in groups {
-            let members = read(
-                &mut tx,
-                format!("{MEMBER}TRUE ORDER BY x.created_s, x.created_ns, x.id"),
-                vec![Value::from(grp)],
-            )
-            .await?;
+            let rows: Vec<Row> = tx
+                .exec(
+                    format!("SELECT {MEMBER_COLUMNS}TRUE ORDER BY x.created_s, x.created_ns, x.id"),
+                    (Value::from(grp),),
+                )
+                .await?;
+            let members = rows
+                .into_iter()
+                .map(|mut row| member(&mut row, 0))
+                .collect::<Result<Vec<_>>>()?;
             let updates = fields::changed(&members, 0..members.len(), window);
             context_len += updates.iter().map(|u| u.delta).sum::<i64>();
             tx.exec_batch(

@@ -1,10 +1,11 @@
 //! Sequence membership rows (`agcore_item_context`) as writers change them:
 //! the sequences a write touches are locked first ([`lock_groups`]), items
-//! join ([`enter`]) and leave ([`leave`]) their sequence, and every position
-//! where the sequence changed is kept in [`Changes`] for
-//! [`settle()`](super::settle()).
+//! join ([`enter`]: kept in [`Changes`] until [`settle()`](super::settle())
+//! writes their rows with their fields) and leave ([`leave`]) their
+//! sequence, and every position where the sequence changed is kept in
+//! [`Changes`] for [`settle()`](super::settle()).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
@@ -23,19 +24,14 @@ pub(crate) type Position = (i64, i64, Vec<u8>);
 pub(crate) struct Changes {
     /// Positions where members joined or left, per sequence (`grp`).
     pub(crate) at: BTreeMap<Vec<u8>, Vec<Position>>,
+    /// Members that joined, per sequence, whose rows are not written yet.
+    pub(crate) joining: BTreeMap<Vec<u8>, Vec<Joining>>,
     /// Sequences whose `agcore_item_groups` row this transaction holds.
     locked: BTreeSet<Vec<u8>>,
     /// Change of the number of members of any sequence.
     pub(crate) grouped: i64,
     /// Change of the summed field lengths.
     pub(crate) context_len: i64,
-}
-
-impl Changes {
-    /// Whether no sequence changed.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.at.is_empty() && self.grouped == 0 && self.context_len == 0
-    }
 }
 
 fn marks(n: usize, one: &str) -> String {
@@ -74,42 +70,73 @@ pub(crate) async fn lock_groups(
     Ok(())
 }
 
-/// The sequences the stored items with these ids belong to (read without
-/// locks, to lock them before the items' rows).
+/// What is stored under these ids, read without locks (to lock the
+/// sequences before the items' rows): whether any of them is stored, and
+/// the sequences of those that are in one.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
-pub(crate) async fn groups_of(tx: &mut Transaction<'_>, ids: &[Value]) -> Result<Vec<Vec<u8>>> {
-    let mut out = Vec::new();
+pub(crate) async fn groups_of(
+    tx: &mut Transaction<'_>,
+    ids: &[Value],
+) -> Result<(bool, Vec<Vec<u8>>)> {
+    let (mut any, mut out) = (false, Vec::new());
     for chunk in ids.chunks(CHUNK) {
-        let rows: Vec<Vec<u8>> = tx
+        let rows: Vec<Option<Vec<u8>>> = tx
             .exec(
                 format!(
-                    "SELECT x.grp FROM agcore_items i JOIN agcore_item_context x ON x.doc = i.doc
+                    "SELECT x.grp FROM agcore_items i LEFT JOIN agcore_item_context x ON x.doc = i.doc
                      WHERE i.id IN ({})",
                     marks(chunk.len(), "?")
                 ),
                 Params::Positional(chunk.to_vec()),
             )
             .await?;
-        out.extend(rows);
+        any |= !rows.is_empty();
+        out.extend(rows.into_iter().flatten());
     }
-    Ok(out)
+    Ok((any, out))
 }
 
-/// A new member: `(doc, grp, created_s, created_ns, id)`.
-pub(crate) type Joining = (i64, Vec<u8>, i64, i64, Vec<u8>);
+/// A member joining its sequence: its row number, sequence and position,
+/// and its own index words and length.
+#[derive(Debug, Clone)]
+pub(crate) struct Joining {
+    pub(crate) doc: i64,
+    pub(crate) grp: Vec<u8>,
+    pub(crate) position: Position,
+    pub(crate) terms: String,
+    pub(crate) len: i64,
+}
 
-/// Adds `members` to their sequences (locked by the caller) with empty
-/// fields, which [`settle()`](super::settle()) then derives.
+/// Adds `members` to their sequences (locked by the caller): kept in
+/// `changes`, their rows written with their fields by
+/// [`settle()`](super::settle()).
+pub(crate) fn enter(changes: &mut Changes, members: Vec<Joining>) {
+    for member in members {
+        changes.grouped += 1;
+        changes
+            .at
+            .entry(member.grp.clone())
+            .or_default()
+            .push(member.position.clone());
+        changes
+            .joining
+            .entry(member.grp.clone())
+            .or_default()
+            .push(member);
+    }
+}
+
+/// A membership row with an empty field: `(doc, grp, created_s,
+/// created_ns, id)`.
+pub(crate) type Membership = (i64, Vec<u8>, i64, i64, Vec<u8>);
+
+/// Inserts `members` with empty fields (the rebuild derives them after).
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
-pub(crate) async fn enter(
-    tx: &mut Transaction<'_>,
-    changes: &mut Changes,
-    members: Vec<Joining>,
-) -> Result<()> {
+pub(crate) async fn insert_empty(tx: &mut Transaction<'_>, members: &[Membership]) -> Result<()> {
     for chunk in members.chunks(CHUNK) {
         let mut params = Vec::with_capacity(chunk.len() * 5);
         for (doc, grp, s, ns, id) in chunk {
@@ -131,10 +158,6 @@ pub(crate) async fn enter(
         )
         .await?;
     }
-    for (_, grp, s, ns, id) in members {
-        changes.grouped += 1;
-        changes.at.entry(grp).or_default().push((s, ns, id));
-    }
     Ok(())
 }
 
@@ -148,6 +171,13 @@ pub(crate) async fn leave(
     changes: &mut Changes,
     docs: &[i64],
 ) -> Result<()> {
+    // Members that joined in this transaction have no row yet.
+    let gone: std::collections::HashSet<i64> = docs.iter().copied().collect();
+    for members in changes.joining.values_mut() {
+        let before = members.len();
+        members.retain(|m| !gone.contains(&m.doc));
+        changes.grouped -= i64::try_from(before - members.len()).unwrap_or(0);
+    }
     for chunk in docs.chunks(CHUNK) {
         let params: Vec<Value> = chunk.iter().map(|d| Value::Int(*d)).collect();
         let rows: Vec<Row> = tx
@@ -186,28 +216,4 @@ pub(crate) async fn leave(
         }
     }
     Ok(())
-}
-
-/// The `doc` of each id of `members` (`(id, …)`), by id: the row numbers
-/// of items just inserted.
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn docs_of<T>(
-    tx: &mut Transaction<'_>,
-    members: &[(Vec<u8>, T, i64, i64)],
-) -> Result<HashMap<Vec<u8>, i64>> {
-    let mut out = HashMap::with_capacity(members.len());
-    for chunk in members.chunks(CHUNK) {
-        let marks = vec!["?"; chunk.len()].join(", ");
-        let ids: Vec<Value> = chunk.iter().map(|m| Value::from(m.0.as_slice())).collect();
-        let rows: Vec<(Vec<u8>, i64)> = tx
-            .exec(
-                format!("SELECT id, doc FROM agcore_items WHERE id IN ({marks})"),
-                Params::Positional(ids),
-            )
-            .await?;
-        out.extend(rows);
-    }
-    Ok(out)
 }

@@ -1,20 +1,27 @@
 //! Bringing the fields of a write transaction's sequences up to date: for
 //! each sequence it changed, the members from `2 · window` before its first
 //! changed position to `2 · window` after its last are read in list order
-//! (three index range reads on `(grp, created_s, created_ns, id)`), every
-//! member within `window` of that span gets its field derived again
-//! ([`fields::changed`]), and only changed fields are written.
+//! (three index range reads on `(grp, created_s, created_ns, id)`, in one
+//! statement), the members joining are placed among them, every member
+//! within `window` of that span gets its field derived again
+//! ([`fields::changed`]), and the rows of new members and the changed
+//! fields are written in one statement.
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
-use super::fields::{self, Member};
-use super::rows::{Changes, Position};
+use super::fields::{self, Member, Update};
+use super::rows::{Changes, Joining, Position};
 use crate::error::Result;
 use crate::row::take;
 
-/// The columns of a member read for deriving fields, in [`member`]'s order.
-pub(super) const MEMBER: &str = "SELECT x.doc, i.terms, i.len, x.context_terms, x.context_len
+/// Rows per multi-row `INSERT`.
+const CHUNK: usize = 500;
+
+/// The columns of a member read for deriving fields, in [`member`]'s order
+/// (after any leading columns it skips).
+pub(super) const MEMBER_COLUMNS: &str = "x.doc, i.terms, i.len, x.context_terms, x.context_len, \
+     x.created_s, x.created_ns, x.id \
      FROM agcore_item_context x JOIN agcore_items i ON i.doc = x.doc WHERE x.grp = ? AND ";
 
 /// `(created_s, created_ns, id)` compared with a position (`op` `<` or `>`):
@@ -35,120 +42,157 @@ fn position_params(p: &Position) -> [Value; 5] {
     ]
 }
 
-fn member(mut row: Row) -> Result<Member> {
+/// The member in `row`'s columns from `skip` on ([`MEMBER_COLUMNS`]).
+pub(super) fn member(row: &mut Row, skip: usize) -> Result<Member> {
     Ok(Member {
-        doc: take(&mut row, 0)?,
-        terms: take(&mut row, 1)?,
-        len: take(&mut row, 2)?,
-        context_terms: take(&mut row, 3)?,
-        context_len: take(&mut row, 4)?,
+        doc: take(row, skip)?,
+        terms: take(row, skip + 1)?,
+        len: take(row, skip + 2)?,
+        context_terms: take(row, skip + 3)?,
+        context_len: take(row, skip + 4)?,
+        position: (
+            take(row, skip + 5)?,
+            take(row, skip + 6)?,
+            take(row, skip + 7)?,
+        ),
+        stored: true,
     })
 }
 
-pub(super) async fn read(
+/// The stored members around `lo..=hi`: up to `margin` before `lo`, all
+/// from `lo` to `hi`, up to `margin` after `hi`, in no particular order
+/// (the caller sorts them: an outer `ORDER BY` made the server sort the
+/// union in a temporary table, 2.3× the statement's time); and how many
+/// are before and after.
+async fn around(
     tx: &mut Transaction<'_>,
-    sql: String,
-    params: Vec<Value>,
-) -> Result<Vec<Member>> {
+    grp: &[u8],
+    (lo, hi): (&Position, &Position),
+    margin: usize,
+) -> Result<(Vec<Member>, usize, usize)> {
+    let margin = Value::Int(i64::try_from(margin).unwrap_or(i64::MAX));
+    let g = Value::from(grp);
+    let mut params = vec![g.clone()];
+    params.extend(position_params(lo));
+    params.push(margin.clone());
+    params.push(g.clone());
+    params.extend(position_params(lo));
+    params.extend(position_params(hi));
+    params.push(g);
+    params.extend(position_params(hi));
+    params.push(margin);
+    let sql = format!(
+        "(SELECT 0 AS part, {MEMBER_COLUMNS}{before} \
+          ORDER BY x.created_s DESC, x.created_ns DESC, x.id DESC LIMIT ?) \
+         UNION ALL (SELECT 1 AS part, {MEMBER_COLUMNS}NOT {before} AND NOT {after}) \
+         UNION ALL (SELECT 2 AS part, {MEMBER_COLUMNS}{after} \
+          ORDER BY x.created_s, x.created_ns, x.id LIMIT ?)",
+        before = beyond("<"),
+        after = beyond(">"),
+    );
     let rows: Vec<Row> = tx.exec(sql, Params::Positional(params)).await?;
-    rows.into_iter().map(member).collect()
+    let (mut members, mut before, mut after) = (Vec::with_capacity(rows.len()), 0, 0);
+    for mut row in rows {
+        match take::<i64>(&mut row, 0)? {
+            0 => before += 1,
+            2 => after += 1,
+            _ => {}
+        }
+        members.push(member(&mut row, 1)?);
+    }
+    Ok((members, before, after))
 }
 
-/// Derives again the fields of the members around `positions` in `grp`.
+/// Writes `updates` of `grp`: rows of new members with their fields, and
+/// the changed fields of stored ones, in one statement per 500.
+async fn write(tx: &mut Transaction<'_>, grp: &[u8], updates: Vec<Update>) -> Result<()> {
+    for chunk in updates.chunks(CHUNK) {
+        let mut params = Vec::with_capacity(chunk.len() * 7);
+        for u in chunk {
+            params.extend([
+                Value::Int(u.doc),
+                Value::from(grp),
+                Value::Int(u.position.0),
+                Value::Int(u.position.1),
+                Value::from(u.position.2.as_slice()),
+                Value::Int(u.context_len),
+                Value::from(u.context_terms.as_str()),
+            ]);
+        }
+        tx.exec_drop(
+            format!(
+                "INSERT INTO agcore_item_context (doc, grp, created_s, created_ns, id, context_len, context_terms)
+                 VALUES {} ON DUPLICATE KEY UPDATE
+                 context_len = VALUES(context_len), context_terms = VALUES(context_terms)",
+                vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ")
+            ),
+            Params::Positional(params),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Derives again the fields of the members around `positions` in `grp`,
+/// `joining` placed among them; returns the change of summed field lengths.
 async fn settle_group(
     tx: &mut Transaction<'_>,
     grp: &[u8],
     positions: &[Position],
+    joining: Vec<Joining>,
     window: usize,
 ) -> Result<i64> {
     let (Some(lo), Some(hi)) = (positions.iter().min(), positions.iter().max()) else {
         return Ok(0);
     };
-    let margin = Value::Int(i64::try_from(window.saturating_mul(2)).unwrap_or(i64::MAX));
-    let g = Value::from(grp);
-    let mut params = vec![g.clone()];
-    params.extend(position_params(lo));
-    params.push(margin.clone());
-    let mut before = read(
-        tx,
-        format!(
-            "{MEMBER}{} ORDER BY x.created_s DESC, x.created_ns DESC, x.id DESC LIMIT ?",
-            beyond("<")
-        ),
-        params,
-    )
-    .await?;
-    before.reverse();
-    let mut params = vec![g.clone()];
-    params.extend(position_params(lo));
-    params.extend(position_params(hi));
-    let middle = read(
-        tx,
-        format!(
-            "{MEMBER}NOT {} AND NOT {} ORDER BY x.created_s, x.created_ns, x.id",
-            beyond("<"),
-            beyond(">")
-        ),
-        params,
-    )
-    .await?;
-    let mut params = vec![g];
-    params.extend(position_params(hi));
-    params.push(margin);
-    let after = read(
-        tx,
-        format!(
-            "{MEMBER}{} ORDER BY x.created_s, x.created_ns, x.id LIMIT ?",
-            beyond(">")
-        ),
-        params,
-    )
-    .await?;
-    let start = before.len().saturating_sub(window);
-    let end = before.len() + middle.len() + after.len().min(window);
-    let mut members = before;
-    members.extend(middle);
-    members.extend(after);
+    let (mut members, before, after) = around(tx, grp, (lo, hi), window.saturating_mul(2)).await?;
+    let middle = members.len() - before - after + joining.len();
+    // Joining positions lie within `lo..=hi`: among the middle members.
+    members.extend(joining.into_iter().map(|j| Member {
+        doc: j.doc,
+        position: j.position,
+        stored: false,
+        terms: j.terms,
+        len: j.len,
+        context_terms: String::new(),
+        context_len: 0,
+    }));
+    members.sort_by(|a, b| a.position.cmp(&b.position));
+    let start = before.saturating_sub(window);
+    let end = before + middle + after.min(window);
     let updates = fields::changed(&members, start..end, window);
     let delta = updates.iter().map(|u| u.delta).sum();
-    if !updates.is_empty() {
-        tx.exec_batch(
-            "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
-            updates
-                .into_iter()
-                .map(|u| (u.context_terms, u.context_len, u.doc)),
-        )
-        .await?;
-    }
+    write(tx, grp, updates).await?;
     Ok(delta)
 }
 
-/// Derives again every field the write changed (members within `window`
-/// of a position in `changes`) and adds the changes to the statistics row
-/// `shard` of `agcore_context_stats`.
+/// Writes the rows of the members joining and derives again every field
+/// the write changed (members within `window` of a position in
+/// `changes`); returns the change of the context statistics.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn settle(
     tx: &mut Transaction<'_>,
-    changes: Changes,
+    mut changes: Changes,
     window: usize,
-    shard: i16,
-) -> Result<()> {
-    if changes.is_empty() {
-        return Ok(());
-    }
+) -> Result<ContextDelta> {
     let mut context_len = changes.context_len;
     for (grp, positions) in &changes.at {
-        context_len += settle_group(tx, grp, positions, window).await?;
+        let joining = changes.joining.remove(grp).unwrap_or_default();
+        context_len += settle_group(tx, grp, positions, joining, window).await?;
     }
-    if changes.grouped != 0 || context_len != 0 {
-        tx.exec_drop(
-            "UPDATE agcore_context_stats SET grouped = grouped + ?, context_len = context_len + ?
-             WHERE shard = ?",
-            (changes.grouped, context_len, shard),
-        )
-        .await?;
-    }
-    Ok(())
+    Ok(ContextDelta {
+        grouped: changes.grouped,
+        context_len,
+    })
+}
+
+/// How a write changed the context statistics (`agcore_context_stats`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ContextDelta {
+    /// Change of the number of members of any sequence.
+    pub(crate) grouped: i64,
+    /// Change of the summed field lengths.
+    pub(crate) context_len: i64,
 }

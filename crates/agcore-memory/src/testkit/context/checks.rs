@@ -186,7 +186,8 @@ where
     expect(&pair, "attic", &["t2", "t4"]).await
 }
 
-/// Capacity eviction of a turn takes it out of its neighbour's field.
+/// Capacity eviction of a turn takes it out of its neighbour's field, and
+/// a turn evicted by its own save never enters one.
 ///
 /// # Errors
 /// [`CheckFailure`](crate::testkit::CheckFailure) naming the first difference.
@@ -209,5 +210,10 @@ where
         pair.save(turn(&format!("t{n}"), "s", seq, text)).await?;
     }
     expect(&pair, "violin", &[]).await?;
+    expect(&pair, "attic", &["t1", "t2"]).await?;
+    // A turn older than every other is evicted by its own save: it never
+    // becomes anyone's neighbour.
+    pair.save(turn("t3", "s", -1, "cello practice")).await?;
+    expect(&pair, "cello", &[]).await?;
     expect(&pair, "attic", &["t1", "t2"]).await
 }
