@@ -34,7 +34,7 @@ fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
         params.extend([against.clone(), against]);
         let sql = format!(
             "SELECT c.doc, c.id, {score} AS score FROM (
-                 SELECT t.doc, t.id, t.len, t.clen, t.keep, {dfs} FROM (
+                 SELECT t.doc, t.id, t.keep, {dfs} FROM (
                      SELECT i.doc, i.id, i.len, COALESCE(x.context_len, 0) AS clen,
                             ({filter}) AS keep, {tfs}
                      FROM (SELECT doc FROM agcore_items WHERE MATCH(terms) AGAINST (? IN BOOLEAN MODE)
@@ -43,8 +43,8 @@ fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
                            WHERE MATCH(context_terms) AGAINST (? IN BOOLEAN MODE)) u
                      JOIN agcore_items i ON i.doc = u.doc
                      LEFT JOIN agcore_item_context x ON x.doc = u.doc
-                 ) t
-             ) c CROSS JOIN {stats}
+                 ) t CROSS JOIN {stats}
+             ) c
              WHERE c.keep",
             score = bm25f.score(),
             dfs = bm25f.df_columns(),

@@ -48,11 +48,18 @@ impl Bm25FSql {
     }
 
     /// `t.tf*, t.ctf*, SUM(t.tf0 > 0 OR t.ctf0 > 0) OVER () AS df0, …` over
-    /// derived table `t`.
+    /// derived table `t`, then `st.n` and each row's length normalisation
+    /// of both fields (`n1`, `n2`) from statistics `st` ([`Self::stats_table`]):
+    /// computed once per row, not once per word and use.
     pub(crate) fn df_columns(&self) -> String {
         let tfs = (0..self.n).map(|i| format!("t.tf{i}, t.ctf{i}"));
         let dfs = (0..self.n).map(|i| format!("SUM(t.tf{i} > 0 OR t.ctf{i} > 0) OVER () AS df{i}"));
-        tfs.chain(dfs).collect::<Vec<_>>().join(", ")
+        let norms = [
+            "st.n".to_owned(),
+            "(1.0 - st.b + st.b * t.len / st.avg) AS n1".to_owned(),
+            "(1.0 - st.cb + st.cb * t.clen / st.cavg) AS n2".to_owned(),
+        ];
+        tfs.chain(dfs).chain(norms).collect::<Vec<_>>().join(", ")
     }
 
     /// The statistics row `st (n, avg, b, cavg, cb)` from `stats` (a query
@@ -69,20 +76,17 @@ impl Bm25FSql {
         )
     }
 
-    /// The score of candidate `c` (columns `len`, `clen`, `tf{i}`, `ctf{i}`,
-    /// `df{i}`) with statistics `st`; no parameters.
+    /// The score of candidate `c` (columns `n`, `n1`, `n2`, `tf{i}`,
+    /// `ctf{i}`, `df{i}` of [`Self::df_columns`]); no parameters.
     pub(crate) fn score(&self) -> String {
         let bm25 = Bm25::default();
         let (k1, k1p, w) = (bm25.k1, bm25.k1 + 1.0, self.weight);
-        let k = format!("({k1:?} * (1.0 - st.b + st.b * c.len / st.avg))");
+        let k = format!("({k1:?} * c.n1)");
         (0..self.n)
             .map(|i| {
-                let ratio = format!("(st.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
+                let ratio = format!("(c.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
                 let idf = format!("GREATEST(LN(1.0 + {ratio}), 0.0)");
-                let fields = format!(
-                    "(c.tf{i} / (1.0 - st.b + st.b * c.len / st.avg) \
-                     + {w:?} * c.ctf{i} / (1.0 - st.cb + st.cb * c.clen / st.cavg))"
-                );
+                let fields = format!("(c.tf{i} / c.n1 + {w:?} * c.ctf{i} / c.n2)");
                 format!(
                     "{idf} * IF(c.ctf{i} > 0 AND {w:?} > 0, \
                      {fields} * {k1p:?} / ({k1:?} + {fields}), \
@@ -113,7 +117,8 @@ mod tests {
                 .contains("SUM(t.tf2 > 0 OR t.ctf2 > 0) OVER () AS df2")
         );
         assert!(!sql.score().contains('?'));
-        assert!(sql.score().contains("0.5 * c.ctf1"));
+        assert!(sql.score().contains("0.5 * c.ctf1 / c.n2"));
+        assert!(sql.df_columns().ends_with("AS n2"));
         assert!(
             !Bm25FSql::stats_table("SELECT 1 AS d, 2 AS l", "SELECT 0 AS g, 0 AS cl").contains('?')
         );
