@@ -15,6 +15,7 @@ mod demo_cmd;
 mod eval;
 mod eval_bad_input;
 mod eval_embeddings;
+mod eval_servers;
 mod kill_import;
 mod memory_cmd;
 mod memory_cross_backend;

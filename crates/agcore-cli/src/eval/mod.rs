@@ -16,6 +16,7 @@ pub mod report;
 pub mod retriever_name;
 pub mod retrievers;
 pub mod runner;
+pub mod server;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,19 +30,38 @@ use report::Report;
 use retrievers::RetrieverName;
 
 /// Which memory store the documents are ingested into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreKind {
     /// `InMemoryStore` (inverted index + BM25).
     Memory,
     /// `SqliteStore` (FTS5) in a temporary folder, removed afterwards.
     Sqlite,
+    /// A database server at this URL: one schema, database or key prefix
+    /// per namespace, removed afterwards ([`server`]).
+    Server(server::ServerKind, String),
 }
 
 impl StoreKind {
-    fn label(self) -> &'static str {
+    fn label(&self) -> &'static str {
         match self {
             Self::Memory => "memory",
             Self::Sqlite => "sqlite",
+            Self::Server(kind, _) => kind.label(),
+        }
+    }
+
+    /// Parses `--store`: `memory`, `sqlite`, or a `postgres://`,
+    /// `mysql://` / `mariadb://` or `redis://` URL.
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "memory" => Ok(Self::Memory),
+            "sqlite" => Ok(Self::Sqlite),
+            url => server::ServerKind::of(url)
+                .map(|kind| Self::Server(kind, url.to_owned()))
+                .ok_or_else(|| {
+                    "expected memory, sqlite, or a postgres://, mysql://, mariadb:// or redis:// URL"
+                        .to_owned()
+                }),
         }
     }
 }
@@ -63,8 +83,12 @@ pub struct EvalArgs {
     /// A BEIR folder: `corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`.
     #[arg(long, value_name = "DIR")]
     pub beir: Option<PathBuf>,
-    /// The store the documents are written to.
-    #[arg(long, value_enum, default_value = "memory")]
+    /// The store the documents are written to: `memory`, `sqlite` (a
+    /// temporary file), or a server URL (`postgres://…`, `mysql://…` or
+    /// `mariadb://…`, `redis://…`), where each namespace gets its own
+    /// schema, database or key prefix `agcore_eval_{pid}_{n}`, removed at
+    /// the end (MySQL needs the right to create databases).
+    #[arg(long, value_name = "STORE", default_value = "memory", value_parser = StoreKind::parse)]
     pub store: StoreKind,
     /// The retriever to evaluate, or `all`.
     #[arg(long, value_enum, default_value = "all")]
@@ -136,28 +160,17 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     // The product rows run the default configuration; the `(…, context)`
     // ablation rows add neighbouring-turn context.
     let store = runner::EvalStore::open(
-        args.store,
+        &args.store,
         model,
         HybridConfig::default(),
         dataset.namespaces.len(),
     )
     .await?;
-    let ingest = runner::ingest(&store.stores, &dataset).await?;
-    let embedding = runner::embed(&store.stores, dataset.documents()).await?;
-    let options = retrievers::ContextualOptions {
-        window: args.context_window,
-        stemming: !args.no_stemming,
-        sequential: dataset.sequential,
-    };
-    let mut results = Vec::new();
-    for name in args.retriever.expand(embedder.is_some()) {
-        let index = if name.needs_embedder() {
-            ingest + embedding
-        } else {
-            ingest
-        };
-        results.push(runner::evaluate(name, &store.stores, &dataset, index, options).await?);
-    }
+    // Server stores are removed whether or not the run succeeds.
+    let measured = measure(&args, &store, &dataset, embedder.is_some()).await;
+    let removed = store.close().await;
+    let (ingest, embedding, results) = measured?;
+    removed?;
     let report = Report {
         dataset: dataset.kind,
         input: input.display().to_string(),
@@ -189,6 +202,40 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         plot::recall_curves(path, &report)?;
     }
     Ok(())
+}
+
+/// Ingests `dataset` into `store` and runs every retriever of `args`:
+/// ingest time, background embedding time, one result per retriever.
+async fn measure(
+    args: &EvalArgs,
+    store: &runner::EvalStore,
+    dataset: &dataset::Dataset,
+    has_embedder: bool,
+) -> Result<
+    (
+        std::time::Duration,
+        std::time::Duration,
+        Vec<report::RetrieverReport>,
+    ),
+    CliError,
+> {
+    let ingest = runner::ingest(&store.stores, dataset).await?;
+    let embedding = runner::embed(&store.stores, dataset.documents()).await?;
+    let options = retrievers::ContextualOptions {
+        window: args.context_window,
+        stemming: !args.no_stemming,
+        sequential: dataset.sequential,
+    };
+    let mut results = Vec::new();
+    for name in args.retriever.expand(has_embedder) {
+        let index = if name.needs_embedder() {
+            ingest + embedding
+        } else {
+            ingest
+        };
+        results.push(runner::evaluate(name, &store.stores, dataset, index, options).await?);
+    }
+    Ok((ingest, embedding, results))
 }
 
 /// A [`CliError::Input`] describing a JSON parse failure of `path`: truncated

@@ -17,6 +17,7 @@ use super::dataset::Dataset;
 use super::metrics::{Accumulator, Latency};
 use super::report::RetrieverReport;
 use super::retrievers::{ContextualOptions, Engine, K, RetrieverName};
+use super::server::ServerStores;
 use crate::error::CliError;
 
 /// Memories written per `save_many` call.
@@ -32,6 +33,7 @@ pub struct EvalStore {
     /// One store per namespace of the dataset, in the dataset's order.
     pub stores: Vec<HybridStore>,
     _dir: Option<tempfile::TempDir>,
+    server: Option<ServerStores>,
 }
 
 impl EvalStore {
@@ -41,14 +43,18 @@ impl EvalStore {
     /// # Errors
     /// I/O errors creating the temporary folder; store errors.
     pub async fn open(
-        kind: StoreKind,
+        kind: &StoreKind,
         embedder: Option<Arc<dyn EmbeddingModel>>,
         config: HybridConfig,
         namespaces: usize,
     ) -> Result<Self, CliError> {
         let dir = match kind {
-            StoreKind::Memory => None,
             StoreKind::Sqlite => Some(tempfile::Builder::new().prefix("agcore-eval-").tempdir()?),
+            StoreKind::Memory | StoreKind::Server(..) => None,
+        };
+        let mut server = match kind {
+            StoreKind::Server(kind, url) => Some(ServerStores::new(*kind, url)),
+            _ => None,
         };
         // One embedding queue and one vector store for all of them, each
         // store's vectors in its own namespace: one model, called by one
@@ -66,11 +72,21 @@ impl EvalStore {
         };
         let mut stores = Vec::with_capacity(namespaces);
         for n in 0..namespaces {
-            let base: Arc<dyn MemoryStore> = match &dir {
-                None => Arc::new(InMemoryStore::new()),
-                Some(dir) => {
+            let base: Arc<dyn MemoryStore> = match (&dir, &mut server) {
+                (Some(dir), _) => {
                     Arc::new(SqliteStore::open(dir.path().join(format!("eval-{n}.db"))).await?)
                 }
+                (None, Some(made)) => match made.open(n).await {
+                    Ok(store) => store,
+                    Err(err) => {
+                        if let Some(made) = server.take() {
+                            // The error that stopped the run is the one to report.
+                            let _ = made.remove().await;
+                        }
+                        return Err(err);
+                    }
+                },
+                (None, None) => Arc::new(InMemoryStore::new()),
             };
             stores.push(match &dense {
                 None => HybridStore::lexical(base).with_config(config.clone()),
@@ -81,7 +97,25 @@ impl EvalStore {
                 ),
             });
         }
-        Ok(Self { stores, _dir: dir })
+        Ok(Self {
+            stores,
+            _dir: dir,
+            server,
+        })
+    }
+
+    /// Removes the stores made on a server (the temporary folder goes when
+    /// this is dropped).
+    ///
+    /// # Errors
+    /// [`CliError::Config`] naming a schema, database or prefix that could
+    /// not be removed.
+    pub async fn close(self) -> Result<(), CliError> {
+        drop(self.stores);
+        match self.server {
+            Some(server) => server.remove().await,
+            None => Ok(()),
+        }
     }
 }
 
