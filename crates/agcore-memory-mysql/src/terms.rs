@@ -165,11 +165,21 @@ impl Bm25Sql {
         out
     }
 
-    /// `t.tf0, …, SUM(t.tf0 > 0) OVER () AS df0, …` over derived table `t`.
+    /// `t.tf0, …, SUM(t.tf0 > 0) OVER () AS df0, …` over derived table `t`,
+    /// then `st.n` and the row's length-normalised saturation `k = k1 · (1 −
+    /// b + b · len / avg)` from statistics `st` ([`Self::stats_table`]):
+    /// computed once per row, not once per word and use.
     pub(crate) fn df_columns(&self) -> String {
         let tfs = (0..self.n).map(|i| format!("t.tf{i}"));
         let dfs = (0..self.n).map(|i| format!("SUM(t.tf{i} > 0) OVER () AS df{i}"));
-        tfs.chain(dfs).collect::<Vec<_>>().join(", ")
+        let k = format!(
+            "st.n, ({k1:?} * (1.0 - st.b + st.b * t.len / st.avg)) AS k",
+            k1 = Bm25::default().k1
+        );
+        tfs.chain(dfs)
+            .chain(std::iter::once(k))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The statistics row `st (n, avg, b)` from `stats`, a query returning
@@ -182,17 +192,14 @@ impl Bm25Sql {
         )
     }
 
-    /// The score of candidate `c` (columns `len`, `tf{i}`, `df{i}`) with
-    /// statistics `st`; no parameters.
+    /// The score of candidate `c` (columns `n`, `k`, `tf{i}`, `df{i}` of
+    /// [`Self::df_columns`]); no parameters.
     pub(crate) fn score(&self) -> String {
         let bm25 = Bm25::default();
-        let k = format!(
-            "({k1:?} * (1.0 - st.b + st.b * c.len / st.avg))",
-            k1 = bm25.k1
-        );
+        let k = "c.k";
         (0..self.n)
             .map(|i| {
-                let ratio = format!("(st.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
+                let ratio = format!("(c.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
                 let idf = if self.fts5_idf {
                     format!("IF(LN({ratio}) > 0, LN({ratio}), 1e-6)")
                 } else {

@@ -46,13 +46,13 @@ pub(crate) async fn search(
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, s.score FROM (
              SELECT c.id, {score} AS score FROM (
-                 SELECT t.id, t.len, t.keep, {dfs} FROM (
+                 SELECT t.id, t.keep, {dfs} FROM (
                      SELECT m.id, m.len, {tfs},
                          (? IS NULL OR m.memory_type = ?) AND {archived} AS keep
                      FROM agcore_lt_entries m
                      WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
-                 ) t
-             ) c CROSS JOIN {stats}
+                 ) t CROSS JOIN {stats}
+             ) c
              WHERE c.keep
              ORDER BY score DESC, c.id LIMIT ?
          ) s JOIN agcore_lt_entries m ON m.id = s.id

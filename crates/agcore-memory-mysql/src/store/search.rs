@@ -58,11 +58,11 @@ fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
     params.push(against);
     let sql = format!(
         "SELECT c.doc, c.id, {score} AS score FROM (
-             SELECT t.doc, t.id, t.len, t.keep, {dfs} FROM (
+             SELECT t.doc, t.id, t.keep, {dfs} FROM (
                  SELECT i.doc, i.id, i.len, ({filter}) AS keep, {tfs} FROM agcore_items i
                  WHERE MATCH(i.terms) AGAINST (? IN BOOLEAN MODE)
-             ) t
-         ) c CROSS JOIN {stats}
+             ) t CROSS JOIN {stats}
+         ) c
          WHERE c.keep",
         score = bm25.score(),
         dfs = bm25.df_columns(),
