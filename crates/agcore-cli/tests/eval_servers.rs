@@ -1,7 +1,8 @@
 //! `agcore eval --store URL` on the test servers (`AGCORE_TEST_POSTGRES_URL`,
 //! `AGCORE_TEST_MYSQL_URL`, `AGCORE_TEST_REDIS_URL`; skipped without them
-//! outside CI): the same figures as the in-memory store, and nothing left
-//! behind on the server.
+//! outside CI): the same figures as the in-memory store — every retriever,
+//! dense and hybrid ones with the built-in hashing embedder, whose vectors
+//! the server stores — and nothing left behind on the server.
 #![cfg(test)]
 
 use crate::eval_support;
@@ -12,13 +13,14 @@ use eval_support::{agcore, fixture};
 use mysql_async::prelude::Queryable;
 use serde_json::Value;
 
-/// The report of a lexical run of the two-conversation fixture on `store`.
+/// The report of a run of every retriever on the two-conversation fixture
+/// on `store`.
 fn run(store: &str) -> Value {
     let path = fixture("locomo_namespaces.json");
     let out = agcore()
         .args(["eval", "--locomo", path.to_str().unwrap()])
-        .args(["--format", "text", "--retriever", "lexical", "--json"])
-        .args(["--store", store])
+        .args(["--format", "text", "--retriever", "all", "--json"])
+        .args(["--embedder", "hashing:64", "--store", store])
         .assert()
         .success();
     serde_json::from_slice(&out.get_output().stdout).unwrap()
@@ -40,6 +42,13 @@ fn same_as_memory(store: &str, kind: &str) {
     assert_eq!(report["store"], kind, "{report}");
     assert_eq!(report["namespaces"], 2, "{report}");
     assert_eq!(figures(&report), figures(&reference), "{report}");
+    let names: Vec<String> = figures(&report)
+        .iter()
+        .filter_map(|f| f[0].as_str().map(str::to_owned))
+        .collect();
+    for name in ["lexical", "dense", "hybrid"] {
+        assert!(names.iter().any(|n| n == name), "{name}: {report}");
+    }
     assert!(
         figures(&report)[0][1]["recall_at_10"].as_f64() > Some(0.0),
         "{report}"

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use agcore::llm::embedding::EmbeddingModel;
 use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore};
-use agcore::memory::vector::InMemoryVectors;
-use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore};
+use agcore::memory::vector::{InMemoryVectors, VectorStore};
+use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore, Storage};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::StoreKind;
@@ -38,10 +38,13 @@ pub struct EvalStore {
 
 impl EvalStore {
     /// Opens `namespaces` empty stores of `kind`, with dense retrieval when
-    /// `embedder` is given (one embedding queue shared by the stores).
+    /// `embedder` is given (one embedding queue shared by the stores; on a
+    /// server, the vectors are stored there, in the first namespace's
+    /// schema, database or prefix, as an agent on that backend stores them).
     ///
     /// # Errors
-    /// I/O errors creating the temporary folder; store errors.
+    /// I/O errors creating the temporary folder; store errors. Stores made
+    /// on a server before an error are removed.
     pub async fn open(
         kind: &StoreKind,
         embedder: Option<Arc<dyn EmbeddingModel>>,
@@ -56,13 +59,58 @@ impl EvalStore {
             StoreKind::Server(kind, url) => Some(ServerStores::new(*kind, url)),
             _ => None,
         };
+        let built = Self::build(dir.as_ref(), server.as_mut(), embedder, config, namespaces).await;
+        match built {
+            Ok(stores) => Ok(Self {
+                stores,
+                _dir: dir,
+                server,
+            }),
+            Err(err) => {
+                if let Some(made) = server {
+                    // The error that stopped the run is the one to report.
+                    let _ = made.remove().await;
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// The stores of [`Self::open`]: SQLite files in `dir`, stores on
+    /// `server`, or in memory.
+    async fn build(
+        dir: Option<&tempfile::TempDir>,
+        mut server: Option<&mut ServerStores>,
+        embedder: Option<Arc<dyn EmbeddingModel>>,
+        config: HybridConfig,
+        namespaces: usize,
+    ) -> Result<Vec<HybridStore>, CliError> {
+        let mut bases: Vec<Arc<dyn MemoryStore>> = Vec::with_capacity(namespaces);
+        let mut first: Option<Storage> = None;
+        for n in 0..namespaces {
+            bases.push(match (dir, server.as_deref_mut()) {
+                (Some(dir), _) => {
+                    Arc::new(SqliteStore::open(dir.path().join(format!("eval-{n}.db"))).await?)
+                }
+                (None, Some(made)) => {
+                    let storage = made.open(n).await?;
+                    let store = storage.store();
+                    first.get_or_insert(storage);
+                    store
+                }
+                (None, None) => Arc::new(InMemoryStore::new()),
+            });
+        }
         // One embedding queue and one vector store for all of them, each
         // store's vectors in its own namespace: one model, called by one
         // queue as in an agent process.
         let dense = match &embedder {
             None => None,
             Some(embedder) => {
-                let vectors = Arc::new(InMemoryVectors::new(embedder.space()));
+                let vectors: Arc<dyn VectorStore> = match &first {
+                    Some(storage) => storage.vectors(embedder.space()).await?,
+                    None => Arc::new(InMemoryVectors::new(embedder.space())),
+                };
                 Some(DenseIndex::new(
                     Arc::clone(embedder),
                     vectors,
@@ -70,38 +118,18 @@ impl EvalStore {
                 )?)
             }
         };
-        let mut stores = Vec::with_capacity(namespaces);
-        for n in 0..namespaces {
-            let base: Arc<dyn MemoryStore> = match (&dir, &mut server) {
-                (Some(dir), _) => {
-                    Arc::new(SqliteStore::open(dir.path().join(format!("eval-{n}.db"))).await?)
-                }
-                (None, Some(made)) => match made.open(n).await {
-                    Ok(store) => store,
-                    Err(err) => {
-                        if let Some(made) = server.take() {
-                            // The error that stopped the run is the one to report.
-                            let _ = made.remove().await;
-                        }
-                        return Err(err);
-                    }
-                },
-                (None, None) => Arc::new(InMemoryStore::new()),
-            };
-            stores.push(match &dense {
+        Ok(bases
+            .into_iter()
+            .enumerate()
+            .map(|(n, base)| match &dense {
                 None => HybridStore::lexical(base).with_config(config.clone()),
                 Some(dense) => HybridStore::new(
                     base,
                     Arc::clone(dense),
                     config.clone().with_namespace(format!("ns{n}")),
                 ),
-            });
-        }
-        Ok(Self {
-            stores,
-            _dir: dir,
-            server,
-        })
+            })
+            .collect())
     }
 
     /// Removes the stores made on a server (the temporary folder goes when

@@ -7,10 +7,11 @@
 
 use std::sync::Arc;
 
-use agcore::memory::MemoryStore;
+use agcore::memory::Storage;
 use agcore::memory::mysql::MysqlDatabase;
 use agcore::memory::postgres::PostgresDatabase;
 use agcore::memory::redis::RedisStore;
+use agcore::memory::storage::BackendInfo;
 use mysql_async::prelude::Queryable;
 
 use crate::error::CliError;
@@ -100,12 +101,12 @@ impl ServerStores {
         }
     }
 
-    /// Makes the empty store of namespace `n`.
+    /// Makes the empty store of namespace `n`, with its vector storage.
     ///
     /// # Errors
     /// [`CliError::Config`] when the server refuses (unreachable, no right
     /// to create a schema or database); store errors.
-    pub async fn open(&mut self, n: usize) -> Result<Arc<dyn MemoryStore>, CliError> {
+    pub async fn open(&mut self, n: usize) -> Result<Storage, CliError> {
         let name = format!("agcore_eval_{}_{n}", std::process::id());
         let url = self.url.clone();
         Ok(match self.kind {
@@ -115,9 +116,9 @@ impl ServerStores {
                     .pool_size(POOL_SIZE)
                     .open(&format!("{url}{sep}schema={name}"))
                     .await?;
-                let store = Arc::new(db.store());
+                let storage = db.storage();
                 self.made.push(Made::Postgres(db, name));
-                store
+                storage
             }
             ServerKind::Mysql => {
                 let admin = match url.split_once("://") {
@@ -139,15 +140,16 @@ impl ServerStores {
                     .pool_size(POOL_SIZE)
                     .open(&with_database(&url, &name))
                     .await?;
-                let store = Arc::new(db.store());
+                let storage = db.storage();
                 self.made.push(Made::Mysql(db, name));
-                store
+                storage
             }
             ServerKind::Redis => {
                 let prefix = format!("{name}:");
                 let store = RedisStore::builder().prefix(&prefix).open(&url).await?;
-                self.made.push(Made::Redis(prefix));
-                Arc::new(store)
+                self.made.push(Made::Redis(prefix.clone()));
+                let info = BackendInfo::new("redis", prefix, "Redis");
+                Storage::new(info, Arc::new(store.clone())).with_vectors(Arc::new(store))
             }
         })
     }
