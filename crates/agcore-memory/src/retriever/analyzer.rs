@@ -96,7 +96,7 @@ impl Analyzer {
 /// record it next to their index; a store opened on an index built with
 /// another analyzer re-tokenises its stored rows. Changes whenever
 /// [`index_terms`] would produce different terms for some text.
-pub const ANALYZER_ID: &str = "keywords+snowball-english/1";
+pub const ANALYZER_ID: &str = "keywords+snowball-english/2";
 
 /// The analyzer id of indexes written before stemming: plain
 /// [`extract_keywords`] (what such stores have recorded, or implied by

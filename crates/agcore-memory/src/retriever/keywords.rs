@@ -20,17 +20,30 @@ const ENGLISH_STOP_WORDS: &[&str] = &[
     "with", "would", "you", "your", "yours",
 ];
 
-/// Chinese function characters that never carry content; a CJK run is cut at them.
+/// Chinese characters that never carry content; a CJK run is cut at them.
+/// Particles and conjunctions, and the interrogatives whose every common
+/// word is a question word (`什么`, `为什么`; `怎么`, `怎样`; `哪里`, `哪个`;
+/// `谁`) — the counterparts of `what`, `why`, `how`, `where`, `which` and
+/// `who` on the English list. Cutting at them keeps a question's content
+/// bigrams (`喜欢什么` → `喜欢`) without a bigram that straddles the
+/// question word (`欢什`).
 const CHINESE_STOP_CHARS: &[char] = &[
-    '的', '了', '吗', '呢', '吧', '啊', '呀', '嘛', '哦', '么', '之', '与', '及', '和', '或',
+    '的', '了', '吗', '呢', '吧', '啊', '呀', '嘛', '哦', '么', '之', '与', '及', '和', '或', '什',
+    '怎', '哪', '谁',
 ];
 
 /// Chinese stop words (bigrams and lone characters) dropped after bigramming.
+/// Besides pronouns, demonstratives and function words, the interrogatives
+/// not cut as characters (`多少`, `如何`, `为何`, a lone `几`), and the lone
+/// characters a cut leaves of a question word (`为` of `为什么`, `样` of
+/// `怎样`, `里`, `儿`, `些` of `哪里`, `哪儿`, `哪些`). A bigram holding a
+/// stop character never forms, so none is listed.
 const CHINESE_STOP_WORDS: &[&str] = &[
-    "我们", "你们", "他们", "她们", "它们", "这个", "那个", "这些", "那些", "什么", "怎么", "因为",
-    "所以", "但是", "如果", "可以", "没有", "一个", "就是", "还是", "已经", "自己", "这样", "那样",
-    "为了", "然后", "而且", "或者", "以及", "我", "你", "他", "她", "它", "是", "在", "也", "都",
-    "就", "有", "这", "那", "个", "把", "被", "对", "从", "给", "让", "很", "又", "还", "而",
+    "我们", "你们", "他们", "她们", "它们", "这个", "那个", "这些", "那些", "因为", "所以", "但是",
+    "如果", "可以", "没有", "一个", "就是", "还是", "已经", "自己", "这样", "那样", "然后", "而且",
+    "多少", "如何", "为何", "我", "你", "他", "她", "它", "是", "在", "也", "都", "就", "有", "这",
+    "那", "个", "把", "被", "对", "从", "给", "让", "很", "又", "还", "而", "几", "为", "样", "里",
+    "儿", "些",
 ];
 
 /// Whether `c` belongs to a script written without spaces between words
@@ -173,6 +186,34 @@ mod tests {
         assert_eq!(extract_keywords("用户的偏好"), vec!["用户", "偏好"]);
         assert_eq!(extract_keywords("猫"), vec!["猫"]);
         assert_eq!(extract_keywords("我"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn question_words_leave_only_content_bigrams() {
+        assert_eq!(
+            extract_keywords("晓雨喜欢什么"),
+            vec!["晓雨", "雨喜", "喜欢"]
+        );
+        assert_eq!(
+            extract_keywords("他在哪座古城"),
+            vec!["他在", "座古", "古城"]
+        );
+        assert_eq!(extract_keywords("谁照看宠物"), vec!["照看", "看宠", "宠物"]);
+        assert_eq!(
+            extract_keywords("为什么？怎么样？哪里？哪些？如何？"),
+            Vec::<String>::new()
+        );
+        assert_eq!(extract_keywords("收入涨了多少"), vec!["收入", "入涨"]);
+    }
+
+    #[test]
+    fn no_stop_word_holds_a_stop_character() {
+        for word in CHINESE_STOP_WORDS {
+            assert!(
+                !word.chars().any(|c| CHINESE_STOP_CHARS.contains(&c)),
+                "{word}"
+            );
+        }
     }
 
     #[test]
