@@ -16,7 +16,8 @@ fn export_from_sqlite_imports_into_postgres_identically() {
         return;
     };
     let sep = if pg.contains('?') { '&' } else { '?' };
-    let url = format!("{pg}{sep}schema=agt_cli_move_{}", std::process::id());
+    let schema = format!("agt_cli_move_{}", std::process::id());
+    let url = format!("{pg}{sep}schema={schema}");
     let home = seeded();
     home.memory_ok(&["clean", "--below-weight", "0.5"]);
     let file = home.path("move.jsonl");
@@ -54,6 +55,7 @@ fn export_from_sqlite_imports_into_postgres_identically() {
             .unwrap()
             .starts_with("PostgreSQL ")
     );
+    cli_support::drop_pg_schema(&pg, &schema);
 }
 
 /// SQLite → MySQL / MariaDB: an export imported into an empty database

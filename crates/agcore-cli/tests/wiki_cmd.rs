@@ -159,14 +159,14 @@ fn every_subcommand_has_help_with_an_example() {
 #[test]
 fn wiki_runs_on_postgres_mysql_redis_and_json_file_urls() {
     let mut urls = vec![];
+    let mut schema = None;
     let home = Home::new();
     urls.push(format!("json-file://{}", home.path("wiki.json").display()));
     if let Some(pg) = agcore_memory::testkit::service_url("AGCORE_TEST_POSTGRES_URL") {
         let sep = if pg.contains('?') { '&' } else { '?' };
-        urls.push(format!(
-            "{pg}{sep}schema=agt_cli_wiki_{}",
-            std::process::id()
-        ));
+        let own = format!("agt_cli_wiki_{}", std::process::id());
+        urls.push(format!("{pg}{sep}schema={own}"));
+        schema = Some((pg, own));
     }
     if let Some(my) = agcore_memory::testkit::service_url("AGCORE_TEST_MYSQL_URL") {
         urls.push(my);
@@ -190,5 +190,8 @@ fn wiki_runs_on_postgres_mysql_redis_and_json_file_urls() {
         let out = search.assert().success().get_output().stdout.clone();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("使用蓝绿发布"), "{url}: {text}");
+    }
+    if let Some((pg, own)) = schema {
+        crate::cli_support::drop_pg_schema(&pg, &own);
     }
 }

@@ -147,19 +147,25 @@ impl RedisStoreBuilder {
 /// As [`RedisStoreBuilder::open`].
 pub async fn open(url: &str) -> Result<Storage, MemoryError> {
     let store = RedisStore::builder().open(url).await?;
-    let version = store
-        .server_version()
-        .await
-        .unwrap_or_else(|_| "Redis".to_owned());
-    let vectors = std::sync::Arc::new(store.clone());
-    Ok(Storage::new(
-        BackendInfo::new("redis", redact_url(url), version),
-        std::sync::Arc::new(store),
-    )
-    .with_vectors(vectors))
+    Ok(store.storage(redact_url(url)).await)
 }
 
 impl RedisStore {
+    /// This store and its vectors as a [`Storage`] without long-term memory,
+    /// shown at `location` (a redacted URL, a key prefix, …) with the
+    /// server's version (`Redis` when the server does not say).
+    pub async fn storage(&self, location: impl Into<String>) -> Storage {
+        let version = self
+            .server_version()
+            .await
+            .unwrap_or_else(|_| "Redis".to_owned());
+        Storage::new(
+            BackendInfo::new("redis", location.into(), version),
+            std::sync::Arc::new(self.clone()),
+        )
+        .with_vectors(std::sync::Arc::new(self.clone()))
+    }
+
     /// The server version, e.g. `Redis 7.0.15`.
     ///
     /// # Errors

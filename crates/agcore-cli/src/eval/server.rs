@@ -5,13 +5,10 @@
 //! settings (context field included; pools of [`POOL_SIZE`] connections),
 //! and removed when the evaluation ends.
 
-use std::sync::Arc;
-
 use agcore::memory::Storage;
 use agcore::memory::mysql::MysqlDatabase;
 use agcore::memory::postgres::PostgresDatabase;
 use agcore::memory::redis::RedisStore;
-use agcore::memory::storage::BackendInfo;
 use mysql_async::prelude::Queryable;
 
 use crate::error::CliError;
@@ -148,8 +145,7 @@ impl ServerStores {
                 let prefix = format!("{name}:");
                 let store = RedisStore::builder().prefix(&prefix).open(&url).await?;
                 self.made.push(Made::Redis(prefix.clone()));
-                let info = BackendInfo::new("redis", prefix, "Redis");
-                Storage::new(info, Arc::new(store.clone())).with_vectors(Arc::new(store))
+                store.storage(prefix).await
             }
         })
     }

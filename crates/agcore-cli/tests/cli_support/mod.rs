@@ -102,3 +102,26 @@ pub fn seeded() -> Home {
     ]);
     home
 }
+
+/// Drops the schema `schema` (a test's own) from the PostgreSQL server at
+/// `url`, through a store opened on that schema, so the default schema is
+/// never touched and reruns leave nothing behind.
+pub fn drop_pg_schema(url: &str, schema: &str) {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let db = agcore::memory::postgres::PostgresDatabase::builder()
+            .pool_size(1)
+            .open(&format!("{url}{sep}schema={schema}"))
+            .await
+            .unwrap();
+        let client = db.pool().get().await.unwrap();
+        client
+            .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+            .await
+            .unwrap();
+    });
+}

@@ -33,6 +33,13 @@ struct Prepared {
     member: Option<(Vec<u8>, i64, i64)>,
 }
 
+impl Prepared {
+    /// Its column values, moved out (written once; `NULL`s are left).
+    fn take_values(&mut self) -> [Value; 7] {
+        std::mem::replace(&mut self.values, std::array::from_fn(|_| Value::NULL))
+    }
+}
+
 fn prepare(item: MemoryItem, context: Option<&ContextField>) -> Result<Prepared> {
     let grp = context.and_then(|c| context::group_of(c, &item));
     let tokens = index_terms(&item.content);
@@ -110,12 +117,9 @@ pub(crate) async fn upsert(
         }
     }
     let mut docs: HashMap<Vec<u8>, i64> = HashMap::new();
-    for chunk in inserts.chunks(INSERT_CHUNK) {
+    for chunk in inserts.chunks_mut(INSERT_CHUNK) {
         let marks = vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-        let values: Vec<Value> = chunk
-            .iter()
-            .flat_map(|p| p.values.iter().cloned())
-            .collect();
+        let values: Vec<Value> = chunk.iter_mut().flat_map(Prepared::take_values).collect();
         tx.exec_drop(
             format!(
                 "INSERT INTO agcore_items (id, content, metadata, created_s, created_ns, len, terms) VALUES {marks}"
@@ -129,8 +133,8 @@ pub(crate) async fn upsert(
             docs.insert(p.id.as_bytes().to_vec(), doc);
         }
     }
-    for (p, doc) in &updates {
-        let [id, content, metadata, secs, nanos, len, terms] = p.values.clone();
+    for (p, doc) in &mut updates {
+        let [id, content, metadata, secs, nanos, len, terms] = p.take_values();
         tx.exec_drop(
             "UPDATE agcore_items SET content = ?, metadata = ?, created_s = ?, created_ns = ?,
                  len = ?, terms = ? WHERE id = ?",
