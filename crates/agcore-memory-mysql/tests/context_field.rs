@@ -60,15 +60,12 @@ async fn ranks_like_the_reference(store: &dyn MemoryStore) {
         let options = SearchOptions::top_k(1000);
         let got = store.search(word, &options).await.unwrap();
         let want = reference.search(word, &options).await.unwrap();
-        let ids = |h: &[agcore_memory::ScoredItem]| {
-            h.iter().map(|h| h.item.id.clone()).collect::<Vec<_>>()
+        let pairs = |h: &[agcore_memory::ScoredItem]| -> Vec<(String, f64)> {
+            h.iter().map(|h| (h.item.id.clone(), h.score)).collect()
         };
-        assert_eq!(ids(&got), ids(&want), "{word}");
-        for (g, w) in got.iter().zip(&want) {
-            assert!(
-                (g.score - w.score).abs() <= 1e-9 * w.score.max(1.0),
-                "{word}"
-            );
+        if let Err(why) = agcore_memory::testkit::ranking::same_ranking(&pairs(&got), &pairs(&want))
+        {
+            panic!("{word}: {why}");
         }
     }
 }

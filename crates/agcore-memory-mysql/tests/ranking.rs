@@ -14,21 +14,11 @@ use agcore_memory_sqlite::SqliteDatabase;
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;
 
-fn same_score(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
+/// The same hits in the same order with the same scores, near-ties in
+/// either order ([`same_ranking`](agcore_memory::testkit::ranking::same_ranking)).
 fn assert_same(query: &str, sqlite: &[(String, f64)], mysql: &[(String, f64)]) {
-    assert_eq!(
-        sqlite.len(),
-        mysql.len(),
-        "`{query}`: sqlite {sqlite:?} mysql {mysql:?}"
-    );
-    for (s, p) in sqlite.iter().zip(mysql) {
-        assert!(
-            s.0 == p.0 && same_score(s.1, p.1),
-            "`{query}`: sqlite {sqlite:?}\nmysql {mysql:?}"
-        );
+    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(mysql, sqlite) {
+        panic!("`{query}`, mysql against sqlite: {why}");
     }
 }
 

@@ -18,21 +18,11 @@ use agcore_memory_sqlite::SqliteDatabase;
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;
 
-fn same_score(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
+/// The same hits in the same order with the same scores, near-ties in
+/// either order ([`same_ranking`](agcore_memory::testkit::ranking::same_ranking)).
 fn assert_same(query: &str, sqlite: &[(String, f64)], postgres: &[(String, f64)]) {
-    assert_eq!(
-        sqlite.len(),
-        postgres.len(),
-        "`{query}`: sqlite {sqlite:?} postgres {postgres:?}"
-    );
-    for (s, p) in sqlite.iter().zip(postgres) {
-        assert!(
-            s.0 == p.0 && same_score(s.1, p.1),
-            "`{query}`: sqlite {sqlite:?}\npostgres {postgres:?}"
-        );
+    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(postgres, sqlite) {
+        panic!("`{query}`, postgres against sqlite: {why}");
     }
 }
 

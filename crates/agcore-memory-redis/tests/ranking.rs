@@ -6,15 +6,12 @@
 use crate::support;
 
 use agcore_memory::testkit::corpus::Corpus;
+use agcore_memory::testkit::ranking::same_ranking;
 use agcore_memory::{EvictionConfig, MemoryFilter, MemoryStore, ScoredItem, SearchOptions};
 use agcore_memory_sqlite::SqliteDatabase;
 
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;
-
-fn same_score(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
 
 fn items(hits: Vec<ScoredItem>) -> Vec<(String, f64)> {
     hits.into_iter().map(|h| (h.item.id, h.score)).collect()
@@ -40,12 +37,8 @@ async fn store_search_ranks_like_sqlite() {
             let s = items(sqlite.search(&query, opts).await.unwrap());
             let r = items(redis.search(&query, opts).await.unwrap());
             hits += s.len();
-            assert_eq!(s.len(), r.len(), "`{query}`: sqlite {s:?}\nredis {r:?}");
-            for (a, b) in s.iter().zip(&r) {
-                assert!(
-                    a.0 == b.0 && same_score(a.1, b.1),
-                    "`{query}`: sqlite {s:?}\nredis {r:?}"
-                );
+            if let Err(why) = same_ranking(&r, &s) {
+                panic!("`{query}`, redis against sqlite: {why}");
             }
         }
     }

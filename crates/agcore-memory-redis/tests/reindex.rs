@@ -139,13 +139,8 @@ async fn ranked(store: &dyn MemoryStore, query: &str) -> Vec<(String, f64)> {
 }
 
 fn assert_close(got: &[(String, f64)], want: &[(String, f64)], what: &str) {
-    let ids = |v: &[(String, f64)]| v.iter().map(|h| h.0.clone()).collect::<Vec<_>>();
-    assert_eq!(ids(got), ids(want), "{what}");
-    for (g, w) in got.iter().zip(want) {
-        assert!(
-            (g.1 - w.1).abs() <= 1e-9 * w.1.abs().max(1.0),
-            "{what}: {got:?} vs {want:?}"
-        );
+    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(got, want) {
+        panic!("{what}: {why}");
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::testkit::ranking::same_ranking;
 use agcore_memory::testkit::turn;
 use agcore_memory::{MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 use agcore_memory_postgres::PostgresDatabase;
@@ -20,17 +21,14 @@ pub async fn search(store: &dyn MemoryStore, query: &str) -> Vec<ScoredItem> {
         .unwrap()
 }
 
-/// The same hits in the same order with the same scores (1e-9 relative).
+/// The same hits in the same order with the same scores, near-ties in
+/// either order ([`same_ranking`]).
 pub fn assert_same(got: &[ScoredItem], want: &[ScoredItem], what: &str) {
-    assert_eq!(ids(got), ids(want), "{what}");
-    for (g, w) in got.iter().zip(want) {
-        assert!(
-            (g.score - w.score).abs() <= 1e-9 * w.score.abs().max(1.0),
-            "{what}: {} scores {} vs {}",
-            g.item.id,
-            g.score,
-            w.score
-        );
+    let pairs = |h: &[ScoredItem]| -> Vec<(String, f64)> {
+        h.iter().map(|h| (h.item.id.clone(), h.score)).collect()
+    };
+    if let Err(why) = same_ranking(&pairs(got), &pairs(want)) {
+        panic!("{what}: {why}");
     }
 }
 

@@ -46,6 +46,7 @@ mod filters;
 mod hostile;
 mod layered;
 pub mod long_term;
+pub mod ranking;
 mod search;
 mod services;
 mod stemming;

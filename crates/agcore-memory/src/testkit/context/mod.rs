@@ -5,7 +5,9 @@
 //! [`InMemoryStore`] is the reference: every check saves the same turns
 //! into the store under test and into an `InMemoryStore` with the same
 //! [`ContextField`] and [`EvictionConfig`], and expects the same hits in the
-//! same order with the same scores (relative difference ≤ 1e-9), besides a
+//! same order with the same scores (relative difference ≤ 1e-9; hits
+//! whose scores are that close may come in either order, since two engines
+//! sum the same terms in different orders: [`crate::testkit::ranking`]), besides a
 //! few rankings written out by hand. The checks cover a reply found through
 //! the question before it, memories without a sequence ranking as plain
 //! BM25, `None` turning the field off, a wider window and another weight,
@@ -47,7 +49,7 @@ pub use checks::{
 };
 pub use random::check_random_writes;
 
-use super::{CheckResult, ConformanceReport, ensure, hit_ids};
+use super::{CheckFailure, CheckResult, ConformanceReport, hit_ids};
 use crate::retriever::ContextField;
 use crate::{EvictionConfig, InMemoryStore, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 
@@ -112,27 +114,17 @@ impl Pair {
     }
 }
 
-/// The same hits in the same order with the same scores (1e-9 relative).
+/// The same hits in the same order with the same scores, as
+/// [`same_ranking`](crate::testkit::ranking::same_ranking) compares them.
 fn same_hits(got: &[ScoredItem], want: &[ScoredItem], query: &str) -> CheckResult {
-    let scores = |hits: &[ScoredItem]| {
-        hits.iter()
-            .map(|h| format!("{}={:.6}", h.item.id, h.score))
-            .collect::<Vec<_>>()
+    let pairs = |hits: &[ScoredItem]| -> Vec<(String, f64)> {
+        hits.iter().map(|h| (h.item.id.clone(), h.score)).collect()
     };
-    ensure(
-        hit_ids(got) == hit_ids(want)
-            && got
-                .iter()
-                .zip(want)
-                .all(|(g, w)| (g.score - w.score).abs() <= 1e-9 * w.score.abs().max(1.0)),
-        || {
-            format!(
-                "query {query:?}: got {:?}, the reference InMemoryStore {:?}",
-                scores(got),
-                scores(want)
-            )
-        },
-    )
+    crate::testkit::ranking::same_ranking(&pairs(got), &pairs(want)).map_err(|why| {
+        CheckFailure(format!(
+            "query {query:?} against the reference InMemoryStore: {why}"
+        ))
+    })
 }
 
 /// Runs every check, each on fresh stores from `make`, and returns the report.
