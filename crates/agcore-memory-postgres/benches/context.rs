@@ -9,7 +9,8 @@
 //! after `VACUUM (ANALYZE)` of the store's tables (steady state).
 //!
 //! Needs `AGCORE_TEST_POSTGRES_URL`; without it, prints why and does
-//! nothing. Schemas `agbench_ctx_*` are dropped afterwards.
+//! nothing. Schemas `agbench_ctx_*` are dropped afterwards, unless
+//! `AGCORE_BENCH_KEEP` is set (to read plans and the server's log).
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -60,7 +61,9 @@ async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryI
     };
     let figures = measure_turns(&db.store(), items, vacuum).await;
     println!("{}", figures.line(items.len(), tag));
-    drop_schema(url, tag).await;
+    if std::env::var_os("AGCORE_BENCH_KEEP").is_none() {
+        drop_schema(url, tag).await;
+    }
 }
 
 fn main() {

@@ -4,7 +4,9 @@
 //! and 100k memories. Ratios are SQLite / PostgreSQL for times (above 1:
 //! PostgreSQL faster) and PostgreSQL / SQLite for rates. Then long-term
 //! prefetch (`ScopedMemory::search`, top 5) p50/p99 with 100k entries in one
-//! scope among 100 (`support/long_term.rs`).
+//! scope among 100 (`support/long_term.rs`). Searches run after `VACUUM
+//! (ANALYZE)` of the store's tables (steady state); `AGCORE_BENCH_KEEP`
+//! leaves the report's schemas in place.
 //!
 //! Needs `AGCORE_TEST_POSTGRES_URL` (`scripts/databases.sh start`); without
 //! it, prints why and does nothing. Criterion times one search at 10k; the
@@ -53,18 +55,37 @@ async fn drop_schema(url: &str, tag: &str) {
         .unwrap();
 }
 
-/// A store in a fresh schema `agbench_{tag}`.
-async fn postgres(url: &str, tag: &str) -> Arc<dyn MemoryStore> {
+/// A database in a fresh schema `agbench_{tag}`.
+async fn postgres(url: &str, tag: &str) -> PostgresDatabase {
     drop_schema(url, tag).await;
-    let db = PostgresDatabase::builder()
+    PostgresDatabase::builder()
         .schema(format!("agbench_{tag}"))
         .open(url)
         .await
-        .unwrap();
-    Arc::new(db.store())
+        .unwrap()
 }
 
-async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus, n: usize) -> Figures {
+/// Searches are measured in steady state: after `VACUUM (ANALYZE)`, as
+/// autovacuum leaves a table some time after a bulk load. Before it, every
+/// posting read visits the table (no visibility map yet), and the figures
+/// followed autovacuum's schedule: search p50 at 100k between 3 and 19 ms
+/// from one run to the next.
+async fn vacuum(db: &PostgresDatabase) {
+    db.pool()
+        .get()
+        .await
+        .unwrap()
+        .batch_execute("VACUUM (ANALYZE) agcore_items, agcore_postings")
+        .await
+        .unwrap();
+}
+
+async fn measure(
+    store: Arc<dyn MemoryStore>,
+    corpus: &Corpus,
+    n: usize,
+    db: Option<&PostgresDatabase>,
+) -> Figures {
     let items = corpus.memories(n, 7);
     let started = Instant::now();
     for chunk in items.chunks(CHUNK) {
@@ -93,6 +114,9 @@ async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus, n: usize) -> Figu
         }
     })
     .await;
+    if let Some(db) = db {
+        vacuum(db).await;
+    }
     let search = percentiles(&queries, |q| {
         let store = Arc::clone(&store);
         async move {
@@ -125,11 +149,14 @@ fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
             rt.block_on(SqliteStore::open(dir.path().join("bench.db")))
                 .unwrap(),
         );
-        let s = rt.block_on(measure(sqlite, corpus, n));
+        let s = rt.block_on(measure(sqlite, corpus, n, None));
         let p = rt.block_on(async {
             let tag = format!("report_{n}");
-            let figures = measure(postgres(url, &tag).await, corpus, n).await;
-            drop_schema(url, &tag).await;
+            let db = postgres(url, &tag).await;
+            let figures = measure(Arc::new(db.store()), corpus, n, Some(&db)).await;
+            if std::env::var_os("AGCORE_BENCH_KEEP").is_none() {
+                drop_schema(url, &tag).await;
+            }
             figures
         });
         println!(
@@ -162,10 +189,12 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     if !only_report {
         let store = rt.block_on(async {
-            let store = postgres(&url, "criterion").await;
+            let db = postgres(&url, "criterion").await;
+            let store = db.store();
             for chunk in corpus.memories(10_000, 7).chunks(CHUNK) {
                 store.save_many(chunk.to_vec()).await.unwrap();
             }
+            vacuum(&db).await;
             store
         });
         let queries = corpus.queries(256, 3);
