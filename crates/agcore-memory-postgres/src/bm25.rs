@@ -50,9 +50,15 @@ pub(crate) async fn weights(
     (stats_sql, stats_params): (&str, &[&(dyn ToSql + Sync)]),
     (df_sql, df_params): (&str, &[&(dyn ToSql + Sync)]),
 ) -> Result<Option<QueryWeights>> {
+    // Both statements have fixed text: prepared once per connection (a
+    // round trip and a parse less per search), then run pipelined.
+    let (stats_stmt, df_stmt) = tokio::try_join!(
+        client.prepare_cached(stats_sql),
+        client.prepare_cached(df_sql)
+    )?;
     let (stats, df) = tokio::join!(
-        client.query_one(stats_sql, stats_params),
-        client.query(df_sql, df_params)
+        client.query_one(&stats_stmt, stats_params),
+        client.query(&df_stmt, df_params)
     );
     let stats = stats?;
     let (docs, total_len): (f64, f64) = (stats.try_get(0)?, stats.try_get(1)?);

@@ -76,11 +76,12 @@ pub(crate) async fn existing_scope_id(
     client: &impl GenericClient,
     scope: &MemoryScope,
 ) -> Result<Option<i64>> {
+    // Prepared once per connection: every long-term search starts here.
+    let statement = client
+        .prepare_cached("SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2")
+        .await?;
     let row = client
-        .query_opt(
-            "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
-            &[&scope.agent(), &scope.user()],
-        )
+        .query_opt(&statement, &[&scope.agent(), &scope.user()])
         .await?;
     Ok(row.map(|r| r.try_get(0)).transpose()?)
 }

@@ -6,6 +6,7 @@
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_memory::retriever::{Bm25, unique_index_terms};
 use deadpool_postgres::Client;
+use tokio_postgres::types::Type;
 
 use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
@@ -61,11 +62,20 @@ pub(crate) async fn search(
         archived_sql(request.archived),
         score = bm25::posting_score(4, "m.len"),
     );
+    // Typed parameters: sent with the statement in one round trip.
     let rows = client
-        .query(
+        .query_typed(
             &sql,
             &[
-                &scope_id, &w.terms, &w.idfs, &w.k1, &w.b, &w.avg_len, &w.norm, &ty, &limit,
+                (&scope_id, Type::INT8),
+                (&w.terms, Type::TEXT_ARRAY),
+                (&w.idfs, Type::FLOAT8_ARRAY),
+                (&w.k1, Type::FLOAT8),
+                (&w.b, Type::FLOAT8),
+                (&w.avg_len, Type::FLOAT8),
+                (&w.norm, Type::FLOAT8),
+                (&ty, Type::TEXT),
+                (&limit, Type::INT8),
             ],
         )
         .await?;

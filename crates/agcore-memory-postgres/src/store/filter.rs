@@ -4,19 +4,30 @@
 
 use agcore_memory::MemoryFilter;
 use agcore_memory::retriever::ContextField;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 
 use super::rows::split_time;
 
-/// A parameter list for `tokio_postgres` queries.
-pub(crate) type Params = Vec<Box<dyn ToSql + Sync + Send>>;
+/// Bound parameters of a statement with their SQL types, in `$1, $2, …`
+/// order: sent with the statement in one round trip
+/// (`query_typed`: no prepare round trip, and a plan for these values).
+#[derive(Default)]
+pub(crate) struct Params(Vec<(Box<dyn ToSql + Sync + Send>, Type)>);
 
-/// Borrows `params` as the slice `tokio_postgres` takes.
-pub(crate) fn refs(params: &Params) -> Vec<&(dyn ToSql + Sync)> {
-    params
-        .iter()
-        .map(|p| p.as_ref() as &(dyn ToSql + Sync))
-        .collect()
+impl Params {
+    /// Appends `value` of SQL type `ty`; returns its number `n` (for `$n`).
+    pub(crate) fn push(&mut self, value: impl ToSql + Sync + Send + 'static, ty: Type) -> usize {
+        self.0.push((Box::new(value), ty));
+        self.0.len()
+    }
+
+    /// Borrowed as `query_typed` takes them.
+    pub(crate) fn typed(&self) -> Vec<(&(dyn ToSql + Sync), Type)> {
+        self.0
+            .iter()
+            .map(|(v, ty)| (v.as_ref() as &(dyn ToSql + Sync), ty.clone()))
+            .collect()
+    }
 }
 
 /// The SQL conditions of a filter.
@@ -55,22 +66,19 @@ impl Where {
         let mut conds = Vec::new();
         let mut exact = true;
         if let Some(prefix) = &filter.prefix {
-            params.push(Box::new(prefix.clone()));
-            let n = params.len();
+            let n = params.push(prefix.clone(), Type::TEXT);
             conds.push(format!("i.id >= ${n} AND starts_with(i.id, ${n})"));
         }
         if let Some(since) = filter.since {
             let (s, ns) = split_time(since);
-            params.push(Box::new(s));
-            params.push(Box::new(ns));
-            let n = params.len();
+            params.push(s, Type::INT8);
+            let n = params.push(ns, Type::INT4);
             conds.push(format!("(i.created_s, i.created_ns) >= (${}, ${n})", n - 1));
         }
         if let Some(until) = filter.until {
             let (s, ns) = split_time(until);
-            params.push(Box::new(s));
-            params.push(Box::new(ns));
-            let n = params.len();
+            params.push(s, Type::INT8);
+            let n = params.push(ns, Type::INT4);
             conds.push(format!("(i.created_s, i.created_ns) < (${}, ${n})", n - 1));
         }
         if !filter.metadata.is_empty() {
@@ -78,8 +86,8 @@ impl Where {
             let mut object = serde_json::Map::new();
             let group_key = group.as_ref().map(|g| g.0);
             if let Some((_, grp)) = group {
-                params.push(Box::new(grp));
-                conds.push(format!("i.grp = ${}", params.len()));
+                let n = params.push(grp, Type::TEXT);
+                conds.push(format!("i.grp = ${n}"));
             }
             for (key, value) in &filter.metadata {
                 let nul = key.contains('\0') || value.as_str().is_some_and(|s| s.contains('\0'));
@@ -88,8 +96,8 @@ impl Where {
                 }
             }
             if !object.is_empty() {
-                params.push(Box::new(serde_json::Value::Object(object)));
-                conds.push(format!("i.meta @> ${}", params.len()));
+                let n = params.push(serde_json::Value::Object(object), Type::JSONB);
+                conds.push(format!("i.meta @> ${n}"));
             }
         }
         let sql = if conds.is_empty() {

@@ -18,9 +18,10 @@ use agcore_memory::{
 };
 use async_trait::async_trait;
 use deadpool_postgres::{Client, Pool};
+use tokio_postgres::types::Type;
 
 use crate::error::{PostgresError, Result};
-use filter::{Params, Where, refs};
+use filter::{Params, Where};
 use rows::{ITEM_COLUMNS, item_from_row};
 
 /// A [`MemoryStore`] in PostgreSQL tables (see [`crate`] for the layout):
@@ -131,18 +132,21 @@ impl PostgresStore {
         filter: &MemoryFilter,
         count_only: bool,
     ) -> Result<(Vec<MemoryItem>, usize)> {
-        let mut params: Params = Vec::new();
+        let mut params = Params::default();
         let cond = Where::of_list(filter, self.inner.context.as_ref(), &mut params);
         let client = self.client().await?;
         if count_only && cond.exact {
             let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
-            let n: i64 = client.query_one(&sql, &refs(&params)).await?.try_get(0)?;
+            let n: i64 = client
+                .query_typed_one(&sql, &params.typed())
+                .await?
+                .try_get(0)?;
             return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
         }
         let limit = match filter.limit {
             Some(limit) if cond.exact && !count_only => {
-                params.push(Box::new(i64::try_from(limit).unwrap_or(i64::MAX)));
-                format!("LIMIT ${}", params.len())
+                let n = params.push(i64::try_from(limit).unwrap_or(i64::MAX), Type::INT8);
+                format!("LIMIT ${n}")
             }
             _ => String::new(),
         };
@@ -151,7 +155,7 @@ impl PostgresStore {
             cond.sql
         );
         let mut items = Vec::new();
-        for row in client.query(&sql, &refs(&params)).await? {
+        for row in client.query_typed(&sql, &params.typed()).await? {
             let item = item_from_row(&row)?;
             if cond.exact || filter.matches(&item) {
                 items.push(item);

@@ -11,7 +11,9 @@ use agcore_memory::retriever::{Bm25, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
 use deadpool_postgres::Client;
 
-use super::filter::{Params, Where, refs};
+use tokio_postgres::types::Type;
+
+use super::filter::{Params, Where};
 use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::bm25::{self, MAX_QUERY_TERMS};
 use crate::error::Result;
@@ -49,24 +51,26 @@ pub(crate) async fn search(
     else {
         return Ok(Vec::new());
     };
-    let mut params: Params = vec![
-        Box::new(w.terms),
-        Box::new(w.idfs),
-        Box::new(w.k1),
-        Box::new(w.b),
-        Box::new(w.avg_len),
-        Box::new(w.norm),
-        Box::new(w.avg_context_len),
-        Box::new(w.context_norm),
-        Box::new(weight),
-        Box::new(options.min_score),
-    ];
+    let mut params = Params::default();
+    params.push(w.terms, Type::TEXT_ARRAY);
+    params.push(w.idfs, Type::FLOAT8_ARRAY);
+    for value in [
+        w.k1,
+        w.b,
+        w.avg_len,
+        w.norm,
+        w.avg_context_len,
+        w.context_norm,
+        weight,
+    ] {
+        params.push(value, Type::FLOAT8);
+    }
+    params.push(options.min_score, Type::FLOAT8);
     let cond = Where::of(&options.filter, &mut params);
     // Only the items scoring at least the k-th best score are joined; the
     // final order (score, then id) and limit are applied to them.
     let (cutoff, limit) = if cond.exact {
-        params.push(Box::new(i64::try_from(options.limit).unwrap_or(i64::MAX)));
-        let k = params.len();
+        let k = params.push(i64::try_from(options.limit).unwrap_or(i64::MAX), Type::INT8);
         (
             format!(
                 " WHERE s.score >= COALESCE((SELECT score FROM s ORDER BY score DESC \
@@ -106,7 +110,7 @@ pub(crate) async fn search(
             "AND ($10::float8 IS NULL OR s.score >= $10)"
         }
     );
-    let rows = client.query(&sql, &refs(&params)).await?;
+    let rows = client.query_typed(&sql, &params.typed()).await?;
     let mut hits = Vec::with_capacity(rows.len().min(options.limit));
     for row in &rows {
         let item = item_from_row(row)?;

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use deadpool_postgres::Transaction;
+use tokio_postgres::types::ToSql;
 
 use crate::error::Result;
 
@@ -117,9 +118,17 @@ pub(crate) async fn targets(
         nb = around("t", "i.doc, i.len", "$5"),
     );
     let stmt = tx.prepare_cached(&sql).await?;
-    let rows = tx
-        .query(&stmt, &[&grps, &secs, &nanos, &ids, &w, &fresh])
-        .await?;
+    // Planned once per connection: a custom plan per call took 0.3 ms of
+    // planning for 0.05 ms of execution, and the server keeps choosing
+    // custom plans here because it costs the generic plan for arrays of
+    // unknown length (it is the same plan). Sent with the two settings in
+    // one round trip; the setting is the transaction's default again after.
+    let params: [&(dyn ToSql + Sync); 6] = [&grps, &secs, &nanos, &ids, &w, &fresh];
+    let (_, rows, _) = tokio::try_join!(
+        tx.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan"),
+        tx.query(&stmt, &params),
+        tx.batch_execute("SET LOCAL plan_cache_mode TO DEFAULT"),
+    )?;
     for row in &rows {
         let kind: i32 = row.try_get(0)?;
         let doc: i64 = row.try_get(1)?;
