@@ -10,7 +10,8 @@
 //!
 //! Needs `AGCORE_TEST_POSTGRES_URL` (`scripts/databases.sh start`); without
 //! it, prints why and does nothing. Criterion times one search at 10k; the
-//! report follows (`-- report` runs only the report).
+//! report follows (`-- report` runs only the report, `-- long-term` only
+//! the long-term part).
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -185,6 +186,11 @@ fn main() {
         .unwrap();
     let corpus = Corpus::new();
     let args: Vec<String> = std::env::args().collect();
+    let long_term_only = args.iter().any(|a| a == "long-term");
+    if long_term_only {
+        support::long_term::report(&rt, &url, &corpus);
+        return;
+    }
     let only_report = args.iter().any(|a| a == "report");
     let mut c = Criterion::default().configure_from_args();
     if !only_report {

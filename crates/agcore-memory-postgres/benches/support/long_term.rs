@@ -2,7 +2,8 @@
 //! with N entries (100k; 1M too with `AGCORE_BENCH_1M=1`) in one scope
 //! among 100 scopes (99 small scopes of 1,000 entries each), the shape of an
 //! agent with one heavy user. Seeding saves through the public API with 8
-//! concurrent writers; the schema is dropped afterwards.
+//! concurrent writers; the schema is dropped afterwards (unless
+//! `AGCORE_BENCH_KEEP` is set).
 
 use std::time::Instant;
 
@@ -112,6 +113,9 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
             ms(times.p99),
             ms(times.mean)
         );
+        if std::env::var_os("AGCORE_BENCH_KEEP").is_some() {
+            continue;
+        }
         rt.block_on(async {
             let client = admin.pool().get().await.unwrap();
             client
