@@ -193,8 +193,10 @@ async fn reindex_long_term(tx: &Transaction<'_>) -> Result<()> {
         )
         .await?;
         tx.execute(
-            "INSERT INTO agcore_lt_postings (scope_id, term, entry_id, tf)
-             SELECT * FROM unnest($1::int8[], $2::text[], $3::int8[], $4::int4[])",
+            "INSERT INTO agcore_lt_postings (scope_id, term, entry_id, tf, len, archived, memory_type)
+             SELECT u.*, m.len, m.archived, m.memory_type
+             FROM unnest($1::int8[], $2::text[], $3::int8[], $4::int4[]) AS u(scope_id, term, entry_id, tf)
+             JOIN agcore_lt_entries m ON m.id = u.entry_id",
             &[&p_scopes, &p_terms, &p_ids, &p_tfs],
         )
         .await?;

@@ -38,18 +38,22 @@ async fn fill(scope: &ScopedMemory, texts: Vec<String>) {
 }
 
 /// A fresh schema with 99 small scopes and `n` entries in the returned one.
-async fn seeded(url: &str, n: usize, corpus: &Corpus) -> (PostgresDatabase, ScopedMemory) {
-    let schema = schema(n);
-    let admin = PostgresDatabase::builder()
-        .pool_size(1)
-        .open(url)
+/// Drops `schema` over a plain connection (opening a store there would
+/// migrate the default schema).
+async fn drop_schema(url: &str, schema: &str) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
-    let client = admin.pool().get().await.unwrap();
+    tokio::spawn(connection);
     client
         .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
         .await
         .unwrap();
+}
+
+async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
+    let schema = schema(n);
+    drop_schema(url, &schema).await;
     let db = PostgresDatabase::builder()
         .schema(schema)
         .pool_size(WRITERS)
@@ -86,7 +90,7 @@ async fn seeded(url: &str, n: usize, corpus: &Corpus) -> (PostgresDatabase, Scop
         .batch_execute("VACUUM (ANALYZE) agcore_lt_scopes, agcore_lt_entries, agcore_lt_postings")
         .await
         .unwrap();
-    (admin, heavy)
+    heavy
 }
 
 fn schema(n: usize) -> String {
@@ -99,7 +103,7 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         "\n== report: long-term prefetch (ScopedMemory::search, top 5) on PostgreSQL, one scope among 100 =="
     );
     for n in sizes().into_iter().filter(|&n| n >= 100_000) {
-        let (admin, scope) = rt.block_on(seeded(url, n, corpus));
+        let scope = rt.block_on(seeded(url, n, corpus));
         let queries = corpus.queries(1_000, 5);
         let times = rt.block_on(percentiles(&queries, |q| {
             let scope = scope.clone();
@@ -116,12 +120,6 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         if std::env::var_os("AGCORE_BENCH_KEEP").is_some() {
             continue;
         }
-        rt.block_on(async {
-            let client = admin.pool().get().await.unwrap();
-            client
-                .batch_execute(&format!("DROP SCHEMA {} CASCADE", schema(n)))
-                .await
-                .unwrap();
-        });
+        rt.block_on(drop_schema(url, &schema(n)));
     }
 }

@@ -165,12 +165,13 @@ pub(crate) async fn history(
         .collect()
 }
 
-/// The `archived` condition of `filter` on alias `m`.
-pub(crate) fn archived_sql(filter: ArchivedFilter) -> &'static str {
+/// The `archived` condition of `filter` on the rows of `alias` (`m`, an
+/// entry, or `p`, a posting: both have the column).
+pub(crate) fn archived_sql(filter: ArchivedFilter, alias: &str) -> String {
     match filter {
-        ArchivedFilter::Include => "TRUE",
-        ArchivedFilter::Only => "m.archived",
-        _ => "NOT m.archived",
+        ArchivedFilter::Include => "TRUE".to_owned(),
+        ArchivedFilter::Only => format!("{alias}.archived"),
+        _ => format!("NOT {alias}.archived"),
     }
 }
 
@@ -190,7 +191,7 @@ pub(crate) async fn list(
         "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m WHERE m.agent_name = $1 AND m.user_id = $2
          AND ($3::text IS NULL OR m.memory_type = $3) AND ($4::float8 IS NULL OR m.weight >= $4) AND {}
          ORDER BY {order} LIMIT $5{}",
-        archived_sql(request.archived),
+        archived_sql(request.archived, "m"),
         if lock { " FOR UPDATE" } else { "" }
     );
     let ty = request.memory_type.map(|t| t.as_str());

@@ -171,8 +171,9 @@ async fn write_postings(
     let counts: Vec<i32> = tfs.values().copied().collect();
     client
         .execute(
-            "INSERT INTO agcore_lt_postings (scope_id, term, entry_id, tf)
-             SELECT $1, t, $2, f FROM unnest($3::text[], $4::int4[]) AS u(t, f)",
+            "INSERT INTO agcore_lt_postings (scope_id, term, entry_id, tf, len, archived, memory_type)
+             SELECT $1, u.t, $2, u.f, m.len, m.archived, m.memory_type
+             FROM unnest($3::text[], $4::int4[]) AS u(t, f) JOIN agcore_lt_entries m ON m.id = $2",
             &[&scope_id, &id, &terms, &counts],
         )
         .await?;

@@ -8,7 +8,10 @@
 //!   duplicate save merges even when two processes save at once.
 //! - `agcore_lt_postings (scope_id, term, entry_id, tf)`: the inverted index
 //!   over agcore's analyzer tokens of name, content and description, keyed by
-//!   scope first.
+//!   scope first; since version 4 each posting also holds its entry's `len`,
+//!   `archived` and `memory_type` (kept current by a trigger on the entries)
+//!   in the covering index `agcore_lt_postings_scoring`, which search reads
+//!   alone.
 //!   Indexed by `(agent_name, user_id, id)` too (version 2), for listing.
 //! - `agcore_lt_history`, `agcore_lt_usage_log` (deleted with its entry),
 //!   `agcore_lt_buffer` (the dialogue buffer).
@@ -105,6 +108,37 @@ CREATE INDEX IF NOT EXISTS agcore_lt_entries_names ON agcore_lt_entries (agent_n
         r#"
 CREATE TABLE agcore_lt_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO agcore_lt_meta (key, value) VALUES ('analyzer', 'keywords-v1');
+"#,
+        // Version 4: each posting carries what scoring and the search's
+        // filters read of its entry (length, archive flag, type) in a
+        // covering index, so a search reads one index range per term instead
+        // of looking up every matching entry (the store's postings carry
+        // lengths the same way). A trigger keeps the copies current however
+        // an entry is updated.
+        r#"
+ALTER TABLE agcore_lt_postings
+    ADD COLUMN len INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN archived BOOLEAN NOT NULL DEFAULT FALSE,
+    ADD COLUMN memory_type TEXT NOT NULL DEFAULT 'user';
+UPDATE agcore_lt_postings p SET len = m.len, archived = m.archived, memory_type = m.memory_type
+    FROM agcore_lt_entries m WHERE m.id = p.entry_id;
+CREATE INDEX agcore_lt_postings_scoring ON agcore_lt_postings (scope_id, term)
+    INCLUDE (entry_id, tf, len, archived, memory_type);
+CREATE FUNCTION agcore_lt_postings_follow() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    UPDATE agcore_lt_postings
+        SET len = NEW.len, archived = NEW.archived, memory_type = NEW.memory_type
+        WHERE entry_id = NEW.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER agcore_lt_postings_follow
+    AFTER UPDATE OF len, archived, memory_type ON agcore_lt_entries
+    FOR EACH ROW
+    WHEN (OLD.len IS DISTINCT FROM NEW.len OR OLD.archived IS DISTINCT FROM NEW.archived
+          OR OLD.memory_type IS DISTINCT FROM NEW.memory_type)
+    EXECUTE FUNCTION agcore_lt_postings_follow();
 "#,
     ],
 };

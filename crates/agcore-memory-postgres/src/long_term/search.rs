@@ -49,18 +49,21 @@ pub(crate) async fn search(
     };
     let ty = request.memory_type.map(|t| t.as_str());
     let limit = i64::try_from(request.limit).unwrap_or(i64::MAX);
+    // Scored from the postings' covering index alone (each posting holds
+    // its entry's length, archive flag and type); only the best `$9`
+    // entries are read.
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, s.score FROM (
              SELECT p.entry_id, sum({score}) AS score
              FROM unnest($2::text[], $3::float8[]) AS w(term, idf)
              JOIN agcore_lt_postings p ON p.scope_id = $1 AND p.term = w.term
-             JOIN agcore_lt_entries m ON m.id = p.entry_id
-             WHERE ($8::text IS NULL OR m.memory_type = $8) AND {}
+             WHERE ($8::text IS NULL OR p.memory_type = $8) AND {}
              GROUP BY p.entry_id
+             ORDER BY score DESC, p.entry_id ASC LIMIT $9
          ) s JOIN agcore_lt_entries m ON m.id = s.entry_id
-         ORDER BY s.score DESC, m.id ASC LIMIT $9",
-        archived_sql(request.archived),
-        score = bm25::posting_score(4, "m.len"),
+         ORDER BY s.score DESC, m.id ASC",
+        archived_sql(request.archived, "p"),
+        score = bm25::posting_score(4, "p.len"),
     );
     // Typed parameters: sent with the statement in one round trip.
     let rows = client
