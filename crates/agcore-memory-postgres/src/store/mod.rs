@@ -179,9 +179,14 @@ impl MemoryStore for PostgresStore {
     async fn get(&self, id: &str) -> Result<Option<MemoryItem>, MemoryError> {
         agcore_memory::validate_id(id)?;
         let client = self.client().await?;
+        // Fixed text: prepared once per connection, one round trip a call.
         let sql = format!("SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id = $1");
+        let statement = client
+            .prepare_cached(&sql)
+            .await
+            .map_err(PostgresError::from)?;
         let row = client
-            .query_opt(&sql, &[&id])
+            .query_opt(&statement, &[&id])
             .await
             .map_err(PostgresError::from)?;
         Ok(row.as_ref().map(item_from_row).transpose()?)
@@ -197,8 +202,12 @@ impl MemoryStore for PostgresStore {
         }
         let client = self.client().await?;
         let sql = format!("SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE i.id = ANY($1)");
+        let statement = client
+            .prepare_cached(&sql)
+            .await
+            .map_err(PostgresError::from)?;
         let rows = client
-            .query(&sql, &[&ids])
+            .query(&statement, &[&ids])
             .await
             .map_err(PostgresError::from)?;
         let found = rows
