@@ -27,6 +27,10 @@ use agcore_memory::retriever::ContextField;
 use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::testkit::turns::{as_turns, measure_turns};
 use agcore_memory_postgres::PostgresDatabase;
+use vacuum::vacuum;
+
+#[path = "support/vacuum.rs"]
+mod vacuum;
 
 async fn drop_schema(url: &str, tag: &str) {
     // A plain connection: the bench never migrates the default schema.
@@ -48,18 +52,8 @@ async fn run(url: &str, tag: &str, field: Option<ContextField>, items: &[MemoryI
         .open(url)
         .await
         .unwrap();
-    // Searches in steady state: visibility map set, statistics current
-    // (else timings follow autovacuum's schedule).
-    let vacuum = || async {
-        db.pool()
-            .get()
-            .await
-            .unwrap()
-            .batch_execute("VACUUM (ANALYZE) agcore_items, agcore_postings")
-            .await
-            .unwrap();
-    };
-    let figures = measure_turns(&db.store(), items, vacuum).await;
+    let steady = || vacuum(&db, "agcore_items, agcore_postings");
+    let figures = measure_turns(&db.store(), items, steady).await;
     println!("{}", figures.line(items.len(), tag));
     if std::env::var_os("AGCORE_BENCH_KEEP").is_none() {
         drop_schema(url, tag).await;

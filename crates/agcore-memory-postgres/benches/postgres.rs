@@ -23,6 +23,8 @@
 )]
 
 mod support;
+#[path = "support/vacuum.rs"]
+mod vacuum;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +35,7 @@ use agcore_memory_postgres::PostgresDatabase;
 use agcore_memory_sqlite::SqliteStore;
 use criterion::Criterion;
 use tokio::runtime::Runtime;
+use vacuum::vacuum;
 
 const CHUNK: usize = 1_000;
 
@@ -64,21 +67,6 @@ async fn postgres(url: &str, tag: &str) -> PostgresDatabase {
         .open(url)
         .await
         .unwrap()
-}
-
-/// Searches are measured in steady state: after `VACUUM (ANALYZE)`, as
-/// autovacuum leaves a table some time after a bulk load. Before it, every
-/// posting read visits the table (no visibility map yet), and the figures
-/// followed autovacuum's schedule: search p50 at 100k between 3 and 19 ms
-/// from one run to the next.
-async fn vacuum(db: &PostgresDatabase) {
-    db.pool()
-        .get()
-        .await
-        .unwrap()
-        .batch_execute("VACUUM (ANALYZE) agcore_items, agcore_postings")
-        .await
-        .unwrap();
 }
 
 async fn measure(
@@ -116,7 +104,7 @@ async fn measure(
     })
     .await;
     if let Some(db) = db {
-        vacuum(db).await;
+        vacuum(db, "agcore_items, agcore_postings").await;
     }
     let search = percentiles(&queries, |q| {
         let store = Arc::clone(&store);
@@ -200,7 +188,7 @@ fn main() {
             for chunk in corpus.memories(10_000, 7).chunks(CHUNK) {
                 store.save_many(chunk.to_vec()).await.unwrap();
             }
-            vacuum(&db).await;
+            vacuum(&db, "agcore_items, agcore_postings").await;
             store
         });
         let queries = corpus.queries(256, 3);

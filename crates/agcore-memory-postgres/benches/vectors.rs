@@ -25,6 +25,10 @@ use agcore_memory::vector::{
     EmbeddingSpace, InMemoryVectors, VectorFilter, VectorRecord, VectorStore,
 };
 use agcore_memory_postgres::PostgresDatabase;
+use vacuum::vacuum;
+
+#[path = "support/vacuum.rs"]
+mod vacuum;
 
 fn p50_p99(mut t: Vec<Duration>) -> (Duration, Duration) {
     t.sort();
@@ -79,17 +83,10 @@ fn main() {
             pg.upsert(chunk.to_vec()).await.unwrap();
         }
         println!("pgvector: inserted {n} x 384-d (HNSW index maintained) in {:.1?}", t.elapsed());
-        // Steady state: before autovacuum analyses the new rows, the planner
-        // may scan the table instead of the HNSW index (exact results, four
-        // times slower), and unfiltered searches measured 3 or 12–14 ms p50
-        // from one run to the next.
-        db.pool()
-            .get()
-            .await
-            .unwrap()
-            .batch_execute("VACUUM (ANALYZE) agcore_vectors")
-            .await
-            .unwrap();
+        // Before autovacuum analyses the new rows, the planner may scan the
+        // table instead of the HNSW index (exact results, four times
+        // slower): unfiltered searches measured 3 or 12–14 ms p50.
+        vacuum(&db, "agcore_vectors").await;
         let mem = InMemoryVectors::new(space);
         mem.upsert(records).await.unwrap();
         let all = VectorFilter::default();

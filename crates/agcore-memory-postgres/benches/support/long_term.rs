@@ -82,14 +82,11 @@ async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
         "n={n}: long-term seed {:.0} saves/s ({WRITERS} writers)",
         n as f64 / started.elapsed().as_secs_f64()
     );
-    // Steady state, as for the store's searches (see `vacuum` there).
-    db.pool()
-        .get()
-        .await
-        .unwrap()
-        .batch_execute("VACUUM (ANALYZE) agcore_lt_scopes, agcore_lt_entries, agcore_lt_postings")
-        .await
-        .unwrap();
+    crate::vacuum::vacuum(
+        &db,
+        "agcore_lt_scopes, agcore_lt_entries, agcore_lt_postings",
+    )
+    .await;
     heavy
 }
 
