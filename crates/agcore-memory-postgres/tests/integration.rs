@@ -7,6 +7,7 @@
 mod context_support;
 mod support;
 
+mod analyze;
 mod conformance;
 mod context_field;
 mod context_settings;

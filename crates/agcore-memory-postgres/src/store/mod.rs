@@ -1,5 +1,6 @@
 //! [`PostgresStore`]: the [`MemoryStore`] on PostgreSQL.
 
+mod analyze;
 pub(crate) mod context;
 mod filter;
 mod rows;
@@ -21,6 +22,7 @@ use deadpool_postgres::{Client, Pool};
 use tokio_postgres::types::Type;
 
 use crate::error::{PostgresError, Result};
+use analyze::AutoAnalyze;
 use filter::{Params, Where};
 use rows::{ITEM_COLUMNS, item_from_row};
 
@@ -44,6 +46,8 @@ struct Inner {
     writes_since_check: AtomicUsize,
     /// This store's row of `agcore_item_stats`.
     shard: i16,
+    /// Planner statistics after bulk writes ([`analyze`]).
+    analyze: Arc<AutoAnalyze>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -69,6 +73,7 @@ impl PostgresStore {
                 context,
                 writes_since_check: AtomicUsize::new(0),
                 shard,
+                analyze: Arc::default(),
             }),
         }
     }
@@ -118,6 +123,7 @@ impl PostgresStore {
         let tx = client.transaction().await?;
         write::upsert(&tx, items, self.inner.context.as_ref(), self.inner.shard).await?;
         tx.commit().await?;
+        self.inner.analyze.after_write(&self.pool, rows);
         if self.eviction_due(rows) {
             let tx = client.transaction().await?;
             let policy = &self.inner.eviction.policy;
