@@ -38,22 +38,9 @@ async fn fill(scope: &ScopedMemory, texts: Vec<String>) {
 }
 
 /// A fresh schema with 99 small scopes and `n` entries in the returned one.
-/// Drops `schema` over a plain connection (opening a store there would
-/// migrate the default schema).
-async fn drop_schema(url: &str, schema: &str) {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
-        .await
-        .unwrap();
-}
-
 async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
     let schema = schema(n);
-    drop_schema(url, &schema).await;
+    crate::drop_schema(url, &tag(n)).await;
     let db = PostgresDatabase::builder()
         .schema(schema)
         .pool_size(WRITERS)
@@ -90,8 +77,13 @@ async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
     heavy
 }
 
+/// The bench's tag: its schema is `agbench_{tag}` ([`crate::drop_schema`]).
+fn tag(n: usize) -> String {
+    format!("lt_{n}")
+}
+
 fn schema(n: usize) -> String {
-    format!("agbench_lt_{n}")
+    format!("agbench_{}", tag(n))
 }
 
 /// Prints prefetch p50/p99 at each size.
@@ -117,6 +109,6 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         if std::env::var_os("AGCORE_BENCH_KEEP").is_some() {
             continue;
         }
-        rt.block_on(drop_schema(url, &schema(n)));
+        rt.block_on(crate::drop_schema(url, &tag(n)));
     }
 }
