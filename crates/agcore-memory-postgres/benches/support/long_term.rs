@@ -3,7 +3,9 @@
 //! among 100 scopes (99 small scopes of 1,000 entries each), the shape of an
 //! agent with one heavy user. Seeding saves through the public API with 8
 //! concurrent writers; the schema is dropped afterwards (unless
-//! `AGCORE_BENCH_KEEP` is set).
+//! `AGCORE_BENCH_KEEP` is set). The tables are vacuumed before timing,
+//! unless `AGCORE_BENCH_NO_VACUUM` is set: then the searches run right
+//! after the import, with whatever statistics the server has by then.
 
 use std::time::Instant;
 
@@ -69,11 +71,13 @@ async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
         "n={n}: long-term seed {:.0} saves/s ({WRITERS} writers)",
         n as f64 / started.elapsed().as_secs_f64()
     );
-    crate::vacuum::vacuum(
-        &db,
-        "agcore_lt_scopes, agcore_lt_entries, agcore_lt_postings",
-    )
-    .await;
+    if std::env::var_os("AGCORE_BENCH_NO_VACUUM").is_none() {
+        crate::vacuum::vacuum(
+            &db,
+            "agcore_lt_scopes, agcore_lt_entries, agcore_lt_postings",
+        )
+        .await;
+    }
     heavy
 }
 
