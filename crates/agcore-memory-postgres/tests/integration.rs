@@ -13,6 +13,7 @@ mod context_field;
 mod context_settings;
 mod context_writes;
 mod layered;
+mod long_term_concurrency;
 mod long_term_conformance;
 mod long_term_upgrade;
 mod multiprocess;

@@ -50,25 +50,33 @@ pub(crate) fn entry_from_row(row: &Row) -> Result<MemoryEntry> {
 }
 
 /// The scope's row id, created on first use.
+///
+/// The insert takes no lock on an existing row (`DO NOTHING`, then a read):
+/// `DO UPDATE` would lock the row that a concurrent first save of the scope
+/// had just created, and that save's own update of the scope's statistics
+/// then waited for this transaction while it waited for that one (a
+/// deadlock, seen with eight writers saving into a new scope).
 pub(crate) async fn scope_id(client: &impl GenericClient, scope: &MemoryScope) -> Result<i64> {
-    if let Some(row) = client
-        .query_opt(
-            "SELECT id FROM agcore_lt_scopes WHERE agent_name = $1 AND user_id = $2",
-            &[&scope.agent(), &scope.user()],
-        )
-        .await?
-    {
-        return Ok(row.try_get(0)?);
+    // Twice at most: a conflicting insert is committed by the time ours
+    // reports it (the statement waits for it), so the second read finds it.
+    for _ in 0..2 {
+        if let Some(id) = existing_scope_id(client, scope).await? {
+            return Ok(id);
+        }
+        if let Some(row) = client
+            .query_opt(
+                "INSERT INTO agcore_lt_scopes (agent_name, user_id) VALUES ($1, $2)
+                 ON CONFLICT (agent_name, user_id) DO NOTHING RETURNING id",
+                &[&scope.agent(), &scope.user()],
+            )
+            .await?
+        {
+            return Ok(row.try_get(0)?);
+        }
     }
-    let row = client
-        .query_one(
-            "INSERT INTO agcore_lt_scopes (agent_name, user_id) VALUES ($1, $2)
-             ON CONFLICT (agent_name, user_id) DO UPDATE SET agent_name = EXCLUDED.agent_name
-             RETURNING id",
-            &[&scope.agent(), &scope.user()],
-        )
-        .await?;
-    Ok(row.try_get(0)?)
+    Err(crate::error::storage(
+        "postgres: long-term scope row vanished while being created; retry",
+    ))
 }
 
 /// The scope's row id, `None` when it never held an entry.

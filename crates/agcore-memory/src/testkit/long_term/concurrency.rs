@@ -84,6 +84,53 @@ pub async fn check_concurrent_saves(memory: LongTermMemory) -> CheckResult {
     Ok(())
 }
 
+/// 8 tasks save 3 texts each into 32 new scopes, in the same order and at
+/// once, so every scope's row is created while the other tasks' first
+/// saves of that scope wait and the first task's next saves run: no save
+/// fails (a backend whose creation of the scope row locks it against the
+/// writers that already use it can deadlock here) and every scope holds
+/// the 24 texts.
+///
+/// # Errors
+/// [`CheckFailure`] describing the first broken expectation.
+pub async fn check_concurrent_new_scopes(memory: LongTermMemory) -> CheckResult {
+    const TASKS: usize = 8;
+    const SCOPES: usize = 32;
+    const SAVES: usize = 3;
+    let mut handles = Vec::new();
+    for task in 0..TASKS {
+        let memory = memory.clone();
+        handles.push(tokio::spawn(async move {
+            for s in 0..SCOPES {
+                let scope = memory.scope("agent", format!("new-{s}"))?;
+                for n in 0..SAVES {
+                    let text = format!("Scope {s} note {n} from task {task}");
+                    scope
+                        .save(NewMemory::new(MemoryType::Project, "", text))
+                        .await?;
+                }
+            }
+            Ok(())
+        }));
+    }
+    join_all(handles).await?;
+    for s in 0..SCOPES {
+        let n = memory
+            .scope("agent", format!("new-{s}"))?
+            .list(&ListRequest::all())
+            .await?
+            .len();
+        ensure(n == TASKS * SAVES, || {
+            format!("scope new-{s} holds {n} entries, want {}", TASKS * SAVES)
+        })?;
+    }
+    let scopes = memory.scopes().await?.len();
+    ensure(scopes == SCOPES, || {
+        format!("{scopes} scopes listed, want {SCOPES}")
+    })?;
+    Ok(())
+}
+
 /// 8 tasks record 10 uses each of the same two entries at once: no use is
 /// lost — use counts and usage-log rows are exact.
 ///

@@ -29,7 +29,8 @@
 //! - the dialogue buffer ([`check_dialogue_buffer`]);
 //! - backup import ([`check_import`]), all or nothing
 //!   ([`check_import_all_or_nothing`]);
-//! - concurrent saves and uses ([`check_concurrent_saves`],
+//! - concurrent saves and uses ([`check_concurrent_saves`], first saves
+//!   into new scopes at once ([`check_concurrent_new_scopes`]),
 //!   [`check_concurrent_use`]); `close` ([`check_close`]).
 //!
 //! # Running it against your backend
@@ -89,7 +90,7 @@ pub use buffer::check_dialogue_buffer;
 pub use campaign::{
     ISOLATION_ATTEMPTS, IsolationReport, check_isolation_campaign, isolation_campaign,
 };
-pub use concurrency::{check_concurrent_saves, check_concurrent_use};
+pub use concurrency::{check_concurrent_new_scopes, check_concurrent_saves, check_concurrent_use};
 pub use dedup::{check_duplicates_merge, check_duplicates_per_scope};
 pub use filters::check_types_and_filters;
 pub use hostile::check_hostile_text;
@@ -129,6 +130,7 @@ pub const LONG_TERM_CHECKS: &[&str] = &[
     "import",
     "import_all_or_nothing",
     "concurrent_saves",
+    "concurrent_new_scopes",
     "concurrent_use",
     "close",
 ];
@@ -178,6 +180,7 @@ where
     run!("import", check_import);
     run!("import_all_or_nothing", check_import_all_or_nothing);
     run!("concurrent_saves", check_concurrent_saves);
+    run!("concurrent_new_scopes", check_concurrent_new_scopes);
     run!("concurrent_use", check_concurrent_use);
     run!("close", check_close);
     report
