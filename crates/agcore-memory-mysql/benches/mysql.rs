@@ -7,7 +7,8 @@
 //! scope among 100 (`support/long_term.rs`).
 //!
 //! Needs `AGCORE_TEST_MYSQL_URL` (`scripts/databases.sh start`); without
-//! it, prints why and does nothing. Criterion times one search at 10k; the
+//! it, prints why and does nothing. `AGCORE_BENCH_KEEP=1` keeps the report's
+//! store databases (`agbench_report_{n}`) for `EXPLAIN`. Criterion times one search at 10k; the
 //! report follows (`-- report` runs only the report).
 #![allow(
     missing_docs,
@@ -116,7 +117,9 @@ fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         let p = rt.block_on(async {
             let tag = format!("report_{n}");
             let figures = measure(mysql(url, &tag).await, corpus, n).await;
-            reset(url, &format!("agbench_{tag}"), false).await;
+            if std::env::var_os("AGCORE_BENCH_KEEP").is_none() {
+                reset(url, &format!("agbench_{tag}"), false).await;
+            }
             figures
         });
         println!(

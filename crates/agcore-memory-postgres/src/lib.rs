@@ -29,6 +29,7 @@ mod error;
 mod long_term;
 mod migrate;
 mod reindex;
+mod retry;
 mod store;
 mod vectors;
 

@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::{Client, Pool};
 
 use crate::error::Result;
+use crate::retry::retry;
 
 /// Long-term memory on PostgreSQL. Cheap to clone; `Send + Sync`. Get one
 /// from [`PostgresDatabase::long_term`](crate::PostgresDatabase::long_term)
@@ -29,6 +30,8 @@ use crate::error::Result;
 /// several processes can share one database: two saves of the same text in
 /// a scope at once make one entry (a unique `(scope, content_key)` index).
 /// Search is scoped BM25: only the scope's postings and statistics are read.
+/// A write the server rolls back for a deadlock or serialization failure
+/// runs again (up to 5 runs), as on MySQL / MariaDB.
 #[derive(Clone)]
 pub struct PostgresLongTerm {
     pool: Pool,
@@ -68,7 +71,11 @@ impl LongTermBackend for PostgresLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<SaveOutcome, MemoryError> {
-        out(async { ops::save(&mut self.client().await?, scope, new, rules, now).await }.await)
+        out(retry("long-term save", || {
+            let new = new.clone();
+            async move { ops::save(&mut self.client().await?, scope, new, rules, now).await }
+        })
+        .await)
     }
 
     async fn update(
@@ -80,18 +87,13 @@ impl LongTermBackend for PostgresLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<MemoryEntry, MemoryError> {
-        out(async {
-            ops::update(
-                &mut self.client().await?,
-                scope,
-                id,
-                update,
-                reason,
-                rules,
-                now,
-            )
-            .await
-        }
+        out(retry("long-term update", || {
+            let update = update.clone();
+            async move {
+                let mut client = self.client().await?;
+                ops::update(&mut client, scope, id, update, reason, rules, now).await
+            }
+        })
         .await)
     }
 
@@ -101,7 +103,10 @@ impl LongTermBackend for PostgresLongTerm {
         id: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, MemoryError> {
-        out(async { ops::delete(&mut self.client().await?, scope, id, now).await }.await)
+        out(retry("long-term delete", || async {
+            ops::delete(&mut self.client().await?, scope, id, now).await
+        })
+        .await)
     }
 
     async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
@@ -164,10 +169,10 @@ impl LongTermBackend for PostgresLongTerm {
         rules: &WeightRules,
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
-        out(
-            async { ops::record_use(&mut self.client().await?, scope, &record, rules, now).await }
-                .await,
-        )
+        out(retry("long-term use", || async {
+            ops::record_use(&mut self.client().await?, scope, &record, rules, now).await
+        })
+        .await)
     }
 
     async fn usage_log(
@@ -184,7 +189,10 @@ impl LongTermBackend for PostgresLongTerm {
         threshold: f64,
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
-        out(async { ops::archive_below(&self.client().await?, scope, threshold, now).await }.await)
+        out(retry("long-term archive", || async {
+            ops::archive_below(&self.client().await?, scope, threshold, now).await
+        })
+        .await)
     }
 
     async fn maintenance(
@@ -194,9 +202,9 @@ impl LongTermBackend for PostgresLongTerm {
         now: DateTime<Utc>,
         purge_before: DateTime<Utc>,
     ) -> Result<MaintenanceReport, MemoryError> {
-        out(async {
+        out(retry("long-term maintenance", || async {
             ops::maintenance(&mut self.client().await?, scope, rules, now, purge_before).await
-        }
+        })
         .await)
     }
 
@@ -247,7 +255,11 @@ impl LongTermBackend for PostgresLongTerm {
         &self,
         entries: Vec<MemoryEntry>,
     ) -> Result<Vec<SaveOutcome>, MemoryError> {
-        out(async { buffer::import_all(&mut self.client().await?, entries).await }.await)
+        out(retry("long-term import", || {
+            let entries = entries.clone();
+            async move { buffer::import_all(&mut self.client().await?, entries).await }
+        })
+        .await)
     }
 
     async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {

@@ -22,6 +22,7 @@ use deadpool_postgres::{Client, Pool};
 use tokio_postgres::types::Type;
 
 use crate::error::{PostgresError, Result};
+use crate::retry::retry;
 use analyze::AutoAnalyze;
 use filter::{Params, Where};
 use rows::{ITEM_COLUMNS, item_from_row};
@@ -117,18 +118,34 @@ impl PostgresStore {
 
     /// Upserts `items` in one transaction; then, when due, evicts in
     /// another (so each transaction takes its sequence locks in one order).
+    /// Each runs again when the server rolls it back for a lock conflict
+    /// ([`retry`]).
     async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
         let rows = items.len();
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        write::upsert(&tx, items, self.inner.context.as_ref(), self.inner.shard).await?;
-        tx.commit().await?;
+        let (context, shard) = (self.inner.context.as_ref(), self.inner.shard);
+        retry("memory store write", || {
+            // A copy per run: the first run's items are consumed.
+            let items = items.clone();
+            async move {
+                let mut client = self.client().await?;
+                let tx = client.transaction().await?;
+                write::upsert(&tx, items, context, shard).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        })
+        .await?;
         self.inner.analyze.after_write(&self.pool, rows);
         if self.eviction_due(rows) {
-            let tx = client.transaction().await?;
-            let policy = &self.inner.eviction.policy;
-            write::evict(&tx, policy, self.window(), self.inner.shard).await?;
-            tx.commit().await?;
+            let (policy, window) = (&self.inner.eviction.policy, self.window());
+            retry("memory store eviction", || async move {
+                let mut client = self.client().await?;
+                let tx = client.transaction().await?;
+                write::evict(&tx, policy, window, shard).await?;
+                tx.commit().await?;
+                Ok(())
+            })
+            .await?;
         }
         Ok(())
     }
@@ -225,13 +242,13 @@ impl MemoryStore for PostgresStore {
 
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         agcore_memory::validate_id(id)?;
-        let run = async {
+        let run = retry("memory store delete", || async {
             let mut client = self.client().await?;
             let tx = client.transaction().await?;
             write::delete(&tx, id, self.window(), self.inner.shard).await?;
             tx.commit().await?;
             Ok::<_, PostgresError>(())
-        };
+        });
         Ok(run.await?)
     }
 
