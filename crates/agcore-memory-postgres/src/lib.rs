@@ -20,7 +20,9 @@
 //! `agcore_schema` and migrated on open under an advisory lock. The knowledge wiki, conversation history
 //! and session memory run on the store. Errors that a retry may fix (server
 //! down, connection lost, pool timeout) are
-//! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
+//! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable);
+//! a write the server fails as a deadlock victim or for a serialization
+//! failure runs again first (up to 5 runs).
 
 mod bm25;
 mod builder;
