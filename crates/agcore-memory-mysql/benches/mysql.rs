@@ -9,7 +9,8 @@
 //! Needs `AGCORE_TEST_MYSQL_URL` (`scripts/databases.sh start`); without
 //! it, prints why and does nothing. `AGCORE_BENCH_KEEP=1` keeps the report's
 //! store databases (`agbench_report_{n}`) for `EXPLAIN`. Criterion times one search at 10k; the
-//! report follows (`-- report` runs only the report).
+//! report follows (`-- report` runs only the report, `-- long-term` only
+//! the long-term part).
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -148,7 +149,8 @@ fn main() {
         .unwrap();
     let corpus = Corpus::new();
     let args: Vec<String> = std::env::args().collect();
-    let only_report = args.iter().any(|a| a == "report");
+    let only_long_term = args.iter().any(|a| a == "long-term");
+    let only_report = only_long_term || args.iter().any(|a| a == "report");
     let mut c = Criterion::default().configure_from_args();
     if !only_report {
         let store = rt.block_on(async {
@@ -171,7 +173,9 @@ fn main() {
     }
     c.final_summary();
     if args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--list") {
-        report(&rt, &url, &corpus);
+        if !only_long_term {
+            report(&rt, &url, &corpus);
+        }
         support::long_term::report(&rt, &url, &corpus);
     }
 }

@@ -15,7 +15,10 @@
 //! word (see the crate README), so Chinese is found on MariaDB, which has no
 //! `ngram` parser, and nothing depends on the server's full-text settings.
 //! The candidates are ranked by BM25 computed in SQL with the same formula
-//! and statistics as the SQLite backend, so both rank alike. The schema is
+//! and statistics as the SQLite backend, so both rank alike; long-term
+//! search reads document frequencies its writers keep and matches only the
+//! query words that can change its top results (MaxScore), with the same
+//! results. The schema is
 //! versioned in `agcore_schema` and migrated on open under a named lock. The
 //! knowledge wiki, conversation history and session memory run on the
 //! store. Embedding vectors live in [`MysqlVectors`]
@@ -24,6 +27,7 @@
 //! connection in time, deadlock) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
+mod bm25;
 mod builder;
 mod database;
 mod error;

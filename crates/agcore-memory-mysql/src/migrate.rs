@@ -5,8 +5,9 @@
 //! statement of a step is written to be run again (`IF NOT EXISTS`) should a
 //! step be cut short. After the schema steps, still under the lock,
 //! components indexed with another analyzer are re-indexed
-//! ([`crate::reindex`]) and the store's context fields are derived again
-//! when their settings changed.
+//! ([`crate::reindex`]), long-term memory's document frequencies are
+//! counted when they were not counted for this analyzer, and the store's
+//! context fields are derived again when their settings changed.
 
 use agcore_memory::retriever::ContextField;
 use mysql_async::Conn;
@@ -105,6 +106,7 @@ async fn migrate_locked(conn: &mut Conn, context: Option<&ContextField>) -> Resu
         }
     }
     crate::reindex::sync(conn).await?;
+    crate::long_term::sync_df(conn).await?;
     crate::store::sync_context(conn, context).await
 }
 

@@ -10,6 +10,7 @@ mod conformance;
 mod context_field;
 mod layered;
 mod long_term_conformance;
+mod long_term_df;
 mod multiprocess;
 mod outage;
 mod ranking;

@@ -91,7 +91,7 @@ async fn reset(url: &str, n: usize, create: bool) {
     pool.disconnect().await.unwrap();
 }
 
-/// Prints prefetch p50/p99 at each size.
+/// Prints prefetch p50/p99 at each size, then one writer's save p50/p99.
 pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
     println!(
         "\n== report: long-term prefetch (ScopedMemory::search, top 5) on MySQL / MariaDB, one scope among 100 =="
@@ -110,6 +110,27 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
             ms(times.p50),
             ms(times.p99),
             ms(times.mean)
+        );
+        // One writer saving new texts into the full scope: an agent's save.
+        let texts: Vec<String> = corpus
+            .memories(500, 29)
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| format!("{} single {i}", item.content))
+            .collect();
+        let saves = rt.block_on(percentiles(&texts, |text| {
+            let scope = scope.clone();
+            async move {
+                scope
+                    .save(NewMemory::new(MemoryType::User, "n", text))
+                    .await
+                    .unwrap();
+            }
+        }));
+        println!(
+            "n={n}: single save p50 {:.3} ms | p99 {:.3} ms",
+            ms(saves.p50),
+            ms(saves.p99)
         );
         rt.block_on(reset(url, n, false));
     }

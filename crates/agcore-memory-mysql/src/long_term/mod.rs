@@ -4,13 +4,19 @@
 //! [`agcore_memory::long_term::apply`], so every backend behaves alike.
 
 mod buffer;
+mod df;
 mod ops;
+mod prune;
+mod retry;
 mod rows;
 pub(crate) mod schema;
 mod search;
+mod seen;
 mod upkeep;
 
-use std::future::Future;
+pub(crate) use df::sync as sync_df;
+
+use std::sync::Arc;
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{
@@ -22,11 +28,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::database::Connections;
-use crate::error::{Result, is_retryable_conflict};
-
-/// How many times a write transaction runs when the server rolls it back
-/// for a deadlock or lock wait timeout.
-const WRITE_ATTEMPTS: usize = 5;
+use retry::retry;
 
 /// Long-term memory on MySQL / MariaDB. Cheap to clone; `Send + Sync`. Get
 /// one from [`MysqlDatabase::long_term`](crate::MysqlDatabase::long_term)
@@ -36,10 +38,13 @@ const WRITE_ATTEMPTS: usize = 5;
 /// several processes can share one database: two saves of the same text in
 /// a scope at once make one entry (a unique `(scope, content hash)` index).
 /// Search is scoped BM25 over a `FULLTEXT` index: only the scope's entries
-/// and statistics are read.
+/// and statistics are read, and only the query words that can change the
+/// top results are matched (document frequencies kept by the writers; see
+/// the crate README).
 #[derive(Clone)]
 pub struct MysqlLongTerm {
     conns: Connections,
+    known: Arc<seen::Seen>,
 }
 
 impl std::fmt::Debug for MysqlLongTerm {
@@ -50,24 +55,9 @@ impl std::fmt::Debug for MysqlLongTerm {
 
 impl MysqlLongTerm {
     pub(crate) fn new(conns: Connections) -> Self {
-        Self { conns }
-    }
-}
-
-/// Runs `op` again while the server rolls it back for a lock conflict.
-async fn retry<T, F, Fut>(mut op: F) -> Result<T, MemoryError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T>>,
-{
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        match op().await {
-            Err(err) if attempt < WRITE_ATTEMPTS && is_retryable_conflict(&err) => {
-                tracing::debug!(attempt, "mysql long-term memory: lock conflict; again");
-            }
-            other => return other.map_err(MemoryError::from),
+        Self {
+            conns,
+            known: Arc::default(),
         }
     }
 }
@@ -83,7 +73,10 @@ impl LongTermBackend for MysqlLongTerm {
     ) -> Result<SaveOutcome, MemoryError> {
         retry(|| {
             let new = new.clone();
-            async move { ops::save(&mut self.conns.get().await?, scope, new, rules, now).await }
+            async move {
+                let mut conn = self.conns.get().await?;
+                ops::save(&mut conn, &self.known, scope, new, rules, now).await
+            }
         })
         .await
     }
@@ -101,7 +94,8 @@ impl LongTermBackend for MysqlLongTerm {
             let update = update.clone();
             async move {
                 let mut conn = self.conns.get().await?;
-                ops::update(&mut conn, scope, id, update, reason, rules, now).await
+                let change = (id, update, reason);
+                ops::update(&mut conn, &self.known, scope, change, rules, now).await
             }
         })
         .await

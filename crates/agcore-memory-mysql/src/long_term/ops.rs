@@ -12,7 +12,9 @@ use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, TxOpts, Value};
 
+use super::df;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row, scope_params};
+use super::seen::Seen;
 use crate::error::Result;
 use crate::row::{from_micros, micros, take, text};
 
@@ -44,13 +46,19 @@ async fn add_history(
 
 pub(crate) async fn save(
     conn: &mut Conn,
+    known: &Seen,
     scope: &MemoryScope,
     new: NewMemory,
     rules: &WeightRules,
     now: DateTime<Utc>,
 ) -> Result<SaveOutcome> {
+    // The scope row and the rows of the text's new words are made first,
+    // each committed at once: the transaction below then locks no gaps.
+    let scope_id = known.scope_id(conn, scope).await?;
+    let fresh = new_entry(scope, new.clone(), rules, now);
+    let (words, _) = rows::analyze_text(&fresh.search_text(), scope_id);
+    df::create_missing(conn, known, &words).await?;
     let mut tx = conn.start_transaction(TxOpts::default()).await?;
-    let scope_id = rows::scope_id(&mut tx, scope).await?;
     // Twice at most: a concurrent save of the same text may insert it
     // between our lookup and our insert; then we merge into that entry.
     for _ in 0..2 {
@@ -83,13 +91,24 @@ pub(crate) async fn save(
 
 pub(crate) async fn update(
     conn: &mut Conn,
+    known: &Seen,
     scope: &MemoryScope,
-    id: i64,
-    update: MemoryUpdate,
-    reason: HistoryReason,
+    (id, update, reason): (i64, MemoryUpdate, HistoryReason),
     rules: &WeightRules,
     now: DateTime<Utc>,
 ) -> Result<MemoryEntry> {
+    // The rows of the new text's words first (see `save`).
+    let text: Vec<&str> = [&update.name, &update.content, &update.description]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    if !text.is_empty()
+        && let Some(scope_id) = rows::existing_scope_id(conn, scope).await?
+    {
+        let (words, _) = rows::analyze_text(&text.join(" "), scope_id);
+        df::create_missing(conn, known, &words).await?;
+    }
     let mut tx = conn.start_transaction(TxOpts::default()).await?;
     let mut entry = rows::load(&mut tx, scope, id, true)
         .await?
@@ -131,16 +150,16 @@ pub(crate) async fn delete(
         now,
     )
     .await?;
-    let old: Option<(i64, i64)> = tx
+    let old: Option<(i64, i64, String)> = tx
         .exec_first(
-            "SELECT scope_id, len FROM agcore_lt_entries WHERE id = ?",
+            "SELECT scope_id, len, terms FROM agcore_lt_entries WHERE id = ?",
             (id,),
         )
         .await?;
     tx.exec_drop("DELETE FROM agcore_lt_entries WHERE id = ?", (id,))
         .await?;
-    if let Some((scope_id, len)) = old {
-        rows::adjust_scope(&mut tx, scope_id, -1, -len).await?;
+    if let Some((scope_id, len, terms)) = old {
+        df::account(&mut tx, scope_id, (-1, -len), (&terms, "")).await?;
     }
     tx.commit().await?;
     Ok(true)

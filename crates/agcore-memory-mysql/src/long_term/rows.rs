@@ -1,6 +1,6 @@
-//! Entries to and from rows; the scope's statistics change in the same
-//! transaction as the entry, and the `FULLTEXT` index follows the `terms`
-//! column by itself.
+//! Entries to and from rows; the scope's statistics and the words'
+//! document frequencies ([`super::df`]) change in the same transaction as
+//! the entry, and the `FULLTEXT` index follows the `terms` column by itself.
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
@@ -9,6 +9,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 use sha2::{Digest, Sha256};
 
+use super::df;
 use crate::error::{Result, is_duplicate};
 use crate::row::{from_micros, from_micros_opt, micros, take, text};
 use crate::terms;
@@ -162,24 +163,15 @@ pub(crate) async fn id_by_content(
 
 /// The `terms` column of an entry in scope row `scope_id`, and its length.
 fn analyze(entry: &MemoryEntry, scope_id: i64) -> (String, i64) {
-    let tokens = index_terms(&entry.search_text());
-    let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
-    (terms::column(&format!("s{scope_id}"), &tokens), len)
+    analyze_text(&entry.search_text(), scope_id)
 }
 
-/// Adds to the scope's entry count and total length.
-pub(crate) async fn adjust_scope(
-    conn: &mut impl Queryable,
-    scope_id: i64,
-    docs: i64,
-    len: i64,
-) -> Result<()> {
-    conn.exec_drop(
-        "UPDATE agcore_lt_scopes SET docs = docs + ?, total_len = total_len + ? WHERE id = ?",
-        (docs, len, scope_id),
-    )
-    .await?;
-    Ok(())
+/// The `terms` column of `text` (an entry's search text, or part of one) in
+/// scope row `scope_id`, and its length.
+pub(crate) fn analyze_text(text: &str, scope_id: i64) -> (String, i64) {
+    let tokens = index_terms(text);
+    let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
+    (terms::column(&format!("s{scope_id}"), &tokens), len)
 }
 
 /// The values of every stored column of `entry` but its id and scope, in
@@ -221,7 +213,7 @@ pub(crate) async fn insert(
         Value::from(entry.user_id.as_bytes()),
         Value::Int(micros(entry.created_at)),
     ];
-    params.extend(values(entry, terms, len)?);
+    params.extend(values(entry, terms.clone(), len)?);
     let inserted = conn
         .exec_drop(
             "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, created_at, memory_type,
@@ -238,23 +230,24 @@ pub(crate) async fn insert(
     }
     let id: Option<i64> = conn.query_first("SELECT LAST_INSERT_ID()").await?;
     let id = id.ok_or_else(|| crate::error::storage("mysql: the new entry has no id"))?;
-    adjust_scope(conn, scope_id, 1, len).await?;
+    df::account(conn, scope_id, (1, len), ("", &terms)).await?;
     Ok(Some(id))
 }
 
 /// Writes every column of `entry` (its id, scope and creation time
 /// unchanged), keeping the scope's total length right.
 pub(crate) async fn store(conn: &mut impl Queryable, entry: &MemoryEntry) -> Result<()> {
-    let old: Option<(i64, i64)> = conn
+    let old: Option<(i64, i64, String)> = conn
         .exec_first(
-            "SELECT scope_id, len FROM agcore_lt_entries WHERE id = ? FOR UPDATE",
+            "SELECT scope_id, len, terms FROM agcore_lt_entries WHERE id = ? FOR UPDATE",
             (entry.id,),
         )
         .await?;
-    let Some((scope_id, old_len)) = old else {
+    let Some((scope_id, old_len, old_terms)) = old else {
         return Err(MemoryError::NotFound(format!("memory {}", entry.id)).into());
     };
     let (terms, len) = analyze(entry, scope_id);
+    let words = (terms != old_terms).then(|| terms.clone());
     let mut params = values(entry, terms, len)?;
     params.push(Value::Int(entry.id));
     conn.exec_drop(
@@ -265,8 +258,8 @@ pub(crate) async fn store(conn: &mut impl Queryable, entry: &MemoryEntry) -> Res
         Params::Positional(params),
     )
     .await?;
-    if old_len != len {
-        adjust_scope(conn, scope_id, 0, len - old_len).await?;
+    if let Some(terms) = words {
+        df::account(conn, scope_id, (0, len - old_len), (&old_terms, &terms)).await?;
     }
     Ok(())
 }

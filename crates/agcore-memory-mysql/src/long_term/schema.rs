@@ -21,6 +21,10 @@
 //!   open an analyzer other than
 //!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
+//! - `agcore_lt_terms` (version 3): each full-text word's document
+//!   frequency in its scope, kept by the writers ([`super::df`]); the meta
+//!   row `df` names the analyzer it was counted for, and on open a table
+//!   counted for another (or never) is counted afresh.
 //!
 //! Text is stored as bytes (`LONGBLOB`, `VARBINARY`): compared and returned
 //! exactly, whatever the server's character sets; times as microseconds
@@ -106,5 +110,9 @@ pub(crate) const COMPONENT: Component = Component {
         ) ENGINE = InnoDB",
             "INSERT IGNORE INTO agcore_lt_meta (name, value) VALUES ('analyzer', 'keywords-v1')",
         ],
+        &["CREATE TABLE IF NOT EXISTS agcore_lt_terms (
+            word VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+            df BIGINT NOT NULL
+        ) ENGINE = InnoDB"],
     ],
 };

@@ -1,18 +1,52 @@
 //! Scoped BM25 search: candidates from the `FULLTEXT` index on the query's
 //! words prefixed by the scope (so only the scope's entries match), scored
 //! in SQL with the scope's own statistics (entries, archived included, and
-//! their mean length), FTS5's idf and `k1 = 1.2`, `b = 0.75`, as the SQLite
+//! their mean length), each word's document frequency kept by the writers
+//! ([`super::df`]), FTS5's idf and `k1 = 1.2`, `b = 0.75`, as the SQLite
 //! backend ranks; ties by id.
+//!
+//! Only the words that can change the top results are matched
+//! ([`super::prune`]): a word in most of the scope's entries costs the
+//! `FULLTEXT` index a row per entry, and its bound is too small to lift an
+//! entry that holds no rarer word into the results. At most three
+//! statements (the third, when needed, matches every word); the results are
+//! the exhaustive search's.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
+use agcore_memory::retriever::Bm25;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
+use super::df;
 use super::ops::archived_sql;
-use super::rows::{self, ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row};
+use super::prune::Pruning;
+use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row, scope_params};
+use crate::bm25::Bm25Sql;
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, Bm25Sql};
+use crate::terms;
+
+/// A scope's row id and BM25 statistics (entries, total length).
+struct ScopeStats {
+    id: i64,
+    docs: f64,
+    total_len: f64,
+}
+
+async fn scope_stats(conn: &mut Conn, scope: &MemoryScope) -> Result<Option<ScopeStats>> {
+    let found: Option<(i64, f64, f64)> = conn
+        .exec_first(
+            "SELECT id, CAST(docs AS DOUBLE), CAST(total_len AS DOUBLE) FROM agcore_lt_scopes
+             WHERE agent_name = ? AND user_id = ?",
+            Params::Positional(scope_params(scope).to_vec()),
+        )
+        .await?;
+    Ok(found.map(|(id, docs, total_len)| ScopeStats {
+        id,
+        docs,
+        total_len,
+    }))
+}
 
 pub(crate) async fn search(
     conn: &mut Conn,
@@ -24,47 +58,82 @@ pub(crate) async fn search(
     if tokens.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }
-    let Some(scope_id) = rows::existing_scope_id(conn, scope).await? else {
+    let Some(stats) = scope_stats(conn, scope).await? else {
         return Ok(Vec::new());
     };
-    let words = terms::words(&format!("s{scope_id}"), &tokens);
+    let all = terms::words(&format!("s{}", stats.id), &tokens);
+    let all_dfs = df::lookup(conn, &all).await?;
+    // A word no entry holds adds exactly 0 to every score: dropped.
+    let (words, dfs): (Vec<String>, Vec<f64>) = all
+        .into_iter()
+        .zip(all_dfs)
+        .filter(|(_, df)| *df > 0.0)
+        .unzip();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let plan = Pruning::new(stats.docs, &dfs, Bm25::default().k1);
+    let mut essential = plan.next(0);
+    let mut round = 0;
+    loop {
+        round += 1;
+        let matched: Vec<String> = plan
+            .essential(essential)
+            .into_iter()
+            .filter_map(|i| words.get(i).cloned())
+            .collect();
+        let hits = scored(conn, &stats, &words, &dfs, &matched, request).await?;
+        let kth = hits.last().map(|h| h.score);
+        if plan.settled(essential, hits.len(), request.limit, kth) {
+            return Ok(hits);
+        }
+        essential = plan.after(essential, hits.len(), request.limit, kth, round);
+    }
+}
+
+/// The top `request.limit` entries among those holding any of `matched`,
+/// scored with every word of `words` (document frequencies `dfs`).
+async fn scored(
+    conn: &mut Conn,
+    stats: &ScopeStats,
+    words: &[String],
+    dfs: &[f64],
+    matched: &[String],
+    request: &SearchRequest,
+) -> Result<Vec<ScoredEntry>> {
     let bm25 = Bm25Sql::fts5(words.len());
     // Parameters in the order their `?` appear in the statement below.
     let ty = request
         .memory_type
         .map_or(Value::NULL, |t| Value::from(t.as_str()));
-    let mut params = Bm25Sql::tf_params(&words);
+    let mut params = Bm25Sql::tf_params(words);
+    params.push(Value::from(terms::any_of(matched)));
+    params.push(Value::Int(stats.id));
     params.push(ty.clone());
     params.push(ty);
-    params.push(Value::from(terms::any_of(&words)));
-    params.push(Value::Int(scope_id));
-    params.push(Value::Int(scope_id));
+    params.extend(Bm25Sql::given_stats_params(
+        stats.docs,
+        stats.total_len,
+        dfs,
+    ));
     params.push(Value::Int(i64::try_from(request.limit).unwrap_or(i64::MAX)));
-    // The scope prefix makes the `MATCH` see only this scope's entries, so
-    // the document frequencies are the scope's; the type and archive
-    // conditions are applied after counting them, as SQLite does.
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, s.score FROM (
              SELECT c.id, {score} AS score FROM (
-                 SELECT t.id, t.keep, {dfs} FROM (
-                     SELECT m.id, m.len, {tfs},
-                         (? IS NULL OR m.memory_type = ?) AND {archived} AS keep
-                     FROM agcore_lt_entries m
+                 SELECT t.id, {dfs} FROM (
+                     SELECT m.id, m.len, {tfs} FROM agcore_lt_entries m
                      WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
+                         AND (? IS NULL OR m.memory_type = ?) AND {archived}
                  ) t CROSS JOIN {stats}
              ) c
-             WHERE c.keep
              ORDER BY score DESC, c.id LIMIT ?
          ) s JOIN agcore_lt_entries m ON m.id = s.id
          ORDER BY s.score DESC, m.id",
         score = bm25.score(),
-        dfs = bm25.df_columns(),
+        dfs = bm25.given_df_columns(),
         tfs = bm25.tf_columns("m.terms"),
         archived = archived_sql(request.archived),
-        stats = Bm25Sql::stats_table(
-            "SELECT CAST(docs AS DOUBLE) AS d, CAST(total_len AS DOUBLE) AS l \
-             FROM agcore_lt_scopes WHERE id = ?"
-        ),
+        stats = bm25.given_stats_table(),
     );
     let found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     found

@@ -12,9 +12,10 @@ use mysql_async::{Conn, Params, Row, Value};
 use super::context::Bm25FSql;
 use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
+use crate::bm25::Bm25Sql;
 use crate::error::Result;
 use crate::row::take;
-use crate::terms::{self, Bm25Sql};
+use crate::terms;
 
 /// The store's BM25 statistics as `(d, l)` doubles.
 const STATS: &str = "SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d, \

@@ -8,7 +8,7 @@
 //! document frequency counts either field; idf is `ln(1 + (N − df + 0.5) /
 //! (df + 0.5))`.
 //!
-//! [`Bm25Sql`]: crate::terms::Bm25Sql
+//! [`Bm25Sql`]: crate::bm25::Bm25Sql
 
 use agcore_memory::retriever::Bm25;
 
@@ -41,7 +41,7 @@ impl Bm25FSql {
     /// The parameters of [`Self::tf_columns`]: each word's ` word ` pattern
     /// and its length, for the own field and again for the context field.
     pub(crate) fn tf_params(words: &[String]) -> Vec<mysql_async::Value> {
-        let own = crate::terms::Bm25Sql::tf_params(words);
+        let own = crate::bm25::Bm25Sql::tf_params(words);
         let mut out = own.clone();
         out.extend(own);
         out
