@@ -73,7 +73,7 @@ pub(crate) async fn save(
                 created: false,
             });
         }
-        let mut entry = new_entry(scope, new.clone(), rules, now);
+        let mut entry = fresh.clone();
         if let Some(id) = rows::insert(&mut tx, scope_id, &entry).await? {
             entry.id = id;
             tx.commit().await?;
