@@ -1,19 +1,18 @@
 //! BM25 in SQL over the candidates of a `FULLTEXT` match: term frequencies
-//! counted in each candidate's `terms` column (see [`crate::terms`]), and
-//! document frequencies either counted over the candidates or given.
+//! counted in each candidate's `terms` column (see [`crate::terms`]),
+//! document frequencies given (kept by the writers, see
+//! [`crate::doc_freq`]).
 
 use agcore_memory::retriever::Bm25;
 
 /// BM25 over the candidates of one `MATCH`, in one statement: the SQL
 /// fragments for `n` query words. The term frequencies of each candidate
-/// come from its `terms` column, the document frequencies from counting the
-/// candidates that contain each word (a window over all of them: every
-/// document holding a query word is a candidate), the collection size and
-/// mean length from a statistics row; idf is [`Bm25::idf`] for the store and
+/// come from its `terms` column, the document frequencies, collection size
+/// and total length from parameters; idf is [`Bm25::idf`] for the store and
 /// FTS5's ([`Bm25::fts5_idf`], floored at `1e-6`) for long-term memory, with
 /// `k1 = 1.2`, `b = 0.75` and no length normalisation when every document
 /// is empty — the arithmetic of `agcore_memory::retriever::Bm25`, so scores
-/// equal the SQLite backend's. One round trip, one full-text search.
+/// equal the SQLite backend's.
 pub(crate) struct Bm25Sql {
     n: usize,
     fts5_idf: bool,
@@ -60,48 +59,27 @@ impl Bm25Sql {
         out
     }
 
-    /// `t.tf0, …, SUM(t.tf0 > 0) OVER () AS df0, …` over derived table `t`,
-    /// then `st.n` and the row's length-normalised saturation `k = k1 · (1 −
-    /// b + b · len / avg)` from statistics `st` ([`Self::stats_table`]):
+    /// `t.tf0, …`, the document frequencies `st.df0, …` of the statistics
+    /// row of [`Self::given_stats_table`], then `st.n` and the row's
+    /// length-normalised saturation `k = k1 · (1 − b + b · len / avg)`:
     /// computed once per row, not once per word and use.
-    pub(crate) fn df_columns(&self) -> String {
-        self.columns(|i| format!("SUM(t.tf{i} > 0) OVER () AS df{i}"))
-    }
-
-    /// `t.tf*`, then `df(i)` for each word, then `st.n` and `k`.
-    fn columns(&self, df: impl Fn(usize) -> String) -> String {
+    pub(crate) fn given_df_columns(&self) -> String {
         let tfs = (0..self.n).map(|i| format!("t.tf{i}"));
+        let dfs = (0..self.n).map(|i| format!("st.df{i}"));
         let k = format!(
             "st.n, ({k1:?} * (1.0 - st.b + st.b * t.len / st.avg)) AS k",
             k1 = Bm25::default().k1
         );
-        tfs.chain((0..self.n).map(df))
+        tfs.chain(dfs)
             .chain(std::iter::once(k))
             .collect::<Vec<_>>()
             .join(", ")
     }
 
-    /// The statistics row `st (n, avg, b)` from `stats`, a query returning
-    /// `(documents, total length)` as `DOUBLE`s named `d` and `l`.
-    pub(crate) fn stats_table(stats: &str) -> String {
-        format!(
-            "(SELECT x.d AS n, IF(x.l > 0, x.l / x.d, 1.0) AS avg, IF(x.l > 0, {b:?}, 0.0) AS b \
-             FROM ({stats}) x) st",
-            b = Bm25::default().b
-        )
-    }
-
-    /// Like [`Self::df_columns`] with the document frequencies taken from
-    /// the statistics row of [`Self::given_stats_table`] (`st.df0, …`):
-    /// for candidates that are not every document holding a query word.
-    pub(crate) fn given_df_columns(&self) -> String {
-        self.columns(|i| format!("st.df{i}"))
-    }
-
     /// The statistics row `st (n, avg, b, df0, …)` from parameters: the
     /// documents and total length, then each word's document frequency,
-    /// bound by [`Self::given_stats_params`]. `n`, `avg` and `b` are derived
-    /// as in [`Self::stats_table`], so scores are the same.
+    /// bound by [`Self::given_stats_params`]; no length normalisation when
+    /// the total length is 0.
     pub(crate) fn given_stats_table(&self) -> String {
         let dfs: String = (0..self.n).map(|i| format!(", ? AS df{i}")).collect();
         let cols: String = (0..self.n).map(|i| format!(", x.df{i}")).collect();
@@ -127,7 +105,7 @@ impl Bm25Sql {
     }
 
     /// The score of candidate `c` (columns `n`, `k`, `tf{i}`, `df{i}` of
-    /// [`Self::df_columns`]); no parameters.
+    /// [`Self::given_df_columns`]); no parameters.
     pub(crate) fn score(&self) -> String {
         let bm25 = Bm25::default();
         let k = "c.k";
@@ -158,9 +136,7 @@ mod tests {
         let sql = Bm25Sql::new(3);
         assert_eq!(sql.tf_columns("i.terms").matches('?').count(), 6);
         assert_eq!(Bm25Sql::tf_params(&["x61".to_owned()]).len(), 2);
-        assert!(sql.df_columns().contains("SUM(t.tf2 > 0) OVER () AS df2"));
         assert!(!sql.score().contains('?'));
-        assert!(!Bm25Sql::stats_table("SELECT 1 AS d, 2 AS l").contains('?'));
         assert_eq!(sql.given_stats_table().matches('?').count(), 5);
         assert_eq!(Bm25Sql::given_stats_params(1.0, 2.0, &[3.0; 3]).len(), 5);
         assert!(sql.given_df_columns().contains("st.df2"));

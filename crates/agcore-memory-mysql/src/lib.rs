@@ -15,10 +15,10 @@
 //! word (see the crate README), so Chinese is found on MariaDB, which has no
 //! `ngram` parser, and nothing depends on the server's full-text settings.
 //! The candidates are ranked by BM25 computed in SQL with the same formula
-//! and statistics as the SQLite backend, so both rank alike; long-term
-//! search reads document frequencies its writers keep and matches only the
-//! query words that can change its top results (MaxScore), with the same
-//! results. The schema is
+//! and statistics as the SQLite backend, so both rank alike; searches read
+//! document frequencies their writers keep and match only the query words
+//! that can change their top results (MaxScore), with the same results.
+//! The schema is
 //! versioned in `agcore_schema` and migrated on open under a named lock. The
 //! knowledge wiki, conversation history and session memory run on the
 //! store. Embedding vectors live in [`MysqlVectors`]
@@ -30,9 +30,11 @@
 mod bm25;
 mod builder;
 mod database;
+mod doc_freq;
 mod error;
 mod long_term;
 mod migrate;
+mod prune;
 mod reindex;
 mod row;
 mod store;

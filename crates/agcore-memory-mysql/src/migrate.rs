@@ -107,7 +107,8 @@ async fn migrate_locked(conn: &mut Conn, context: Option<&ContextField>) -> Resu
     }
     crate::reindex::sync(conn).await?;
     crate::long_term::sync_df(conn).await?;
-    crate::store::sync_context(conn, context).await
+    crate::store::sync_context(conn, context).await?;
+    crate::store::sync_df(conn, context).await
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

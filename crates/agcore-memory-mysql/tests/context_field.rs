@@ -122,11 +122,12 @@ async fn a_database_of_the_previous_version_gets_its_fields_on_open() {
         })
         .collect();
     plain.store().save_many(turns).await.unwrap();
-    // What the previous release left: schema version 2, no context tables.
+    // What an earlier release left: schema version 2, no context tables,
+    // no document frequencies.
     let mut conn = plain.pool().get_conn().await.unwrap();
     for sql in [
-        "DROP TABLE agcore_item_context, agcore_context_stats, agcore_item_groups",
-        "DELETE FROM agcore_store_meta WHERE name = 'context_field'",
+        "DROP TABLE agcore_item_context, agcore_context_stats, agcore_item_groups, agcore_item_terms",
+        "DELETE FROM agcore_store_meta WHERE name IN ('context_field', 'df')",
         "UPDATE agcore_schema SET version = 2 WHERE component = 'store'",
     ] {
         conn.query_drop(sql).await.unwrap();
@@ -137,7 +138,7 @@ async fn a_database_of_the_previous_version_gets_its_fields_on_open() {
         db.schema_versions()
             .await
             .unwrap()
-            .contains(&("store".to_owned(), 3))
+            .contains(&("store".to_owned(), 4))
     );
     ranks_like_the_reference(&db.store()).await;
     assert_eq!(snapshot(&db).await.1.0, 40);

@@ -16,4 +16,5 @@ mod outage;
 mod ranking;
 mod reindex;
 mod schema;
+mod store_df;
 mod vectors;

@@ -27,7 +27,7 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     let versions = db.schema_versions().await.unwrap();
     assert_eq!(
         versions,
-        vec![("long_term".to_owned(), 3), ("store".to_owned(), 3)]
+        vec![("long_term".to_owned(), 3), ("store".to_owned(), 4)]
     );
     assert!(db.version().starts_with("MariaDB ") || db.version().starts_with("MySQL "));
     db.store()
@@ -47,7 +47,7 @@ async fn versions_are_recorded_and_newer_schemas_refused() {
     assert!(matches!(err, MemoryError::Storage(_)), "{err}");
     let text = err.to_string();
     assert!(
-        text.contains("version 99, newer than the version 3"),
+        text.contains("version 99, newer than the version 4"),
         "{text}"
     );
     // Back to version 2: the context field's step runs again, harmlessly.

@@ -1,45 +1,32 @@
 //! Document frequencies of long-term memory's full-text words, kept by the
-//! writers in `agcore_lt_terms (word, df)`: the number of entries (archived
-//! included) whose `terms` column holds `word`. Words carry their scope's
-//! prefix (see [`crate::terms`]), so the table is per scope without a scope
-//! column.
-//!
-//! A search reads them instead of counting: InnoDB's `FULLTEXT` index takes
-//! about 3 µs per matching row, 0.2 s for a word in 70,000 entries, so
-//! [`super::search`] matches only the words that can change the top results
-//! and takes every word's frequency from here.
+//! writers in `agcore_lt_terms (word, df)` (see [`crate::doc_freq`]): the
+//! number of entries (archived included) whose `terms` column holds `word`.
+//! Words carry their scope's prefix (see [`crate::terms`]), so the table is
+//! per scope without a scope column.
 //!
 //! Every write of an entry's `terms` shifts the frequencies of the words it
-//! adds or drops in the same transaction ([`account`]), in one statement
-//! whose rows are in word order, so concurrent writers lock shared words in
-//! the same order.
-//! Rows that fall to 0 stay (a later entry may use the word again).
+//! adds or drops in the same transaction ([`account`]).
 //! [`sync`] counts them afresh from the entries when the table was built
 //! for another analyzer (or never): on the first open after the upgrade,
 //! and after a re-index.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use agcore_memory::retriever::ANALYZER_ID;
+use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Params, Value};
 
 use super::seen::Seen;
+use crate::doc_freq::{DfTable, distinct};
 use crate::error::Result;
 
-/// Most words in one statement (two parameters each; MySQL allows 65,535).
-const CHUNK: usize = 4_096;
+const TABLE: DfTable = DfTable::LONG_TERM;
 
 /// Entries read per batch when counting afresh.
 const SCAN_BATCH: i64 = 1_000;
 
 /// Words counted in memory before a count is written out.
 const FLUSH_WORDS: usize = 100_000;
-
-/// The distinct words of a `terms` column, in word order.
-pub(crate) fn distinct(column: &str) -> BTreeSet<&str> {
-    column.split_ascii_whitespace().collect()
-}
 
 /// The BM25 statistics an entry write changes: the scope's entry count
 /// and total length, and the frequencies of the words the entry's `terms`
@@ -65,15 +52,13 @@ pub(crate) async fn account(
         deltas.insert(word, -1);
     }
     let deltas: Vec<(&str, i64)> = deltas.into_iter().collect();
-    let mut sql = String::new();
-    if deltas.iter().all(|(w, _)| plain(w)) {
-        for chunk in deltas.chunks(CHUNK) {
-            let rows: Vec<String> = chunk.iter().map(|(w, d)| format!("('{w}', {d})")).collect();
-            sql.push_str(&format!("{ADD_HEAD}{}{ADD_TAIL}; ", rows.join(", ")));
+    let mut sql = match TABLE.add_inline(&deltas) {
+        Some(sql) => sql,
+        None => {
+            TABLE.add(conn, &deltas).await?;
+            String::new()
         }
-    } else {
-        add(conn, deltas).await?;
-    }
+    };
     if docs != 0 || len != 0 {
         sql.push_str(&format!(
             "UPDATE agcore_lt_scopes SET docs = docs + {docs}, total_len = total_len + {len} \
@@ -86,18 +71,6 @@ pub(crate) async fn account(
     Ok(())
 }
 
-/// Whether `word` is a plain index word (`[a-z0-9]+`, as [`crate::terms`]
-/// writes them): safe inside a quoted SQL literal.
-fn plain(word: &str) -> bool {
-    !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-}
-
-const ADD_HEAD: &str = "INSERT INTO agcore_lt_terms (word, df) VALUES ";
-const ADD_TAIL: &str = " ON DUPLICATE KEY UPDATE df = df + VALUES(df)";
-
 /// Creates the rows (frequency 0) of the words of `column` not known to
 /// exist, in one statement committed at once, before the write transaction
 /// that will count them. That transaction then finds every row in place and
@@ -105,55 +78,15 @@ const ADD_TAIL: &str = " ON DUPLICATE KEY UPDATE df = df + VALUES(df)";
 /// scope at once do not deadlock inserting them (a row it finds missing all
 /// the same is inserted there: counted right, only not gap-free).
 pub(crate) async fn create_missing(conn: &mut Conn, known: &Seen, column: &str) -> Result<()> {
-    let words = known.unknown_words(distinct(column));
-    for chunk in words.chunks(CHUNK) {
-        let rows = vec!["(?, 0)"; chunk.len()].join(", ");
-        conn.exec_drop(
-            format!("INSERT IGNORE INTO agcore_lt_terms (word, df) VALUES {rows}"),
-            Params::Positional(chunk.iter().map(|w| Value::from(*w)).collect()),
-        )
-        .await?;
-    }
-    known.learn_words(&words);
-    Ok(())
-}
-
-/// Adds `delta` to each word's frequency (rows in the given order), with
-/// the words bound as parameters.
-async fn add(conn: &mut impl Queryable, deltas: Vec<(&str, i64)>) -> Result<()> {
-    for chunk in deltas.chunks(CHUNK) {
-        let rows = vec!["(?, ?)"; chunk.len()].join(", ");
-        let params: Vec<Value> = chunk
-            .iter()
-            .flat_map(|(word, delta)| [Value::from(*word), Value::Int(*delta)])
-            .collect();
-        conn.exec_drop(
-            format!("{ADD_HEAD}{rows}{ADD_TAIL}"),
-            Params::Positional(params),
-        )
-        .await?;
-    }
-    Ok(())
+    TABLE
+        .create_missing(conn, known.words(), distinct(column))
+        .await
 }
 
 /// Each word's frequency, in the order of `words` (0 for a word no entry
 /// holds).
 pub(crate) async fn lookup(conn: &mut impl Queryable, words: &[String]) -> Result<Vec<f64>> {
-    let mut found: HashMap<String, i64> = HashMap::with_capacity(words.len());
-    for chunk in words.chunks(CHUNK) {
-        let marks = vec!["?"; chunk.len()].join(", ");
-        let rows: Vec<(String, i64)> = conn
-            .exec(
-                format!("SELECT word, df FROM agcore_lt_terms WHERE word IN ({marks})"),
-                Params::Positional(chunk.iter().map(|w| Value::from(w.as_str())).collect()),
-            )
-            .await?;
-        found.extend(rows);
-    }
-    Ok(words
-        .iter()
-        .map(|w| found.get(w).map_or(0.0, |&df| df.max(0) as f64))
-        .collect())
+    TABLE.lookup(conn, words).await
 }
 
 /// Counts every word afresh from the entries unless the table was built
@@ -190,11 +123,11 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
             }
         }
         if counts.len() >= FLUSH_WORDS {
-            flush(conn, &mut counts).await?;
+            TABLE.flush(conn, &mut counts).await?;
         }
         after = last;
     }
-    flush(conn, &mut counts).await?;
+    TABLE.flush(conn, &mut counts).await?;
     conn.exec_drop(
         "INSERT INTO agcore_lt_meta (name, value) VALUES ('df', ?)
          ON DUPLICATE KEY UPDATE value = VALUES(value)",
@@ -203,34 +136,4 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
     .await?;
     tracing::info!(from = ?built, to = ANALYZER_ID, "mysql: long-term document frequencies counted");
     Ok(())
-}
-
-/// Adds `counts` to the table (additive: partial counts may be written in
-/// any number of flushes) and empties it.
-async fn flush(conn: &mut Conn, counts: &mut HashMap<String, i64>) -> Result<()> {
-    let mut sorted: Vec<(&str, i64)> = counts.iter().map(|(w, &n)| (w.as_str(), n)).collect();
-    sorted.sort_unstable();
-    add(conn, sorted).await?;
-    counts.clear();
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distinct_words_are_sorted_and_unique() {
-        let words: Vec<&str> = distinct(" s1x62  s1x61  s1x62 ").into_iter().collect();
-        assert_eq!(words, ["s1x61", "s1x62"]);
-        assert!(distinct("").is_empty());
-    }
-
-    #[test]
-    fn only_plain_words_go_inline() {
-        assert!(plain("s12x6162"));
-        for word in ["", "s1x'", "S1", "s1 x", "s1x61;"] {
-            assert!(!plain(word), "{word}");
-        }
-    }
 }

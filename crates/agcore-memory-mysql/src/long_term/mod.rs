@@ -6,7 +6,6 @@
 mod buffer;
 mod df;
 mod ops;
-mod prune;
 mod retry;
 mod rows;
 pub(crate) mod schema;

@@ -6,7 +6,7 @@
 //! backend ranks; ties by id.
 //!
 //! Only the words that can change the top results are matched
-//! ([`super::prune`]): a word in most of the scope's entries costs the
+//! ([`crate::prune`]): a word in most of the scope's entries costs the
 //! `FULLTEXT` index a row per entry, and its bound is too small to lift an
 //! entry that holds no rarer word into the results. At most three
 //! statements (the third, when needed, matches every word); the results are
@@ -19,10 +19,10 @@ use mysql_async::{Conn, Params, Row, Value};
 
 use super::df;
 use super::ops::archived_sql;
-use super::prune::Pruning;
 use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row, scope_params};
 use crate::bm25::Bm25Sql;
 use crate::error::Result;
+use crate::prune::Pruning;
 use crate::row::take;
 use crate::terms;
 
@@ -72,7 +72,12 @@ pub(crate) async fn search(
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let plan = Pruning::new(stats.docs, &dfs, Bm25::default().k1);
+    let k1p = Bm25::default().k1 + 1.0;
+    let bounds: Vec<f64> = dfs
+        .iter()
+        .map(|&df| Bm25::fts5_idf(stats.docs, df) * k1p)
+        .collect();
+    let plan = Pruning::new(&bounds);
     let mut essential = plan.next(0);
     let mut round = 0;
     loop {

@@ -7,23 +7,22 @@
 //! statement all the same. Each set is bounded and forgotten at once past
 //! its limit.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use agcore_memory::long_term::MemoryScope;
 use mysql_async::Conn;
 
 use super::rows;
+use crate::doc_freq::KnownWords;
 use crate::error::Result;
 
-/// Most words remembered (about 10 MB).
-const MAX_WORDS: usize = 200_000;
 /// Most scopes remembered.
 const MAX_SCOPES: usize = 100_000;
 
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
-    words: Mutex<HashSet<String>>,
+    words: KnownWords,
     scopes: Mutex<HashMap<(String, String), i64>>,
 }
 
@@ -32,19 +31,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Seen {
-    /// The words of `words` whose rows were not seen, in order.
-    pub(crate) fn unknown_words<'a>(&self, words: BTreeSet<&'a str>) -> Vec<&'a str> {
-        let seen = lock(&self.words);
-        words.into_iter().filter(|w| !seen.contains(*w)).collect()
-    }
-
-    /// Remembers that the rows of `words` exist.
-    pub(crate) fn learn_words(&self, words: &[&str]) {
-        let mut seen = lock(&self.words);
-        if seen.len() + words.len() > MAX_WORDS {
-            seen.clear();
-        }
-        seen.extend(words.iter().map(|w| (*w).to_owned()));
+    /// The word rows known to exist.
+    pub(crate) fn words(&self) -> &KnownWords {
+        &self.words
     }
 
     /// The scope's row id, created on first use (see [`rows::scope_id`]).
@@ -60,21 +49,5 @@ impl Seen {
         }
         seen.insert(key, id);
         Ok(id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_are_remembered_until_the_limit() {
-        let seen = Seen::default();
-        assert_eq!(seen.unknown_words(["a", "b"].into()), ["a", "b"]);
-        seen.learn_words(&["a"]);
-        assert_eq!(seen.unknown_words(["a", "b"].into()), ["b"]);
-        let many: Vec<String> = (0..MAX_WORDS).map(|i| i.to_string()).collect();
-        seen.learn_words(&many.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(seen.unknown_words(["a"].into()), ["a"]);
     }
 }

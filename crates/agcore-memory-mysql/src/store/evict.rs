@@ -32,7 +32,7 @@ pub(crate) async fn evict(
             let (s, ns) = split_time(cutoff);
             delete_selected(
                 tx,
-                "SELECT doc, len FROM agcore_items
+                "SELECT doc, len, id, terms FROM agcore_items
                  WHERE created_s < ? OR (created_s = ? AND created_ns <= ?) FOR UPDATE",
                 Params::Positional(vec![
                     Value::Int(s),
@@ -56,7 +56,7 @@ pub(crate) async fn evict(
             } else {
                 delete_selected(
                     tx,
-                    "SELECT doc, len FROM agcore_items ORDER BY created_s, created_ns, id LIMIT ? FOR UPDATE",
+                    "SELECT doc, len, id, terms FROM agcore_items ORDER BY created_s, created_ns, id LIMIT ? FOR UPDATE",
                     Params::Positional(vec![Value::Int(excess)]),
                     changes,
                     delta,

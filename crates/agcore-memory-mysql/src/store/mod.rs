@@ -1,6 +1,7 @@
 //! [`MysqlStore`]: the [`MemoryStore`] on MySQL / MariaDB.
 
 mod context;
+mod df;
 mod evict;
 mod filter;
 mod rows;
@@ -10,7 +11,19 @@ mod select;
 mod stats;
 mod write;
 
-pub(crate) use context::{mark_stale, sync as sync_context};
+pub(crate) use context::sync as sync_context;
+pub(crate) use df::sync as sync_df;
+
+/// Forgets what the context fields were derived with and what the
+/// document frequencies were counted for: the next open derives and counts
+/// them again (the words they are made of were re-indexed).
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server.
+pub(crate) async fn mark_stale(conn: &mut mysql_async::Conn) -> Result<()> {
+    context::mark_stale(conn).await?;
+    df::mark_stale(conn).await
+}
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,6 +67,8 @@ struct Inner {
     shard: i16,
     /// The context field, if any.
     context: Option<ContextField>,
+    /// Document-frequency rows known to exist.
+    known: crate::doc_freq::KnownWords,
 }
 
 impl std::fmt::Debug for MysqlStore {
@@ -83,6 +98,7 @@ impl MysqlStore {
                 writes_since_check: AtomicUsize::new(0),
                 shard,
                 context,
+                known: crate::doc_freq::KnownWords::default(),
             }),
         }
     }
@@ -103,15 +119,15 @@ impl MysqlStore {
         &self,
         tx: &mut mysql_async::Transaction<'_>,
         changes: context::Changes,
-        items: stats::ItemDelta,
+        mut items: stats::ItemDelta,
     ) -> Result<()> {
         let window = context::window(self.context_field());
         let context = if window == 0 {
             context::ContextDelta::default()
         } else {
-            context::settle(tx, changes, window).await?
+            context::settle(tx, changes, window, &mut items.words).await?
         };
-        stats::apply(tx, self.inner.shard, items, context).await
+        stats::apply(tx, self.inner.shard, &items, context).await
     }
 
     /// Whether eviction is due after `rows` more written items.
@@ -138,6 +154,7 @@ impl MysqlStore {
         loop {
             attempt += 1;
             let mut conn = self.conns.get().await?;
+            df::create_missing(&mut conn, &self.inner.known, &items).await?;
             let run = async {
                 let mut tx = conn.start_transaction(TxOpts::default()).await?;
                 let mut changes = context::Changes::default();

@@ -19,11 +19,17 @@
 //! - `agcore_item_context`, `agcore_context_stats`, `agcore_item_groups`:
 //!   the context field's sequence memberships and fields, their statistics
 //!   and one lock row per sequence (see `store/context/mod.rs`).
+//! - `agcore_item_terms` (version 4): each full-text word's document
+//!   frequency over both BM25F fields, kept by the writers (`store/df.rs`);
+//!   the meta row `df` records the analyzer and context field it was
+//!   counted for, and on open a table counted for others (or never) is
+//!   counted afresh.
 //!
 //! Version 2 marks databases re-indexed with the stemming analyzer, so
 //! earlier releases (which would write unstemmed terms) refuse them.
 //! Version 3 adds the context field's tables, so earlier releases (which
-//! would not keep the fields current) refuse them too.
+//! would not keep the fields current) refuse them too. Version 4 adds the
+//! document frequencies, for the same reason.
 
 use crate::migrate::Component;
 
@@ -83,6 +89,11 @@ pub(crate) const COMPONENT: Component = Component {
             (8, 0, 0), (9, 0, 0), (10, 0, 0), (11, 0, 0), (12, 0, 0), (13, 0, 0), (14, 0, 0), (15, 0, 0)",
         "CREATE TABLE IF NOT EXISTS agcore_item_groups (
             grp BINARY(32) NOT NULL PRIMARY KEY
+        ) ENGINE = InnoDB",
+    ], &[
+        "CREATE TABLE IF NOT EXISTS agcore_item_terms (
+            word VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+            df BIGINT NOT NULL
         ) ENGINE = InnoDB",
     ]],
 };

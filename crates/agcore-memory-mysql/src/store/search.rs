@@ -1,10 +1,20 @@
-//! BM25 search in the server, in one statement: candidates from the
-//! `FULLTEXT` index (`MATCH … AGAINST (… IN BOOLEAN MODE)` on the query's
-//! words), scored in SQL with the same formula and statistics as the SQLite
-//! backend (see [`Bm25Sql`]), ties broken by id. With a context field the
-//! candidates also come from the fields' `FULLTEXT` index and are scored
-//! with BM25F ([`Bm25FSql`]), as the other stores score them.
+//! BM25 search in the server: candidates from the `FULLTEXT` index
+//! (`MATCH … AGAINST (… IN BOOLEAN MODE)`), scored in SQL with the same
+//! formula and statistics as the SQLite backend (see [`Bm25Sql`]), ties
+//! broken by id. With a context field the candidates also come from the
+//! fields' `FULLTEXT` index and are scored with BM25F ([`Bm25FSql`]), as the
+//! other stores score them.
+//!
+//! The collection statistics and each word's document frequency (kept by
+//! the writers, `super::df`) are read first, in one statement; then only
+//! the words that can change the top results are matched
+//! ([`crate::prune`]), and every candidate is scored with every word. A
+//! word in most items costs the `FULLTEXT` index a row per item, and its
+//! bound is too small to lift an item holding no rarer word into the
+//! results. At most three searching statements (the third, when needed,
+//! matches every word); the results are the exhaustive search's.
 
+use agcore_memory::retriever::Bm25;
 use agcore_memory::{ScoredItem, SearchOptions};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
@@ -14,25 +24,77 @@ use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::bm25::Bm25Sql;
 use crate::error::Result;
+use crate::prune::Pruning;
 use crate::row::take;
 use crate::terms;
 
-/// The store's BM25 statistics as `(d, l)` doubles.
-const STATS: &str = "SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d, \
-     CAST(COALESCE(SUM(total_len), 0) AS DOUBLE) AS l FROM agcore_item_stats";
+/// The statistics a search scores with: items and their total length,
+/// items in a sequence and their total field length, and the document
+/// frequency of each query word.
+struct Stats {
+    docs: f64,
+    total_len: f64,
+    grouped: f64,
+    context_len: f64,
+    dfs: Vec<f64>,
+}
 
-/// The context fields' statistics as `(g, cl)` doubles.
-const CONTEXT_STATS: &str = "SELECT CAST(COALESCE(SUM(grouped), 0) AS DOUBLE) AS g, \
-     CAST(COALESCE(SUM(context_len), 0) AS DOUBLE) AS cl FROM agcore_context_stats";
+/// `(d, l, g, cl, word, df)`: the statistics, and a word's frequency if
+/// it has a row.
+type StatsRow = (f64, f64, f64, f64, Option<String>, Option<i64>);
 
-/// The scoring part of the statement, and its parameters before the
-/// filter's: the candidates' scores, `keep` (the filter) and ids.
-fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
-    let against = Value::from(terms::any_of(words));
+/// Reads the statistics for `words` in one statement.
+async fn stats(conn: &mut Conn, words: &[String]) -> Result<Stats> {
+    let marks = vec!["?"; words.len()].join(", ");
+    let sql = format!(
+        "SELECT s.d, s.l, c.g, c.cl, w.word, w.df FROM
+             (SELECT CAST(COALESCE(SUM(docs), 0) AS DOUBLE) AS d,
+                     CAST(COALESCE(SUM(total_len), 0) AS DOUBLE) AS l FROM agcore_item_stats) s
+         CROSS JOIN
+             (SELECT CAST(COALESCE(SUM(grouped), 0) AS DOUBLE) AS g,
+                     CAST(COALESCE(SUM(context_len), 0) AS DOUBLE) AS cl FROM agcore_context_stats) c
+         LEFT JOIN (SELECT word, df FROM {table} WHERE word IN ({marks})) w ON TRUE",
+        table = super::df::TABLE.0,
+    );
+    let params: Vec<Value> = words.iter().map(|w| Value::from(w.as_str())).collect();
+    let rows: Vec<StatsRow> = conn.exec(sql, Params::Positional(params)).await?;
+    let mut out = Stats {
+        docs: 0.0,
+        total_len: 0.0,
+        grouped: 0.0,
+        context_len: 0.0,
+        dfs: vec![0.0; words.len()],
+    };
+    for (d, l, g, cl, word, df) in rows {
+        (out.docs, out.total_len, out.grouped, out.context_len) = (d, l, g, cl);
+        let at = word.and_then(|word| words.iter().position(|w| *w == word));
+        if let (Some(slot), Some(df)) = (at.and_then(|i| out.dfs.get_mut(i)), df) {
+            *slot = df.max(0) as f64;
+        }
+    }
+    Ok(out)
+}
+
+/// The scoring part of the statement, and its parameters after the
+/// filter's: the scores of the candidates holding any of `matched`
+/// (with `keep`, the filter, and ids), scored with every word of `words`.
+fn scored(
+    words: &[String],
+    matched: &[String],
+    stats: &Stats,
+    filter: &str,
+    weight: f64,
+) -> (String, Vec<Value>) {
+    let against = Value::from(terms::any_of(matched));
     if weight > 0.0 {
         let bm25f = Bm25FSql::new(words.len(), weight);
         let mut params = Bm25FSql::tf_params(words);
         params.extend([against.clone(), against]);
+        params.extend(Bm25FSql::given_stats_params(
+            (stats.docs, stats.total_len),
+            &stats.dfs,
+            (stats.grouped, stats.context_len),
+        ));
         let sql = format!(
             "SELECT c.doc, c.id, {score} AS score FROM (
                  SELECT t.doc, t.id, t.keep, {dfs} FROM (
@@ -48,15 +110,20 @@ fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
              ) c
              WHERE c.keep",
             score = bm25f.score(),
-            dfs = bm25f.df_columns(),
+            dfs = bm25f.given_df_columns(),
             tfs = bm25f.tf_columns("i.terms", "COALESCE(x.context_terms, '')"),
-            stats = Bm25FSql::stats_table(STATS, CONTEXT_STATS),
+            stats = bm25f.given_stats_table(),
         );
         return (sql, params);
     }
     let bm25 = Bm25Sql::new(words.len());
     let mut params = Bm25Sql::tf_params(words);
     params.push(against);
+    params.extend(Bm25Sql::given_stats_params(
+        stats.docs,
+        stats.total_len,
+        &stats.dfs,
+    ));
     let sql = format!(
         "SELECT c.doc, c.id, {score} AS score FROM (
              SELECT t.doc, t.id, t.keep, {dfs} FROM (
@@ -66,9 +133,9 @@ fn scored(words: &[String], filter: &str, weight: f64) -> (String, Vec<Value>) {
          ) c
          WHERE c.keep",
         score = bm25.score(),
-        dfs = bm25.df_columns(),
+        dfs = bm25.given_df_columns(),
         tfs = bm25.tf_columns("i.terms"),
-        stats = Bm25Sql::stats_table(STATS),
+        stats = bm25.given_stats_table(),
     );
     (sql, params)
 }
@@ -81,12 +148,60 @@ pub(crate) async fn search(
     options: &SearchOptions,
     weight: f64,
 ) -> Result<Vec<ScoredItem>> {
-    let words = terms::words("", &terms::query_tokens(query));
+    let all = terms::words("", &terms::query_tokens(query));
+    if all.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stats = stats(conn, &all).await?;
+    // A word no item holds adds exactly 0 to every score: dropped.
+    let (words, dfs): (Vec<String>, Vec<f64>) = all
+        .into_iter()
+        .zip(std::mem::take(&mut stats.dfs))
+        .filter(|(_, df)| *df > 0.0)
+        .unzip();
     if words.is_empty() {
         return Ok(Vec::new());
     }
+    stats.dfs = dfs;
+    // No item in a sequence: every context field is empty, and BM25F is
+    // BM25 (one `FULLTEXT` index to match instead of two).
+    let weight = if stats.grouped > 0.0 { weight } else { 0.0 };
+    let bm25 = Bm25::default();
+    let bounds: Vec<f64> = (stats.dfs.iter())
+        .map(|&df| Bm25::idf(stats.docs, df) * (bm25.k1 + 1.0))
+        .collect();
+    let plan = Pruning::new(&bounds);
+    let mut essential = plan.next(0);
+    let mut round = 0;
+    loop {
+        round += 1;
+        let matched: Vec<String> = (plan.essential(essential).into_iter())
+            .filter_map(|i| words.get(i).cloned())
+            .collect();
+        let hits = run(conn, (&words, &matched), &stats, options, weight).await?;
+        let kth = hits.last().map(|h| h.score);
+        let settled = plan.settled(essential, hits.len(), options.limit, kth)
+            || options
+                .min_score
+                .is_some_and(|min| hits.len() < options.limit && plan.below(essential, min));
+        if settled {
+            return Ok(hits);
+        }
+        essential = plan.after(essential, hits.len(), options.limit, kth, round);
+    }
+}
+
+/// The top `options.limit` items among the candidates holding any of
+/// `matched`, scored with every word of `words`.
+async fn run(
+    conn: &mut Conn,
+    (words, matched): (&[String], &[String]),
+    stats: &Stats,
+    options: &SearchOptions,
+    weight: f64,
+) -> Result<Vec<ScoredItem>> {
     let cond = Where::of(&options.filter);
-    let (scored, scored_params) = scored(&words, &cond.sql, weight);
+    let (scored, scored_params) = scored(words, matched, stats, &cond.sql, weight);
     // Parameters in the order their `?` appear in the statement below.
     let mut params = cond.params.clone();
     params.extend(scored_params);

@@ -1,5 +1,6 @@
 //! Writes: batched upserts and deletes (eviction is [`super::evict`]), each adding its change
-//! of the statistics to an [`ItemDelta`] that the transaction writes at
+//! of the statistics (and the fields it rewrote, for the document
+//! frequencies) to an [`ItemDelta`] that the transaction writes at
 //! its end ([`stats::apply`](super::stats::apply)). The `FULLTEXT` index
 //! follows the rows by itself; with a context field, each write also moves
 //! items into and out of their sequences and records where ([`Changes`])
@@ -13,6 +14,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
 use super::context::{self, Changes, Joining};
+use super::df::Field;
 use super::stats::ItemDelta;
 use crate::error::{Result, storage};
 use crate::row::{split_time, take};
@@ -105,12 +107,16 @@ pub(crate) async fn upsert(
     let (mut inserts, mut updates) = (Vec::new(), Vec::new());
     for p in batch {
         delta.len += p.len;
-        match old.get(p.id.as_bytes()) {
-            Some((old_len, doc)) => {
+        let id = p.id.as_bytes();
+        match old.get(id) {
+            Some((old_len, doc, old_terms)) => {
+                delta.words.was(id, Field::Own, old_terms);
+                delta.words.set(id, Field::Own, p.terms.clone());
                 delta.len -= old_len;
                 updates.push((p, *doc));
             }
             None => {
+                delta.words.set(id, Field::Own, p.terms.clone());
                 delta.docs += 1;
                 inserts.push(p);
             }
@@ -144,8 +150,8 @@ pub(crate) async fn upsert(
         docs.insert(p.id.as_bytes().to_vec(), *doc);
     }
     if context.is_some() {
-        let replaced: Vec<i64> = old.values().map(|(_, doc)| *doc).collect();
-        context::leave(tx, changes, &replaced).await?;
+        let replaced: Vec<i64> = old.values().map(|(_, doc, _)| *doc).collect();
+        context::leave(tx, changes, &replaced, &mut delta.words).await?;
         let members: Vec<Prepared> = inserts
             .into_iter()
             .chain(updates.into_iter().map(|(p, _)| p))
@@ -173,25 +179,29 @@ pub(crate) async fn upsert(
     Ok(())
 }
 
-/// Locks the stored rows of `ids` (in id order); their `(len, doc)` by id.
+/// Locks the stored rows of `ids` (in id order); their `(len, doc, terms)`
+/// by id.
 async fn lock_stored(
     tx: &mut Transaction<'_>,
     ids: &[Value],
-) -> Result<HashMap<Vec<u8>, (i64, i64)>> {
+) -> Result<HashMap<Vec<u8>, (i64, i64, String)>> {
     let mut old = HashMap::new();
     for chunk in ids.chunks(INSERT_CHUNK) {
         let marks = vec!["?"; chunk.len()].join(", ");
         let rows: Vec<Row> = tx
             .exec(
                 format!(
-                    "SELECT id, len, doc FROM agcore_items WHERE id IN ({marks}) ORDER BY id FOR UPDATE"
+                    "SELECT id, len, doc, terms FROM agcore_items WHERE id IN ({marks}) ORDER BY id FOR UPDATE"
                 ),
                 Params::Positional(chunk.to_vec()),
             )
             .await?;
         for mut row in rows {
             let id: Vec<u8> = take(&mut row, 0)?;
-            old.insert(id, (take(&mut row, 1)?, take(&mut row, 2)?));
+            old.insert(
+                id,
+                (take(&mut row, 1)?, take(&mut row, 2)?, take(&mut row, 3)?),
+            );
         }
     }
     Ok(old)
@@ -213,9 +223,9 @@ async fn docs_of(tx: &mut Transaction<'_>, ids: &[Value]) -> Result<HashMap<Vec<
     Ok(out)
 }
 
-/// Deletes the items `select_sql` selects (`doc, len`, locked), and their
-/// share of the statistics, taking them out of their sequences when
-/// `changes` (a context field) is given; returns how many.
+/// Deletes the items `select_sql` selects (`doc, len, id, terms`, locked),
+/// and their share of the statistics, taking them out of their sequences
+/// when `changes` (a context field) is given; returns how many.
 pub(super) async fn delete_selected(
     tx: &mut Transaction<'_>,
     select_sql: &str,
@@ -223,17 +233,21 @@ pub(super) async fn delete_selected(
     changes: Option<&mut Changes>,
     delta: &mut ItemDelta,
 ) -> Result<usize> {
-    let rows: Vec<(i64, i64)> = tx.exec(select_sql, params).await?;
+    let rows: Vec<(i64, i64, Vec<u8>, String)> = tx.exec(select_sql, params).await?;
     if rows.is_empty() {
         return Ok(0);
     }
+    for (_, _, id, terms) in &rows {
+        delta.words.was(id, Field::Own, terms);
+        delta.words.set(id, Field::Own, String::new());
+    }
     if let Some(changes) = changes {
-        let docs: Vec<i64> = rows.iter().map(|(doc, _)| *doc).collect();
-        context::leave(tx, changes, &docs).await?;
+        let docs: Vec<i64> = rows.iter().map(|(doc, ..)| *doc).collect();
+        context::leave(tx, changes, &docs, &mut delta.words).await?;
     }
     for chunk in rows.chunks(INSERT_CHUNK) {
         let marks = vec!["?"; chunk.len()].join(", ");
-        let docs: Vec<Value> = chunk.iter().map(|(doc, _)| Value::Int(*doc)).collect();
+        let docs: Vec<Value> = chunk.iter().map(|(doc, ..)| Value::Int(*doc)).collect();
         tx.exec_drop(
             format!("DELETE FROM agcore_items WHERE doc IN ({marks})"),
             Params::Positional(docs),
@@ -242,7 +256,7 @@ pub(super) async fn delete_selected(
     }
     let removed = rows.len();
     delta.docs -= i64::try_from(removed).unwrap_or(0);
-    delta.len -= rows.iter().map(|(_, len)| len).sum::<i64>();
+    delta.len -= rows.iter().map(|(_, len, ..)| len).sum::<i64>();
     Ok(removed)
 }
 
@@ -260,7 +274,7 @@ pub(crate) async fn delete(
     }
     delete_selected(
         tx,
-        "SELECT doc, len FROM agcore_items WHERE id = ? FOR UPDATE",
+        "SELECT doc, len, id, terms FROM agcore_items WHERE id = ? FOR UPDATE",
         Params::Positional(ids.to_vec()),
         changes,
         delta,

@@ -5,8 +5,8 @@
 //! items, the context field by its mean over the items in a sequence), the
 //! context one weighted, summed, then saturated once; a term absent from the
 //! context field scores as plain BM25 (the store's [`Bm25Sql`] formula). The
-//! document frequency counts either field; idf is `ln(1 + (N − df + 0.5) /
-//! (df + 0.5))`.
+//! document frequency counts either field (kept by the writers, see
+//! `store/df.rs`, and given); idf is `ln(1 + (N − df + 0.5) / (df + 0.5))`.
 //!
 //! [`Bm25Sql`]: crate::bm25::Bm25Sql
 
@@ -47,13 +47,13 @@ impl Bm25FSql {
         out
     }
 
-    /// `t.tf*, t.ctf*, SUM(t.tf0 > 0 OR t.ctf0 > 0) OVER () AS df0, …` over
-    /// derived table `t`, then `st.n` and each row's length normalisation
-    /// of both fields (`n1`, `n2`) from statistics `st` ([`Self::stats_table`]):
-    /// computed once per row, not once per word and use.
-    pub(crate) fn df_columns(&self) -> String {
+    /// `t.tf*, t.ctf*, st.df0, …` over derived table `t`, then `st.n` and
+    /// each row's length normalisation of both fields (`n1`, `n2`) from
+    /// statistics `st` ([`Self::given_stats_table`]): computed once per
+    /// row, not once per word and use.
+    pub(crate) fn given_df_columns(&self) -> String {
         let tfs = (0..self.n).map(|i| format!("t.tf{i}, t.ctf{i}"));
-        let dfs = (0..self.n).map(|i| format!("SUM(t.tf{i} > 0 OR t.ctf{i} > 0) OVER () AS df{i}"));
+        let dfs = (0..self.n).map(|i| format!("st.df{i}"));
         let norms = [
             "st.n".to_owned(),
             "(1.0 - st.b + st.b * t.len / st.avg) AS n1".to_owned(),
@@ -62,22 +62,39 @@ impl Bm25FSql {
         tfs.chain(dfs).chain(norms).collect::<Vec<_>>().join(", ")
     }
 
-    /// The statistics row `st (n, avg, b, cavg, cb)` from `stats` (a query
-    /// returning `(documents, total length)` as `DOUBLE`s `d`, `l`) and
-    /// `context_stats` (`(items in a sequence, total field length)` as `g`,
-    /// `cl`); a field whose lengths are all 0 is not length-normalised.
-    pub(crate) fn stats_table(stats: &str, context_stats: &str) -> String {
+    /// The statistics row `st (n, avg, b, cavg, cb, df0, …)` from
+    /// parameters ([`Self::given_stats_params`]): the items and their total
+    /// length, each word's document frequency, then the items in a sequence
+    /// and their total field length. A field whose lengths are all 0 is not
+    /// length-normalised.
+    pub(crate) fn given_stats_table(&self) -> String {
+        let dfs: String = (0..self.n).map(|i| format!(", ? AS df{i}")).collect();
+        let cols: String = (0..self.n).map(|i| format!(", x.df{i}")).collect();
         format!(
             "(SELECT x.d AS n, IF(x.l > 0, x.l / x.d, 1.0) AS avg, IF(x.l > 0, {b:?}, 0.0) AS b, \
              IF(y.g > 0 AND y.cl > 0, y.cl / y.g, 1.0) AS cavg, \
-             IF(y.g > 0 AND y.cl > 0, {b:?}, 0.0) AS cb \
-             FROM ({stats}) x CROSS JOIN ({context_stats}) y) st",
+             IF(y.g > 0 AND y.cl > 0, {b:?}, 0.0) AS cb{cols} \
+             FROM (SELECT ? AS d, ? AS l{dfs}) x CROSS JOIN (SELECT ? AS g, ? AS cl) y) st",
             b = Bm25::default().b
         )
     }
 
+    /// The parameters of [`Self::given_stats_table`], as `DOUBLE`s.
+    pub(crate) fn given_stats_params(
+        (docs, total_len): (f64, f64),
+        dfs: &[f64],
+        (grouped, context_len): (f64, f64),
+    ) -> Vec<mysql_async::Value> {
+        [docs, total_len]
+            .into_iter()
+            .chain(dfs.iter().copied())
+            .chain([grouped, context_len])
+            .map(mysql_async::Value::Double)
+            .collect()
+    }
+
     /// The score of candidate `c` (columns `n`, `n1`, `n2`, `tf{i}`,
-    /// `ctf{i}`, `df{i}` of [`Self::df_columns`]); no parameters.
+    /// `ctf{i}`, `df{i}` of [`Self::given_df_columns`]); no parameters.
     pub(crate) fn score(&self) -> String {
         let bm25 = Bm25::default();
         let (k1, k1p, w) = (bm25.k1, bm25.k1 + 1.0, self.weight);
@@ -112,15 +129,14 @@ mod tests {
             12
         );
         assert_eq!(Bm25FSql::tf_params(&["x61".to_owned()]).len(), 4);
-        assert!(
-            sql.df_columns()
-                .contains("SUM(t.tf2 > 0 OR t.ctf2 > 0) OVER () AS df2")
-        );
+        assert!(sql.given_df_columns().contains("st.df2"));
         assert!(!sql.score().contains('?'));
         assert!(sql.score().contains("0.5 * c.ctf1 / c.n2"));
-        assert!(sql.df_columns().ends_with("AS n2"));
-        assert!(
-            !Bm25FSql::stats_table("SELECT 1 AS d, 2 AS l", "SELECT 0 AS g, 0 AS cl").contains('?')
+        assert!(sql.given_df_columns().ends_with("AS n2"));
+        assert_eq!(sql.given_stats_table().matches('?').count(), 7);
+        assert_eq!(
+            Bm25FSql::given_stats_params((1.0, 2.0), &[3.0; 3], (4.0, 5.0)).len(),
+            7
         );
         assert_eq!(Bm25FSql::new(1, f64::NAN).weight, 0.0);
     }

@@ -60,7 +60,12 @@ const MAX_META: usize = 255;
 /// The recorded form of `context`'s derivation settings (key and window;
 /// its SHA-256 when longer than a meta row holds).
 pub(crate) fn settings(context: Option<&ContextField>) -> String {
-    let text = agcore_memory::retriever::derivation_settings(context);
+    recorded(agcore_memory::retriever::derivation_settings(context))
+}
+
+/// `text` as a meta row records it: itself, or its SHA-256 when longer
+/// than a row holds.
+pub(crate) fn recorded(text: String) -> String {
     if text.len() <= MAX_META {
         return text;
     }

@@ -12,6 +12,7 @@ use mysql_async::{Params, Row, Transaction, Value};
 
 use crate::error::Result;
 use crate::row::take;
+use crate::store::df::{Field, WordChanges};
 
 /// Rows per multi-row statement.
 const CHUNK: usize = 500;
@@ -162,7 +163,7 @@ pub(crate) async fn insert_empty(tx: &mut Transaction<'_>, members: &[Membership
 }
 
 /// Takes the items `docs` out of their sequences (locking any sequence not
-/// locked yet).
+/// locked yet), recording their emptied context fields in `words`.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
@@ -170,6 +171,7 @@ pub(crate) async fn leave(
     tx: &mut Transaction<'_>,
     changes: &mut Changes,
     docs: &[i64],
+    words: &mut WordChanges,
 ) -> Result<()> {
     // Members that joined in this transaction have no row yet.
     let gone: std::collections::HashSet<i64> = docs.iter().copied().collect();
@@ -183,7 +185,8 @@ pub(crate) async fn leave(
         let rows: Vec<Row> = tx
             .exec(
                 format!(
-                    "SELECT grp, created_s, created_ns, id, context_len FROM agcore_item_context
+                    "SELECT grp, created_s, created_ns, id, context_len, context_terms
+                     FROM agcore_item_context
                      WHERE doc IN ({}) FOR UPDATE",
                     marks(chunk.len(), "?")
                 ),
@@ -198,6 +201,9 @@ pub(crate) async fn leave(
             let grp: Vec<u8> = take(&mut row, 0)?;
             let position: Position = (take(&mut row, 1)?, take(&mut row, 2)?, take(&mut row, 3)?);
             let context_len: i64 = take(&mut row, 4)?;
+            let context_terms: String = take(&mut row, 5)?;
+            words.was(&position.2, Field::Context, &context_terms);
+            words.set(&position.2, Field::Context, String::new());
             left.push((grp, position, context_len));
         }
         lock_groups(tx, changes, left.iter().map(|l| l.0.clone())).await?;

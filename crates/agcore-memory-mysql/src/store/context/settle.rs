@@ -5,7 +5,8 @@
 //! statement), the members joining are placed among them, every member
 //! within `window` of that span gets its field derived again
 //! ([`fields::changed`]), and the rows of new members and the changed
-//! fields are written in one statement.
+//! fields are written in one statement; what each field held and now holds
+//! is recorded for the document frequencies ([`WordChanges`]).
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
@@ -14,6 +15,7 @@ use super::fields::{self, Member, Update};
 use super::rows::{Changes, Joining, Position};
 use crate::error::Result;
 use crate::row::take;
+use crate::store::df::{Field, WordChanges};
 
 /// Rows per multi-row `INSERT`.
 const CHUNK: usize = 500;
@@ -140,7 +142,7 @@ async fn settle_group(
     grp: &[u8],
     positions: &[Position],
     joining: Vec<Joining>,
-    window: usize,
+    (window, words): (usize, &mut WordChanges),
 ) -> Result<i64> {
     let (Some(lo), Some(hi)) = (positions.iter().min(), positions.iter().max()) else {
         return Ok(0);
@@ -161,6 +163,21 @@ async fn settle_group(
     let start = before.saturating_sub(window);
     let end = before + middle + after.min(window);
     let updates = fields::changed(&members, start..end, window);
+    let stored: std::collections::HashMap<i64, &Member> = members
+        .iter()
+        .filter(|m| m.stored)
+        .map(|m| (m.doc, m))
+        .collect();
+    for u in &updates {
+        let id = u.position.2.as_slice();
+        if let Some(m) = stored.get(&u.doc) {
+            // Its own words are unchanged: a member whose item was
+            // rewritten left its sequence and joins again, not stored.
+            words.was(id, Field::Own, &m.terms);
+            words.was(id, Field::Context, &m.context_terms);
+        }
+        words.set(id, Field::Context, u.context_terms.clone());
+    }
     let delta = updates.iter().map(|u| u.delta).sum();
     write(tx, grp, updates).await?;
     Ok(delta)
@@ -168,7 +185,8 @@ async fn settle_group(
 
 /// Writes the rows of the members joining and derives again every field
 /// the write changed (members within `window` of a position in
-/// `changes`); returns the change of the context statistics.
+/// `changes`), recording the fields it wrote in `words`; returns the
+/// change of the context statistics.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
@@ -176,11 +194,12 @@ pub(crate) async fn settle(
     tx: &mut Transaction<'_>,
     mut changes: Changes,
     window: usize,
+    words: &mut WordChanges,
 ) -> Result<ContextDelta> {
     let mut context_len = changes.context_len;
     for (grp, positions) in &changes.at {
         let joining = changes.joining.remove(grp).unwrap_or_default();
-        context_len += settle_group(tx, grp, positions, joining, window).await?;
+        context_len += settle_group(tx, grp, positions, joining, (window, words)).await?;
     }
     Ok(ContextDelta {
         grouped: changes.grouped,

@@ -1,22 +1,23 @@
-//! Which query words a long-term search must match: the MaxScore argument
-//! (Turtle & Flood 1995, "Query evaluation: strategies and optimizations",
-//! IP&M 31(6)).
+//! Which query words a search must match: the MaxScore argument (Turtle &
+//! Flood 1995, "Query evaluation: strategies and optimizations", IP&M
+//! 31(6)), for the store's and long-term memory's searches.
 //!
-//! A word adds at most `idf · (k1 + 1)` to any entry's BM25 score (its
-//! saturated term frequency stays below `k1 + 1`). Words are taken rarest
-//! first (largest bound first); the first `e` are *essential* and matched in
-//! the `FULLTEXT` index, their candidates scored exactly with every word.
-//! An entry holding none of them scores below the sum of the other words'
-//! bounds, so when the `k`-th best candidate scores above that sum, the
-//! candidates' top `k` is the scope's; otherwise one more word becomes
-//! essential. With every word essential the search is exhaustive.
+//! A word adds at most `idf · (k1 + 1)` to any document's BM25 (or BM25F)
+//! score: its saturated term frequency stays below `k1 + 1`. Words are
+//! taken largest bound (rarest) first; the first `e` are *essential* and
+//! matched in the `FULLTEXT` index, their candidates scored exactly with
+//! every word. A document holding none of them scores below the sum of the
+//! other words' bounds, so when the `k`-th best candidate scores above that
+//! sum, the candidates' top `k` is the collection's; otherwise one more word
+//! becomes essential. With every word essential the search is exhaustive.
 //!
-//! In the bench corpus the stemmed `user` is in 70% of the entries: its
-//! bound is `2.2e-6` (FTS5's idf is floored at `1e-6` for words in more than
-//! half the entries) against 15 for a word in 100 of 100,000, so a query
-//! holding it matches only its other words, unless they cannot fill the top
-//! `k`.
+//! In the bench corpus the stemmed `user` is in 70% of long-term entries:
+//! its bound is `2.2e-6` (FTS5's idf is floored at `1e-6` for words in more
+//! than half the entries) against 15 for a word in 100 of 100,000, so a
+//! query holding it matches only its other words, unless they cannot fill
+//! the top `k`.
 
+#[cfg(test)]
 use agcore_memory::retriever::Bm25;
 
 /// Relative slack on the bound: float rounding in the server never prunes
@@ -26,7 +27,7 @@ const SLACK: f64 = 1e-9;
 /// The plan for one query: words in the order they become essential.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Pruning {
-    /// Word indices, rarest first (ties in query order).
+    /// Word indices, largest bound first (ties in query order).
     order: Vec<usize>,
     /// `rest[e]`: the sum of the bounds of `order[e..]`.
     rest: Vec<f64>,
@@ -35,17 +36,13 @@ pub(crate) struct Pruning {
 }
 
 impl Pruning {
-    /// The plan for words of document frequencies `dfs` (each ≥ 1) in a
-    /// scope of `docs` entries, scored with FTS5's idf
-    /// ([`Bm25::fts5_idf`]) and `k1`.
-    pub(crate) fn new(docs: f64, dfs: &[f64], k1: f64) -> Self {
-        let mut order: Vec<usize> = (0..dfs.len()).collect();
-        let df = |i: usize| dfs.get(i).copied().unwrap_or(0.0);
-        order.sort_by(|&a, &b| df(a).total_cmp(&df(b)).then(a.cmp(&b)));
-        let bounds: Vec<f64> = order
-            .iter()
-            .map(|&i| Bm25::fts5_idf(docs, df(i)) * (k1 + 1.0))
-            .collect();
+    /// The plan for words whose scores are at most `bounds` (`idf · (k1 +
+    /// 1)` each, in query order; not negative).
+    pub(crate) fn new(bounds: &[f64]) -> Self {
+        let mut order: Vec<usize> = (0..bounds.len()).collect();
+        let bound = |i: usize| bounds.get(i).copied().unwrap_or(0.0);
+        order.sort_by(|&a, &b| bound(b).total_cmp(&bound(a)).then(a.cmp(&b)));
+        let bounds: Vec<f64> = order.iter().map(|&i| bound(i)).collect();
         let mut rest: Vec<f64> = bounds
             .iter()
             .rev()
@@ -115,9 +112,17 @@ impl Pruning {
         }
     }
 
+    /// Whether no document outside the candidates of `e` essential words
+    /// can score `score` or more (their scores are below the other words'
+    /// bounds): with a minimum score, fewer than `limit` candidates reaching
+    /// it then settle the search too.
+    pub(crate) fn below(&self, e: usize, score: f64) -> bool {
+        e >= self.len() || self.rest.get(e).is_some_and(|r| r * (1.0 + SLACK) < score)
+    }
+
     /// Whether the top `limit` of the candidates of `e` essential words,
     /// of which `found` were found and the last scores `kth`, is the
-    /// scope's top `limit`.
+    /// collection's top `limit`.
     pub(crate) fn settled(&self, e: usize, found: usize, limit: usize, kth: Option<f64>) -> bool {
         if e >= self.len() {
             return true;
@@ -132,9 +137,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The plan of long-term memory: FTS5's idf over `docs` entries.
+    fn fts5(docs: f64, dfs: &[f64]) -> Pruning {
+        let bounds: Vec<f64> = dfs
+            .iter()
+            .map(|&df| Bm25::fts5_idf(docs, df) * 2.2)
+            .collect();
+        Pruning::new(&bounds)
+    }
+
     #[test]
     fn rare_words_become_essential_first() {
-        let p = Pruning::new(100_000.0, &[70_000.0, 100.0, 5_000.0], 1.2);
+        let p = fts5(100_000.0, &[70_000.0, 100.0, 5_000.0]);
         assert_eq!(p.essential(1), [1]);
         assert_eq!(p.essential(2), [1, 2]);
         assert_eq!(p.next(0), 1);
@@ -143,12 +157,14 @@ mod tests {
         assert!(!p.settled(2, 4, 5, Some(10.0)));
         assert!(!p.settled(1, 5, 5, Some(0.5)));
         assert!(p.settled(3, 0, 5, None));
+        // A minimum score above the pruned bounds settles with fewer found.
+        assert!(p.below(2, 1.0) && !p.below(1, 1.0) && p.below(3, 0.0));
     }
 
     #[test]
     fn equal_words_are_all_matched_before_settling() {
         // Two words of equal frequency: one alone can never outscore the other.
-        let p = Pruning::new(1_000.0, &[10.0, 10.0], 1.2);
+        let p = fts5(1_000.0, &[10.0, 10.0]);
         assert_eq!(p.next(0), 2);
         assert_eq!(p.essential(2), [0, 1]);
     }
@@ -161,7 +177,7 @@ mod tests {
             dfs in proptest::collection::vec(1.0_f64..1_000.0, 1..8),
             kth in 0.0_f64..40.0,
         ) {
-            let p = Pruning::new(1_000.0, &dfs, 1.2);
+            let p = fts5(1_000.0, &dfs);
             let mut e = p.next(0);
             while e < p.len() {
                 if p.settled(e, 10, 10, Some(kth)) {
