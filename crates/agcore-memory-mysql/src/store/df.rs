@@ -214,12 +214,14 @@ pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Res
     Ok(())
 }
 
-/// Forgets what the frequencies were counted for, so the next [`sync`]
-/// counts them again (the words were re-indexed).
+/// Forgets what the context fields were derived with and what the
+/// frequencies were counted for, so the next open derives and counts them
+/// again (the words they are made of were re-indexed).
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
+    super::context::mark_stale(conn).await?;
     conn.exec_drop("DELETE FROM agcore_store_meta WHERE name = ?", (META_KEY,))
         .await?;
     Ok(())

@@ -12,18 +12,7 @@ mod stats;
 mod write;
 
 pub(crate) use context::sync as sync_context;
-pub(crate) use df::sync as sync_df;
-
-/// Forgets what the context fields were derived with and what the
-/// document frequencies were counted for: the next open derives and counts
-/// them again (the words they are made of were re-indexed).
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn mark_stale(conn: &mut mysql_async::Conn) -> Result<()> {
-    context::mark_stale(conn).await?;
-    df::mark_stale(conn).await
-}
+pub(crate) use df::{mark_stale, sync as sync_df};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
