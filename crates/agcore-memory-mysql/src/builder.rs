@@ -19,6 +19,7 @@ pub struct MysqlDatabaseBuilder {
     acquire_timeout: Duration,
     eviction: EvictionConfig,
     context: Option<ContextField>,
+    min_pruned_rows: u64,
 }
 
 impl Default for MysqlDatabaseBuilder {
@@ -28,6 +29,7 @@ impl Default for MysqlDatabaseBuilder {
             acquire_timeout: Duration::from_secs(10),
             eviction: EvictionConfig::none(),
             context: Some(ContextField::default()),
+            min_pruned_rows: crate::prune::MIN_SAVED_ROWS,
         }
     }
 }
@@ -61,6 +63,20 @@ impl MysqlDatabaseBuilder {
     /// capacity drops the oldest by `created_at`, then id.
     pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
         self.eviction = eviction;
+        self
+    }
+
+    /// The fewest `FULLTEXT` matches a search must leave out to search in
+    /// rounds (default 1,000). Searches match the rarest query words first
+    /// and leave out words that cannot change the top results (MaxScore,
+    /// see the crate README); each round is a statement, and InnoDB takes
+    /// about 3 µs per matching row against 1–2 ms per statement, so when
+    /// the words a round would leave out match fewer documents than this
+    /// together, every word is matched in one statement. 0 searches in
+    /// rounds whenever the bounds allow. The results are the same for any
+    /// value; only the number and cost of statements change.
+    pub fn min_pruned_rows(mut self, rows: u64) -> Self {
+        self.min_pruned_rows = rows;
         self
     }
 
@@ -130,7 +146,7 @@ impl MysqlDatabaseBuilder {
             shown.clone(),
             self.acquire_timeout,
             self.eviction,
-            self.context,
+            (self.context, self.min_pruned_rows),
         )
         .await
         .map_err(|e| match e {

@@ -54,6 +54,7 @@ pub struct MysqlDatabase {
     version: String,
     eviction: EvictionConfig,
     context: Option<ContextField>,
+    min_pruned_rows: u64,
 }
 
 impl std::fmt::Debug for MysqlDatabase {
@@ -86,7 +87,7 @@ impl MysqlDatabase {
         location: String,
         timeout: Duration,
         eviction: EvictionConfig,
-        context: Option<ContextField>,
+        (context, min_pruned_rows): (Option<ContextField>, u64),
     ) -> Result<Self, MemoryError> {
         let conns = Connections {
             pool,
@@ -117,6 +118,7 @@ impl MysqlDatabase {
             version,
             eviction,
             context,
+            min_pruned_rows,
         })
     }
 
@@ -140,13 +142,13 @@ impl MysqlDatabase {
         MysqlStore::new(
             self.conns.clone(),
             self.eviction.clone(),
-            self.context.clone(),
+            (self.context.clone(), self.min_pruned_rows),
         )
     }
 
     /// The long-term memory backend on this database.
     pub fn long_term(&self) -> MysqlLongTerm {
-        MysqlLongTerm::new(self.conns.clone())
+        MysqlLongTerm::new(self.conns.clone(), self.min_pruned_rows)
     }
 
     /// The store, long-term memory and vectors as a [`Storage`] (password redacted in

@@ -11,6 +11,13 @@
 //! sum, the candidates' top `k` is the collection's; otherwise one more word
 //! becomes essential. With every word essential the search is exhaustive.
 //!
+//! A round that leaves out few rows is not worth its statement: when the
+//! words left out match fewer documents together than a minimum
+//! ([`MIN_SAVED_ROWS`] by default), every word is matched at once (one
+//! statement, exhaustive). Small collections and queries of rare words thus
+//! cost one statement. Nor does a round start whose words match fewer
+//! documents together than the results asked for: it could not settle.
+//!
 //! In the bench corpus the stemmed `user` is in 70% of long-term entries:
 //! its bound is `2.2e-6` (FTS5's idf is floored at `1e-6` for words in more
 //! than half the entries) against 15 for a word in 100 of 100,000, so a
@@ -24,6 +31,13 @@ use agcore_memory::retriever::Bm25;
 /// an entry whose exact score reaches the `k`-th.
 const SLACK: f64 = 1e-9;
 
+/// Documents the words left out of a round must match together, by
+/// default, for the round to be worth a statement: InnoDB's `FULLTEXT`
+/// index takes about 3 µs per matching row and a search statement 1–2 ms
+/// before it matches anything (MariaDB 10.11, `docs/backends.md`), so
+/// leaving out fewer rows than this saves less than another round may cost.
+pub(crate) const MIN_SAVED_ROWS: u64 = 1_000;
+
 /// The plan for one query: words in the order they become essential.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Pruning {
@@ -33,12 +47,20 @@ pub(crate) struct Pruning {
     rest: Vec<f64>,
     /// `head[e]`: the sum of the bounds of `order[..e]`.
     head: Vec<f64>,
+    /// `rows[e]`: the sum of the document frequencies of `order[e..]`.
+    rows: Vec<f64>,
+    /// The fewest rows a round must leave out.
+    min_saved: f64,
+    /// The results asked for (`k`).
+    limit: f64,
 }
 
 impl Pruning {
     /// The plan for words whose scores are at most `bounds` (`idf · (k1 +
-    /// 1)` each, in query order; not negative).
-    pub(crate) fn new(bounds: &[f64]) -> Self {
+    /// 1)` each, in query order; not negative) and whose document
+    /// frequencies are `dfs`; a round leaves out at least `min_saved` rows
+    /// or none.
+    pub(crate) fn new(bounds: &[f64], dfs: &[f64], min_saved: u64) -> Self {
         let mut order: Vec<usize> = (0..bounds.len()).collect();
         let bound = |i: usize| bounds.get(i).copied().unwrap_or(0.0);
         order.sort_by(|&a, &b| bound(b).total_cmp(&bound(a)).then(a.cmp(&b)));
@@ -59,7 +81,30 @@ impl Pruning {
                 Some(*sum)
             }))
             .collect();
-        Self { order, rest, head }
+        let mut rows: Vec<f64> = (order.iter().rev())
+            .scan(0.0, |sum, &i| {
+                *sum += dfs.get(i).copied().unwrap_or(0.0);
+                Some(*sum)
+            })
+            .collect();
+        rows.reverse();
+        rows.push(0.0);
+        Self {
+            order,
+            rest,
+            head,
+            rows,
+            min_saved: min_saved as f64,
+            limit: 0.0,
+        }
+    }
+
+    /// The plan for a search asking for `limit` results: no round starts
+    /// whose essential words match fewer documents together (it could not
+    /// find `limit` candidates).
+    pub(crate) fn for_limit(mut self, limit: usize) -> Self {
+        self.limit = limit as f64;
+        self
     }
 
     /// Number of words.
@@ -76,15 +121,33 @@ impl Pruning {
 
     /// The smallest number of essential words, at least `from`, that can
     /// settle a search: below it no candidate could outscore the others'
-    /// bounds (its best possible score is the essential bounds' sum).
+    /// bounds (its best possible score is the essential bounds' sum), or
+    /// the essential words match fewer documents than the limit.
     pub(crate) fn next(&self, from: usize) -> usize {
         let n = self.len();
-        (from.max(1)..n)
-            .find(|&e| match (self.head.get(e), self.rest.get(e)) {
-                (Some(head), Some(rest)) => *head > rest * (1.0 + SLACK),
-                _ => true,
-            })
-            .unwrap_or(n)
+        let all = self.rows.first().copied().unwrap_or(0.0);
+        let e = (from.max(1)..n)
+            .find(
+                |&e| match (self.head.get(e), self.rest.get(e), self.rows.get(e)) {
+                    (Some(head), Some(rest), Some(left)) => {
+                        *head > rest * (1.0 + SLACK) && all - left >= self.limit
+                    }
+                    _ => true,
+                },
+            )
+            .unwrap_or(n);
+        self.worth(e)
+    }
+
+    /// `e`, or every word when the words after the first `e` match too few
+    /// documents to be worth leaving out.
+    fn worth(&self, e: usize) -> usize {
+        let saved = self.rows.get(e).copied().unwrap_or(0.0);
+        if saved < self.min_saved {
+            self.len()
+        } else {
+            e
+        }
     }
 
     /// The number of essential words for the next round after `e` did not
@@ -105,9 +168,11 @@ impl Pruning {
             return n;
         }
         match kth {
-            Some(kth) if found >= limit => (e + 1..n)
-                .find(|&e| self.rest.get(e).is_some_and(|r| r * (1.0 + SLACK) < kth))
-                .unwrap_or(n),
+            Some(kth) if found >= limit => self.worth(
+                (e + 1..n)
+                    .find(|&e| self.rest.get(e).is_some_and(|r| r * (1.0 + SLACK) < kth))
+                    .unwrap_or(n),
+            ),
             _ => self.next(e + 1),
         }
     }
@@ -143,7 +208,7 @@ mod tests {
             .iter()
             .map(|&df| Bm25::fts5_idf(docs, df) * 2.2)
             .collect();
-        Pruning::new(&bounds)
+        Pruning::new(&bounds, dfs, MIN_SAVED_ROWS)
     }
 
     #[test]
@@ -162,6 +227,24 @@ mod tests {
     }
 
     #[test]
+    fn few_rows_left_out_are_matched_at_once() {
+        // 900 rows left out: not worth a round of its own.
+        let p = fts5(100_000.0, &[10.0, 900.0]);
+        assert_eq!(p.next(0), 2);
+        let p = fts5(100_000.0, &[10.0, 9_000.0]);
+        assert_eq!(p.next(0), 1);
+        // Essential words matching fewer documents than asked for do not
+        // start a round.
+        let p = fts5(100_000.0, &[10.0, 9_000.0]);
+        assert_eq!(p.clone().for_limit(10).next(0), 1);
+        assert_eq!(p.for_limit(11).next(0), 2);
+        // A jump that would leave out few rows takes every word.
+        let p = fts5(100_000.0, &[10.0, 20.0, 600.0, 700.0]);
+        assert_eq!(p.next(0), 2);
+        assert_eq!(p.after(2, 10, 10, Some(6.0), 1), 4);
+    }
+
+    #[test]
     fn equal_words_are_all_matched_before_settling() {
         // Two words of equal frequency: one alone can never outscore the other.
         let p = fts5(1_000.0, &[10.0, 10.0]);
@@ -174,16 +257,16 @@ mod tests {
         /// reach the k-th score, and plans grow to exhaustive.
         #[test]
         fn a_settled_plan_prunes_only_what_cannot_enter(
-            dfs in proptest::collection::vec(1.0_f64..1_000.0, 1..8),
+            dfs in proptest::collection::vec(1.0_f64..100_000.0, 1..8),
             kth in 0.0_f64..40.0,
         ) {
-            let p = fts5(1_000.0, &dfs);
+            let p = fts5(100_000.0, &dfs);
             let mut e = p.next(0);
             while e < p.len() {
                 if p.settled(e, 10, 10, Some(kth)) {
                     let pruned: f64 = p.order[e..]
                         .iter()
-                        .map(|&i| Bm25::fts5_idf(1_000.0, dfs[i]) * 2.2)
+                        .map(|&i| Bm25::fts5_idf(100_000.0, dfs[i]) * 2.2)
                         .sum();
                     prop_assert!(pruned < kth);
                 }

@@ -188,10 +188,15 @@ async fn pruned_search_equals_the_reference() {
         .collect();
     let (common, rare) = common_and_rare(&items);
     let reference = InMemoryStore::new();
-    let (db, _) = support::fresh(&base, "storeprune", EvictionConfig::none()).await;
-    let plain = support::fresh_with(&base, "storeprune", EvictionConfig::none(), None)
-        .await
-        .0;
+    // Rounds whenever the bounds allow, so that 3,000 items prune too.
+    let pruning = |url: String, field| async move {
+        let builder = MysqlDatabase::builder().min_pruned_rows(0);
+        builder.context_field(field).open(&url).await.unwrap()
+    };
+    let (_, url) = support::fresh(&base, "storeprune", EvictionConfig::none()).await;
+    let db = pruning(url, Some(ContextField::default())).await;
+    let (_, url) = support::fresh_with(&base, "storeprune", EvictionConfig::none(), None).await;
+    let plain = pruning(url, None).await;
     let plain_reference = InMemoryStore::new().with_context_field(None);
     for chunk in items.chunks(500) {
         reference.save_many(chunk.to_vec()).await.unwrap();

@@ -44,6 +44,8 @@ use retry::retry;
 pub struct MysqlLongTerm {
     conns: Connections,
     known: Arc<seen::Seen>,
+    /// See [`MysqlDatabaseBuilder::min_pruned_rows`](crate::MysqlDatabaseBuilder::min_pruned_rows).
+    min_pruned_rows: u64,
 }
 
 impl std::fmt::Debug for MysqlLongTerm {
@@ -53,10 +55,11 @@ impl std::fmt::Debug for MysqlLongTerm {
 }
 
 impl MysqlLongTerm {
-    pub(crate) fn new(conns: Connections) -> Self {
+    pub(crate) fn new(conns: Connections, min_pruned_rows: u64) -> Self {
         Self {
             conns,
             known: Arc::default(),
+            min_pruned_rows,
         }
     }
 }
@@ -155,6 +158,7 @@ impl LongTermBackend for MysqlLongTerm {
         request: &SearchRequest,
     ) -> Result<Vec<ScoredEntry>, MemoryError> {
         retry(|| async move {
+            let request = (request, self.min_pruned_rows);
             search::search(&mut self.conns.get().await?, scope, query, request).await
         })
         .await

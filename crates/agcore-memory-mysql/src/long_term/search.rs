@@ -48,11 +48,13 @@ async fn scope_stats(conn: &mut Conn, scope: &MemoryScope) -> Result<Option<Scop
     }))
 }
 
+/// The scope's top `request.limit` entries for `query`; `min_saved` is the
+/// fewest rows a round of its own must leave out ([`Pruning::new`]).
 pub(crate) async fn search(
     conn: &mut Conn,
     scope: &MemoryScope,
     query: &str,
-    request: &SearchRequest,
+    (request, min_saved): (&SearchRequest, u64),
 ) -> Result<Vec<ScoredEntry>> {
     let tokens = terms::query_tokens(query);
     if tokens.is_empty() || request.limit == 0 {
@@ -77,7 +79,7 @@ pub(crate) async fn search(
         .iter()
         .map(|&df| Bm25::fts5_idf(stats.docs, df) * k1p)
         .collect();
-    let plan = Pruning::new(&bounds);
+    let plan = Pruning::new(&bounds, &dfs, min_saved).for_limit(request.limit);
     let mut essential = plan.next(0);
     let mut round = 0;
     loop {

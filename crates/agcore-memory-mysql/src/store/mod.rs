@@ -58,6 +58,8 @@ struct Inner {
     context: Option<ContextField>,
     /// Document-frequency rows known to exist.
     known: crate::doc_freq::KnownWords,
+    /// See [`crate::MysqlDatabaseBuilder::min_pruned_rows`].
+    min_pruned_rows: u64,
 }
 
 impl std::fmt::Debug for MysqlStore {
@@ -75,7 +77,7 @@ impl MysqlStore {
     pub(crate) fn new(
         conns: Connections,
         eviction: EvictionConfig,
-        context: Option<ContextField>,
+        (context, min_pruned_rows): (Option<ContextField>, u64),
     ) -> Self {
         let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
         let shard =
@@ -88,6 +90,7 @@ impl MysqlStore {
                 shard,
                 context,
                 known: crate::doc_freq::KnownWords::default(),
+                min_pruned_rows,
             }),
         }
     }
@@ -289,7 +292,13 @@ impl MemoryStore for MysqlStore {
         let run = async {
             let mut conn = self.conns.get().await?;
             let weight = self.context_field().map_or(0.0, |c| c.weight);
-            search::search(&mut conn, query, options, weight).await
+            search::search(
+                &mut conn,
+                query,
+                options,
+                (weight, self.inner.min_pruned_rows),
+            )
+            .await
         };
         Ok(run.await?)
     }

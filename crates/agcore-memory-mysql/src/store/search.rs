@@ -141,12 +141,13 @@ fn scored(
 }
 
 /// The top `options.limit` items for `query`, best first; `weight` is the
-/// context field's (0: none).
+/// context field's (0: none), `min_saved` the fewest rows a round of its
+/// own must leave out ([`Pruning::new`]).
 pub(crate) async fn search(
     conn: &mut Conn,
     query: &str,
     options: &SearchOptions,
-    weight: f64,
+    (weight, min_saved): (f64, u64),
 ) -> Result<Vec<ScoredItem>> {
     let all = terms::words("", &terms::query_tokens(query));
     if all.is_empty() {
@@ -170,7 +171,7 @@ pub(crate) async fn search(
     let bounds: Vec<f64> = (stats.dfs.iter())
         .map(|&df| Bm25::idf(stats.docs, df) * (bm25.k1 + 1.0))
         .collect();
-    let plan = Pruning::new(&bounds);
+    let plan = Pruning::new(&bounds, &stats.dfs, min_saved).for_limit(options.limit);
     let mut essential = plan.next(0);
     let mut round = 0;
     loop {
