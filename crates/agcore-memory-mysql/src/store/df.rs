@@ -167,12 +167,7 @@ fn counted_for(context: Option<&ContextField>) -> String {
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
     let wanted = counted_for(context);
-    let built: Option<String> = conn
-        .exec_first(
-            "SELECT value FROM agcore_store_meta WHERE name = ?",
-            (META_KEY,),
-        )
-        .await?;
+    let built = super::schema::meta(conn, META_KEY).await?;
     if built.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }

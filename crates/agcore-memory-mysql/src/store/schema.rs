@@ -31,7 +31,24 @@
 //! would not keep the fields current) refuse them too. Version 4 adds the
 //! document frequencies, for the same reason.
 
+use mysql_async::Conn;
+use mysql_async::prelude::Queryable;
+
+use crate::error::Result;
 use crate::migrate::Component;
+
+/// The value of the `agcore_store_meta` row `name`, if any.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server.
+pub(crate) async fn meta(conn: &mut Conn, name: &str) -> Result<Option<String>> {
+    Ok(conn
+        .exec_first(
+            "SELECT value FROM agcore_store_meta WHERE name = ?",
+            (name,),
+        )
+        .await?)
+}
 
 /// Counter rows of `agcore_item_stats`.
 pub(crate) const STAT_SHARDS: i16 = 16;

@@ -90,12 +90,7 @@ pub(crate) fn group_of(context: &ContextField, item: &MemoryItem) -> Option<Vec<
 /// [`crate::MysqlError`] from the server; nothing changes then.
 pub(crate) async fn sync(conn: &mut Conn, configured: Option<&ContextField>) -> Result<()> {
     let wanted = settings(configured);
-    let recorded: Option<String> = conn
-        .exec_first(
-            "SELECT value FROM agcore_store_meta WHERE name = ?",
-            (META_KEY,),
-        )
-        .await?;
+    let recorded = crate::store::schema::meta(conn, META_KEY).await?;
     if recorded.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }
