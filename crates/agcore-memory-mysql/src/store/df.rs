@@ -27,7 +27,7 @@ use crate::terms;
 pub(crate) const TABLE: DfTable = DfTable::STORE;
 
 /// The meta row recording what the frequencies were counted for.
-const META_KEY: &str = "df";
+pub(crate) const META_KEY: &str = "df";
 
 /// Items read per batch when counting afresh.
 const SCAN_BATCH: i64 = 1_000;
@@ -206,19 +206,6 @@ pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Res
     )
     .await?;
     tracing::info!(from = ?built, to = %wanted, "mysql memory store: document frequencies counted");
-    Ok(())
-}
-
-/// Forgets what the context fields were derived with and what the
-/// frequencies were counted for, so the next open derives and counts them
-/// again (the words they are made of were re-indexed).
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
-    super::context::mark_stale(conn).await?;
-    conn.exec_drop("DELETE FROM agcore_store_meta WHERE name = ?", (META_KEY,))
-        .await?;
     Ok(())
 }
 

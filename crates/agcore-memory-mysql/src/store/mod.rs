@@ -12,7 +12,8 @@ mod stats;
 mod write;
 
 pub(crate) use context::sync as sync_context;
-pub(crate) use df::{mark_stale, sync as sync_df};
+pub(crate) use df::sync as sync_df;
+pub(crate) use schema::mark_stale;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -37,6 +37,22 @@ use mysql_async::prelude::Queryable;
 use crate::error::Result;
 use crate::migrate::Component;
 
+/// Forgets what the context fields were derived with and what the
+/// document frequencies were counted for (their meta rows), so the next
+/// open derives and counts them again: the words they are made of were
+/// re-indexed.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server.
+pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
+    conn.exec_drop(
+        "DELETE FROM agcore_store_meta WHERE name IN (?, ?)",
+        (super::context::META_KEY, super::df::META_KEY),
+    )
+    .await?;
+    Ok(())
+}
+
 /// The value of the `agcore_store_meta` row `name`, if any.
 ///
 /// # Errors

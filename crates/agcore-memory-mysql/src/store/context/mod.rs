@@ -34,7 +34,6 @@ mod settle;
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
 use mysql_async::Conn;
-use mysql_async::prelude::Queryable;
 use sha2::{Digest, Sha256};
 
 use crate::error::Result;
@@ -43,7 +42,7 @@ pub(crate) use rows::{Changes, Joining, enter, groups_of, leave, lock_groups};
 pub(crate) use settle::{ContextDelta, settle};
 
 /// The meta row recording the settings the fields were derived with.
-const META_KEY: &str = "context_field";
+pub(crate) const META_KEY: &str = "context_field";
 
 /// Windows larger than this are this (longer than any sequence; keeps the
 /// `LIMIT` arithmetic in range).
@@ -96,17 +95,6 @@ pub(crate) async fn sync(conn: &mut Conn, configured: Option<&ContextField>) -> 
     }
     rebuild::rebuild(conn, configured, &wanted).await?;
     tracing::info!(from = ?recorded, to = %wanted, "mysql memory store: context fields derived");
-    Ok(())
-}
-
-/// Forgets the recorded settings, so the next [`sync`] derives every field
-/// again (the `terms` they are made of were re-indexed).
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
-    conn.exec_drop("DELETE FROM agcore_store_meta WHERE name = ?", (META_KEY,))
-        .await?;
     Ok(())
 }
 
