@@ -1,7 +1,8 @@
 //! MySQL / MariaDB beside SQLite, in one run on the same data
 //! (`agcore_memory::testkit::corpus`): batched insert rate (`save_many` of
 //! 1,000 items), single save, get by id, and search p50/p99 (top 10) at 10k
-//! and 100k memories. Ratios are SQLite / MySQL for times (above 1:
+//! and 100k memories, also for queries of two of the 8 most frequent words
+//! (`common`). Ratios are SQLite / MySQL for times (above 1:
 //! MySQL faster) and MySQL / SQLite for rates. Then long-term
 //! prefetch (`ScopedMemory::search`, top 5) p50/p99 with 100k entries in one
 //! scope among 100 (`support/long_term.rs`).
@@ -42,6 +43,8 @@ struct Figures {
     save: Percentiles,
     get: Percentiles,
     search: Percentiles,
+    /// Searches for two of the 8 most frequent words.
+    common: Percentiles,
 }
 
 /// A store in a fresh database `agbench_{tag}`.
@@ -89,11 +92,19 @@ async fn measure(store: Arc<dyn MemoryStore>, corpus: &Corpus, n: usize) -> Figu
         }
     })
     .await;
+    let common = percentiles(&corpus.common_queries(100, 8, 13), |q| {
+        let store = Arc::clone(&store);
+        async move {
+            store.search(&q, &SearchOptions::top_k(10)).await.unwrap();
+        }
+    })
+    .await;
     Figures {
         insert_per_s,
         save,
         get,
         search,
+        common,
     }
 }
 
@@ -133,6 +144,8 @@ fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
         println!("n={n}: {}", line("get p50", s.get.p50, p.get.p50));
         println!("n={n}: {}", line("search p50", s.search.p50, p.search.p50));
         println!("n={n}: {}", line("search p99", s.search.p99, p.search.p99));
+        println!("n={n}: {}", line("common p50", s.common.p50, p.common.p50));
+        println!("n={n}: {}", line("common p99", s.common.p99, p.common.p99));
     }
 }
 

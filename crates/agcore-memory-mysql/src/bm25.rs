@@ -1,129 +1,97 @@
-//! BM25 in SQL over the candidates of a `FULLTEXT` match: term frequencies
-//! counted in each candidate's `terms` column (see [`crate::terms`]),
-//! document frequencies given (kept by the writers, see
-//! [`crate::doc_freq`]).
+//! BM25 and BM25F in SQL over the candidates of a search: one flat
+//! expression per candidate row, whose term frequencies are counted in the
+//! row's token columns (see [`crate::terms`]) and whose every constant —
+//! idf, length normalisation, field weight — is computed here and bound as
+//! a `DOUBLE`.
+//!
+//! Per query word `i` and field `f` (the own text, and the store's context
+//! field of neighbouring turns), with `K_f = k1 · (1 − b + b · len_f /
+//! avg_f)`:
+//!
+//! ```text
+//! x_i     = Σ_f w_f · tf_if / K_f          (w = 1 for the own text)
+//! score   = Σ_i idf_i · (k1 + 1) · (1 − 1 / (x_i + 1))
+//! ```
+//!
+//! which is `idf · (k1 + 1) · tf / (tf + K)` — BM25 — for one field, and
+//! [`Bm25F`](agcore_memory::retriever::Bm25F) (normalised frequencies
+//! weighted, summed, saturated once) for two, with `k1 = 1.2`, `b = 0.75`
+//! and no length normalisation of a field whose lengths are all 0: the
+//! arithmetic of `agcore_memory::retriever`, to float rounding. Each term
+//! frequency appears once in the expression, so the server counts it once
+//! per row; statistics computed in SQL per row (the idf's logarithm, the
+//! mean length) or derived tables, which MariaDB merges into the outer
+//! query by repeating their expressions, cost about twice the time.
 
 use agcore_memory::retriever::Bm25;
+use mysql_async::Value;
 
-/// BM25 over the candidates of one `MATCH`, in one statement: the SQL
-/// fragments for `n` query words. The term frequencies of each candidate
-/// come from its `terms` column, the document frequencies, collection size
-/// and total length from parameters; idf is [`Bm25::idf`] for the store and
-/// FTS5's ([`Bm25::fts5_idf`], floored at `1e-6`) for long-term memory, with
-/// `k1 = 1.2`, `b = 0.75` and no length normalisation when every document
-/// is empty — the arithmetic of `agcore_memory::retriever::Bm25`, so scores
-/// equal the SQLite backend's.
-pub(crate) struct Bm25Sql {
-    n: usize,
-    fts5_idf: bool,
+/// One BM25F field of the candidate rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Field<'a> {
+    /// The SQL of the row's token column (` word ` per occurrence).
+    pub(crate) terms: &'a str,
+    /// The SQL of the row's length in tokens.
+    pub(crate) len: &'a str,
+    /// The field's mean length over the rows that have it (0: none, not
+    /// length-normalised).
+    pub(crate) avg_len: f64,
+    /// The field's weight (the own text: 1).
+    pub(crate) weight: f64,
 }
 
-impl Bm25Sql {
-    /// The store's fragments for `n` words (at least 1): idf
-    /// `ln(1 + (N − df + 0.5) / (df + 0.5))`, as [`Bm25::idf`].
-    pub(crate) fn new(n: usize) -> Self {
-        Self {
-            n: n.max(1),
-            fts5_idf: false,
-        }
-    }
-
-    /// Long-term memory's fragments for `n` words: FTS5's idf, as
-    /// [`Bm25::fts5_idf`].
-    pub(crate) fn fts5(n: usize) -> Self {
-        Self {
-            n: n.max(1),
-            fts5_idf: true,
-        }
-    }
-
-    /// `tf0, tf1, …` of the row whose token column is `terms`: one pair of
-    /// `?` per word, bound by [`Self::tf_params`].
-    pub(crate) fn tf_columns(&self, terms: &str) -> String {
-        (0..self.n)
-            .map(|i| format!("(LENGTH({terms}) - LENGTH(REPLACE({terms}, ?, ''))) DIV ? AS tf{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The parameters of [`Self::tf_columns`]: each word's ` word ` pattern
-    /// and its length.
-    pub(crate) fn tf_params(words: &[String]) -> Vec<mysql_async::Value> {
-        let mut out = Vec::with_capacity(2 * words.len());
-        for word in words {
+/// The score of a candidate row for `words` with the given `idfs` (one per
+/// word) over `fields`, and its parameters in the order of their `?`.
+pub(crate) fn score(words: &[String], idfs: &[f64], fields: &[Field<'_>]) -> (String, Vec<Value>) {
+    let bm25 = Bm25::default();
+    let mut params = Vec::with_capacity(words.len() * (1 + 5 * fields.len()));
+    let mut terms = Vec::with_capacity(words.len());
+    for (word, idf) in words.iter().zip(idfs) {
+        params.push(Value::Double(idf * (bm25.k1 + 1.0)));
+        let mut parts = Vec::with_capacity(fields.len());
+        for (n, field) in fields.iter().enumerate() {
             let pattern = format!(" {word} ");
-            let len = i64::try_from(pattern.len()).unwrap_or(i64::MAX);
-            out.push(mysql_async::Value::from(pattern));
-            out.push(mysql_async::Value::Int(len));
+            let width = i64::try_from(pattern.len()).unwrap_or(i64::MAX);
+            let (a, c) = saturation(bm25, field.avg_len);
+            let tf = format!(
+                "((LENGTH({t}) - LENGTH(REPLACE({t}, ?, ''))) DIV ?)",
+                t = field.terms
+            );
+            let normalised = format!("{tf} / (? + ? * {})", field.len);
+            if n == 0 {
+                parts.push(normalised);
+            } else {
+                params.push(Value::Double(field.weight));
+                parts.push(format!("? * {normalised}"));
+            }
+            params.extend([
+                Value::from(pattern),
+                Value::Int(width),
+                Value::Double(a),
+                Value::Double(c),
+            ]);
         }
-        out
+        terms.push(format!("? * (1e0 - 1e0 / ({} + 1e0))", parts.join(" + ")));
     }
+    (terms.join(" + "), params)
+}
 
-    /// `t.tf0, …`, the document frequencies `st.df0, …` of the statistics
-    /// row of [`Self::given_stats_table`], then `st.n` and the row's
-    /// length-normalised saturation `k = k1 · (1 − b + b · len / avg)`:
-    /// computed once per row, not once per word and use.
-    pub(crate) fn given_df_columns(&self) -> String {
-        let tfs = (0..self.n).map(|i| format!("t.tf{i}"));
-        let dfs = (0..self.n).map(|i| format!("st.df{i}"));
-        let k = format!(
-            "st.n, ({k1:?} * (1.0 - st.b + st.b * t.len / st.avg)) AS k",
-            k1 = Bm25::default().k1
-        );
-        tfs.chain(dfs)
-            .chain(std::iter::once(k))
-            .collect::<Vec<_>>()
-            .join(", ")
+/// `(a, c)` with `K = a + c · len`: `k1 · (1 − b)` and `k1 · b / avg`, or
+/// `k1` and 0 when the field has no length.
+fn saturation(bm25: Bm25, avg_len: f64) -> (f64, f64) {
+    if avg_len > 0.0 && avg_len.is_finite() {
+        (bm25.k1 * (1.0 - bm25.b), bm25.k1 * bm25.b / avg_len)
+    } else {
+        (bm25.k1, 0.0)
     }
+}
 
-    /// The statistics row `st (n, avg, b, df0, …)` from parameters: the
-    /// documents and total length, then each word's document frequency,
-    /// bound by [`Self::given_stats_params`]; no length normalisation when
-    /// the total length is 0.
-    pub(crate) fn given_stats_table(&self) -> String {
-        let dfs: String = (0..self.n).map(|i| format!(", ? AS df{i}")).collect();
-        let cols: String = (0..self.n).map(|i| format!(", x.df{i}")).collect();
-        format!(
-            "(SELECT x.d AS n, IF(x.l > 0, x.l / x.d, 1.0) AS avg, IF(x.l > 0, {b:?}, 0.0) AS b{cols} \
-             FROM (SELECT ? AS d, ? AS l{dfs}) x) st",
-            b = Bm25::default().b
-        )
-    }
-
-    /// The parameters of [`Self::given_stats_table`]: `docs`, `total_len`
-    /// and one document frequency per word, as `DOUBLE`s.
-    pub(crate) fn given_stats_params(
-        docs: f64,
-        total_len: f64,
-        dfs: &[f64],
-    ) -> Vec<mysql_async::Value> {
-        [docs, total_len]
-            .into_iter()
-            .chain(dfs.iter().copied())
-            .map(mysql_async::Value::Double)
-            .collect()
-    }
-
-    /// The score of candidate `c` (columns `n`, `k`, `tf{i}`, `df{i}` of
-    /// [`Self::given_df_columns`]); no parameters.
-    pub(crate) fn score(&self) -> String {
-        let bm25 = Bm25::default();
-        let k = "c.k";
-        (0..self.n)
-            .map(|i| {
-                let ratio = format!("(c.n - c.df{i} + 0.5) / (c.df{i} + 0.5)");
-                let idf = if self.fts5_idf {
-                    format!("IF(LN({ratio}) > 0, LN({ratio}), 1e-6)")
-                } else {
-                    format!("GREATEST(LN(1.0 + {ratio}), 0.0)")
-                };
-                format!(
-                    "{idf} * {k1p:?} * (1.0 - {k} / (c.tf{i} + {k}))",
-                    k1p = bm25.k1 + 1.0
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" + ")
+/// The mean length of `total` tokens over `rows` rows (0 when either is 0).
+pub(crate) fn mean(total: f64, rows: f64) -> f64 {
+    if rows > 0.0 && total > 0.0 {
+        total / rows
+    } else {
+        0.0
     }
 }
 
@@ -131,14 +99,69 @@ impl Bm25Sql {
 mod tests {
     use super::*;
 
+    fn field(avg_len: f64, weight: f64) -> Field<'static> {
+        Field {
+            terms: "i.terms",
+            len: "i.len",
+            avg_len,
+            weight,
+        }
+    }
+
+    /// Evaluates one word's term the way the SQL does.
+    fn term(c: f64, fields: &[(f64, f64, f64, f64)]) -> f64 {
+        let x: f64 = fields.iter().map(|&(w, tf, a, k)| w * tf / (a + k)).sum();
+        c * (1.0 - 1.0 / (x + 1.0))
+    }
+
     #[test]
-    fn fragments_have_one_pair_of_parameters_per_word() {
-        let sql = Bm25Sql::new(3);
-        assert_eq!(sql.tf_columns("i.terms").matches('?').count(), 6);
-        assert_eq!(Bm25Sql::tf_params(&["x61".to_owned()]).len(), 2);
-        assert!(!sql.score().contains('?'));
-        assert_eq!(sql.given_stats_table().matches('?').count(), 5);
-        assert_eq!(Bm25Sql::given_stats_params(1.0, 2.0, &[3.0; 3]).len(), 5);
-        assert!(sql.given_df_columns().contains("st.df2"));
+    fn one_field_is_bm25() {
+        let bm25 = Bm25::default();
+        let (a, c) = saturation(bm25, 8.0);
+        for (tf, len) in [(0.0, 3.0), (1.0, 8.0), (3.0, 20.0)] {
+            let idf = Bm25::idf(1_000.0, 10.0);
+            let sql = term(idf * (bm25.k1 + 1.0), &[(1.0, tf, a, c * len)]);
+            let reference = idf * bm25.tf_part(tf, len, 8.0);
+            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
+        }
+        assert_eq!(saturation(bm25, 0.0), (bm25.k1, 0.0));
+    }
+
+    #[test]
+    fn two_fields_are_bm25f() {
+        let bm25f = agcore_memory::retriever::Bm25F {
+            bm25: Bm25::default(),
+            avg_len: 8.0,
+            avg_context_len: 16.0,
+            weight: 0.5,
+        };
+        let (a1, c1) = saturation(bm25f.bm25, 8.0);
+        let (a2, c2) = saturation(bm25f.bm25, 16.0);
+        for (tf, len, ctf, clen) in [
+            (1.0, 8.0, 0.0, 10.0),
+            (0.0, 5.0, 2.0, 20.0),
+            (2.0, 9.0, 1.0, 0.0),
+        ] {
+            let k1p = bm25f.bm25.k1 + 1.0;
+            let sql = term(k1p, &[(1.0, tf, a1, c1 * len), (0.5, ctf, a2, c2 * clen)]);
+            let reference = bm25f.tf_part(tf, len, ctf, clen);
+            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
+        }
+    }
+
+    #[test]
+    fn parameters_follow_the_marks() {
+        let words = ["x61".to_owned(), "x62".to_owned()];
+        let (sql, params) = score(&words, &[1.0, 2.0], &[field(4.0, 1.0)]);
+        assert_eq!(sql.matches('?').count(), params.len());
+        assert_eq!(params.len(), 2 * 5);
+        assert_eq!(params.get(1), Some(&Value::from(" x61 ")));
+        let both = [field(4.0, 1.0), field(0.0, 0.5)];
+        let (sql, params) = score(&words, &[1.0, 2.0], &both);
+        assert_eq!(sql.matches('?').count(), params.len());
+        assert_eq!(params.len(), 2 * 10);
+        assert_eq!(params.get(5), Some(&Value::Double(0.5)));
+        assert_eq!(mean(10.0, 0.0), 0.0);
+        assert_eq!(mean(10.0, 4.0), 2.5);
     }
 }

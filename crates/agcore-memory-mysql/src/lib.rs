@@ -17,7 +17,10 @@
 //! The candidates are ranked by BM25 computed in SQL with the same formula
 //! and statistics as the SQLite backend, so both rank alike; searches read
 //! document frequencies their writers keep and match only the query words
-//! that can change their top results (MaxScore), with the same results.
+//! that can change their top results (MaxScore), with the same results; a
+//! store search whose words are in a large share of the items (and no
+//! context field) scans the rows instead of the index, finding the same
+//! candidates.
 //! The schema is
 //! versioned in `agcore_schema` and migrated on open under a named lock. The
 //! knowledge wiki, conversation history and session memory run on the
@@ -27,6 +30,7 @@
 //! connection in time, deadlock) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
+mod access;
 mod bm25;
 mod builder;
 mod database;

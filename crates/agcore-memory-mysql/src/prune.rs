@@ -107,6 +107,13 @@ impl Pruning {
         self
     }
 
+    /// The documents the first `e` essential words match, counted once per
+    /// word (the postings a `FULLTEXT` match of them reads).
+    pub(crate) fn matched_rows(&self, e: usize) -> f64 {
+        let all = self.rows.first().copied().unwrap_or(0.0);
+        all - self.rows.get(e).copied().unwrap_or(0.0)
+    }
+
     /// Number of words.
     pub(crate) fn len(&self) -> usize {
         self.order.len()

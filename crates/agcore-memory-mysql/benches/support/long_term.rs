@@ -91,7 +91,8 @@ async fn reset(url: &str, n: usize, create: bool) {
     pool.disconnect().await.unwrap();
 }
 
-/// Prints prefetch p50/p99 at each size, then one writer's save p50/p99.
+/// Prints prefetch p50/p99 at each size (also for queries of two of the 8
+/// most frequent words), then one writer's save p50/p99.
 pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
     println!(
         "\n== report: long-term prefetch (ScopedMemory::search, top 5) on MySQL / MariaDB, one scope among 100 =="
@@ -110,6 +111,17 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
             ms(times.p50),
             ms(times.p99),
             ms(times.mean)
+        );
+        let common = rt.block_on(percentiles(&corpus.common_queries(100, 8, 13), |q| {
+            let scope = scope.clone();
+            async move {
+                scope.search(&q, 5).await.unwrap();
+            }
+        }));
+        println!(
+            "n={n}: prefetch of two of the 8 most frequent words p50 {:.3} ms | p99 {:.3} ms",
+            ms(common.p50),
+            ms(common.p99)
         );
         // One writer saving new texts into the full scope: an agent's save.
         let texts: Vec<String> = corpus

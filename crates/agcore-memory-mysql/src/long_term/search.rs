@@ -10,7 +10,10 @@
 //! `FULLTEXT` index a row per entry, and its bound is too small to lift an
 //! entry that holds no rarer word into the results. At most three
 //! statements (the third, when needed, matches every word); the results are
-//! the exhaustive search's.
+//! the exhaustive search's. The scores are one flat expression per
+//! candidate ([`crate::bm25`]). Unlike the store's, this search never scans
+//! ([`crate::access`]): reading a scope's entries through its index cost
+//! more than the `FULLTEXT` index even for its most frequent words.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_memory::retriever::Bm25;
@@ -20,7 +23,7 @@ use mysql_async::{Conn, Params, Row, Value};
 use super::df;
 use super::ops::archived_sql;
 use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row, scope_params};
-use crate::bm25::Bm25Sql;
+use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;
 use crate::row::take;
@@ -89,7 +92,7 @@ pub(crate) async fn search(
             .into_iter()
             .filter_map(|i| words.get(i).cloned())
             .collect();
-        let hits = scored(conn, &stats, &words, &dfs, &matched, request).await?;
+        let hits = scored(conn, &stats, (&words, &dfs), &matched, request).await?;
         let kth = hits.last().map(|h| h.score);
         if plan.settled(essential, hits.len(), request.limit, kth) {
             return Ok(hits);
@@ -103,44 +106,39 @@ pub(crate) async fn search(
 async fn scored(
     conn: &mut Conn,
     stats: &ScopeStats,
-    words: &[String],
-    dfs: &[f64],
+    (words, dfs): (&[String], &[f64]),
     matched: &[String],
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let bm25 = Bm25Sql::fts5(words.len());
+    let idfs: Vec<f64> = dfs
+        .iter()
+        .map(|&df| Bm25::fts5_idf(stats.docs, df))
+        .collect();
+    let own = bm25::Field {
+        terms: "m.terms",
+        len: "m.len",
+        avg_len: bm25::mean(stats.total_len, stats.docs),
+        weight: 1.0,
+    };
+    let (score, mut params) = bm25::score(words, &idfs, &[own]);
     // Parameters in the order their `?` appear in the statement below.
     let ty = request
         .memory_type
         .map_or(Value::NULL, |t| Value::from(t.as_str()));
-    let mut params = Bm25Sql::tf_params(words);
     params.push(Value::from(terms::any_of(matched)));
     params.push(Value::Int(stats.id));
     params.push(ty.clone());
     params.push(ty);
-    params.extend(Bm25Sql::given_stats_params(
-        stats.docs,
-        stats.total_len,
-        dfs,
-    ));
     params.push(Value::Int(i64::try_from(request.limit).unwrap_or(i64::MAX)));
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, s.score FROM (
-             SELECT c.id, {score} AS score FROM (
-                 SELECT t.id, {dfs} FROM (
-                     SELECT m.id, m.len, {tfs} FROM agcore_lt_entries m
-                     WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
-                         AND (? IS NULL OR m.memory_type = ?) AND {archived}
-                 ) t CROSS JOIN {stats}
-             ) c
-             ORDER BY score DESC, c.id LIMIT ?
+             SELECT m.id, {score} AS score FROM agcore_lt_entries m
+             WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
+                 AND (? IS NULL OR m.memory_type = ?) AND {archived}
+             ORDER BY score DESC, m.id LIMIT ?
          ) s JOIN agcore_lt_entries m ON m.id = s.id
          ORDER BY s.score DESC, m.id",
-        score = bm25.score(),
-        dfs = bm25.given_df_columns(),
-        tfs = bm25.tf_columns("m.terms"),
         archived = archived_sql(request.archived),
-        stats = bm25.given_stats_table(),
     );
     let found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     found

@@ -1,8 +1,8 @@
 //! BM25 search in the server: candidates from the `FULLTEXT` index
 //! (`MATCH … AGAINST (… IN BOOLEAN MODE)`), scored in SQL with the same
-//! formula and statistics as the SQLite backend (see [`Bm25Sql`]), ties
+//! formula and statistics as the SQLite backend (see [`crate::bm25`]), ties
 //! broken by id. With a context field the candidates also come from the
-//! fields' `FULLTEXT` index and are scored with BM25F ([`Bm25FSql`]), as the
+//! fields' `FULLTEXT` index and are scored with BM25F, as the
 //! other stores score them.
 //!
 //! The collection statistics and each word's document frequency (kept by
@@ -12,17 +12,20 @@
 //! word in most items costs the `FULLTEXT` index a row per item, and its
 //! bound is too small to lift an item holding no rarer word into the
 //! results. At most three searching statements (the third, when needed,
-//! matches every word); the results are the exhaustive search's.
+//! matches every word); the results are the exhaustive search's. Without
+//! a context field, when a round's words are in so many items that reading
+//! every row is estimated cheaper than the index ([`crate::access`]), one
+//! scan for every word settles the search instead.
 
 use agcore_memory::retriever::Bm25;
 use agcore_memory::{ScoredItem, SearchOptions};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
-use super::context::Bm25FSql;
 use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
-use crate::bm25::Bm25Sql;
+use crate::access;
+use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;
 use crate::row::take;
@@ -75,67 +78,57 @@ async fn stats(conn: &mut Conn, words: &[String]) -> Result<Stats> {
     Ok(out)
 }
 
-/// The scoring part of the statement, and its parameters after the
-/// filter's: the scores of the candidates holding any of `matched`
-/// (with `keep`, the filter, and ids), scored with every word of `words`.
+/// The candidates' scores: a `SELECT` of `doc, id, keep, score` over the
+/// candidates holding any of `matched` (found in the `FULLTEXT` indexes, or
+/// with `scan` and no context field by a scan), scored with every word of
+/// `words`, `keep` being `filter`; and its parameters after the filter's.
 fn scored(
-    words: &[String],
-    matched: &[String],
+    (words, matched, scan): (&[String], &[String], bool),
     stats: &Stats,
     filter: &str,
     weight: f64,
 ) -> (String, Vec<Value>) {
-    let against = Value::from(terms::any_of(matched));
+    let idfs: Vec<f64> = (stats.dfs.iter())
+        .map(|&df| Bm25::idf(stats.docs, df))
+        .collect();
+    let own = bm25::Field {
+        terms: "i.terms",
+        len: "i.len",
+        avg_len: bm25::mean(stats.total_len, stats.docs),
+        weight: 1.0,
+    };
     if weight > 0.0 {
-        let bm25f = Bm25FSql::new(words.len(), weight);
-        let mut params = Bm25FSql::tf_params(words);
+        let context = bm25::Field {
+            terms: "COALESCE(x.context_terms, '')",
+            len: "COALESCE(x.context_len, 0)",
+            avg_len: bm25::mean(stats.context_len, stats.grouped),
+            weight,
+        };
+        let (score, mut params) = bm25::score(words, &idfs, &[own, context]);
+        let against = Value::from(terms::any_of(matched));
         params.extend([against.clone(), against]);
-        params.extend(Bm25FSql::given_stats_params(
-            (stats.docs, stats.total_len),
-            &stats.dfs,
-            (stats.grouped, stats.context_len),
-        ));
         let sql = format!(
-            "SELECT c.doc, c.id, {score} AS score FROM (
-                 SELECT t.doc, t.id, t.keep, {dfs} FROM (
-                     SELECT i.doc, i.id, i.len, COALESCE(x.context_len, 0) AS clen,
-                            ({filter}) AS keep, {tfs}
-                     FROM (SELECT doc FROM agcore_items WHERE MATCH(terms) AGAINST (? IN BOOLEAN MODE)
-                           UNION
-                           SELECT doc FROM agcore_item_context
-                           WHERE MATCH(context_terms) AGAINST (? IN BOOLEAN MODE)) u
-                     JOIN agcore_items i ON i.doc = u.doc
-                     LEFT JOIN agcore_item_context x ON x.doc = u.doc
-                 ) t CROSS JOIN {stats}
-             ) c
-             WHERE c.keep",
-            score = bm25f.score(),
-            dfs = bm25f.given_df_columns(),
-            tfs = bm25f.tf_columns("i.terms", "COALESCE(x.context_terms, '')"),
-            stats = bm25f.given_stats_table(),
+            "SELECT i.doc, i.id, ({filter}) AS keep, {score} AS score FROM
+                 (SELECT doc FROM agcore_items WHERE MATCH(terms) AGAINST (? IN BOOLEAN MODE)
+                  UNION
+                  SELECT doc FROM agcore_item_context
+                  WHERE MATCH(context_terms) AGAINST (? IN BOOLEAN MODE)) u
+             JOIN agcore_items i ON i.doc = u.doc
+             LEFT JOIN agcore_item_context x ON x.doc = u.doc"
         );
         return (sql, params);
     }
-    let bm25 = Bm25Sql::new(words.len());
-    let mut params = Bm25Sql::tf_params(words);
-    params.push(against);
-    params.extend(Bm25Sql::given_stats_params(
-        stats.docs,
-        stats.total_len,
-        &stats.dfs,
-    ));
+    let (score, mut params) = bm25::score(words, &idfs, &[own]);
+    let matching = if scan {
+        params.extend(access::any_word_params(matched));
+        access::any_word_sql("i.terms", matched.len())
+    } else {
+        params.push(Value::from(terms::any_of(matched)));
+        "MATCH(i.terms) AGAINST (? IN BOOLEAN MODE)".to_owned()
+    };
     let sql = format!(
-        "SELECT c.doc, c.id, {score} AS score FROM (
-             SELECT t.doc, t.id, t.keep, {dfs} FROM (
-                 SELECT i.doc, i.id, i.len, ({filter}) AS keep, {tfs} FROM agcore_items i
-                 WHERE MATCH(i.terms) AGAINST (? IN BOOLEAN MODE)
-             ) t CROSS JOIN {stats}
-         ) c
-         WHERE c.keep",
-        score = bm25.score(),
-        dfs = bm25.given_df_columns(),
-        tfs = bm25.tf_columns("i.terms"),
-        stats = bm25.given_stats_table(),
+        "SELECT i.doc, i.id, ({filter}) AS keep, {score} AS score FROM agcore_items i
+         WHERE {matching}"
     );
     (sql, params)
 }
@@ -176,10 +169,19 @@ pub(crate) async fn search(
     let mut round = 0;
     loop {
         round += 1;
+        // A scan for every word costs little more than for a few: when it
+        // is cheaper than this round's index reads, it settles the search.
+        // Not with the context field: joining each item's field row and
+        // looking through its longer text made scans slower than the
+        // indexes in the context bench (search p50 1.6 → 4.5 ms).
+        let postings = plan.matched_rows(essential);
+        if weight == 0.0 && access::scan_is_cheaper(stats.docs, words.len(), postings) {
+            return run(conn, (&words, &words, true), &stats, options, weight).await;
+        }
         let matched: Vec<String> = (plan.essential(essential).into_iter())
             .filter_map(|i| words.get(i).cloned())
             .collect();
-        let hits = run(conn, (&words, &matched), &stats, options, weight).await?;
+        let hits = run(conn, (&words, &matched, false), &stats, options, weight).await?;
         let kth = hits.last().map(|h| h.score);
         let settled = plan.settled(essential, hits.len(), options.limit, kth)
             || options
@@ -196,13 +198,13 @@ pub(crate) async fn search(
 /// `matched`, scored with every word of `words`.
 async fn run(
     conn: &mut Conn,
-    (words, matched): (&[String], &[String]),
+    source: (&[String], &[String], bool),
     stats: &Stats,
     options: &SearchOptions,
     weight: f64,
 ) -> Result<Vec<ScoredItem>> {
     let cond = Where::of(&options.filter);
-    let (scored, scored_params) = scored(words, matched, stats, &cond.sql, weight);
+    let (scored, scored_params) = scored(source, stats, &cond.sql, weight);
     // Parameters in the order their `?` appear in the statement below.
     let mut params = cond.params.clone();
     params.extend(scored_params);
@@ -217,9 +219,9 @@ async fn run(
     };
     let sql = format!(
         "SELECT {ITEM_COLUMNS}, s.score FROM (
-             SELECT r.doc, r.id, r.score FROM ({scored}) r
-             WHERE ? IS NULL OR r.score >= ?
-             ORDER BY r.score DESC, r.id {limit}
+             {scored}
+             HAVING keep AND (? IS NULL OR score >= ?)
+             ORDER BY score DESC, i.id {limit}
          ) s JOIN agcore_items i ON i.doc = s.doc
          ORDER BY s.score DESC, i.id"
     );

@@ -162,6 +162,23 @@ impl Corpus {
     }
 }
 
+impl Corpus {
+    /// `n` queries of two words among the `head` most frequent (Zipf rank
+    /// 1 holds the word of about one memory in five): the worst case of a
+    /// search over postings, which reads every memory holding them.
+    pub fn common_queries(&self, n: usize, head: usize, seed: u64) -> Vec<String> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let head = head.clamp(1, self.words.len().max(1));
+        (0..n)
+            .map(|_| {
+                let a = self.word(rng.random_range(0..head));
+                let b = self.word(rng.random_range(0..head));
+                format!("{a} {b}")
+            })
+            .collect()
+    }
+}
+
 fn chinese(i: usize) -> &'static str {
     CHINESE.get(i).copied().unwrap_or("")
 }

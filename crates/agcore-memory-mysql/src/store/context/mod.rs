@@ -25,7 +25,6 @@
 //!   ([`sync`]); the weight only matters at search time. Every process
 //!   sharing a database should use the same settings.
 
-mod bm25f;
 mod fields;
 mod rebuild;
 mod rows;
@@ -37,7 +36,6 @@ use mysql_async::Conn;
 use sha2::{Digest, Sha256};
 
 use crate::error::Result;
-pub(crate) use bm25f::Bm25FSql;
 pub(crate) use rows::{Changes, Joining, enter, groups_of, leave, lock_groups};
 pub(crate) use settle::{ContextDelta, settle};
 
