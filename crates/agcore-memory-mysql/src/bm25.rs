@@ -86,12 +86,27 @@ fn saturation(bm25: Bm25, avg_len: f64) -> (f64, f64) {
     }
 }
 
-/// The mean length of `total` tokens over `rows` rows (0 when either is 0).
-pub(crate) fn mean(total: f64, rows: f64) -> f64 {
-    if rows > 0.0 && total > 0.0 {
-        total / rows
-    } else {
-        0.0
+impl<'a> Field<'a> {
+    /// The field whose token column is `terms` and length `len`, holding
+    /// `total` tokens over `rows` rows (its mean length; 0 when either is
+    /// 0), weighted `weight`.
+    pub(crate) fn new(
+        terms: &'a str,
+        len: &'a str,
+        (total, rows): (f64, f64),
+        weight: f64,
+    ) -> Self {
+        let avg_len = if rows > 0.0 && total > 0.0 {
+            total / rows
+        } else {
+            0.0
+        };
+        Self {
+            terms,
+            len,
+            avg_len,
+            weight,
+        }
     }
 }
 
@@ -161,7 +176,7 @@ mod tests {
         assert_eq!(sql.matches('?').count(), params.len());
         assert_eq!(params.len(), 2 * 10);
         assert_eq!(params.get(5), Some(&Value::Double(0.5)));
-        assert_eq!(mean(10.0, 0.0), 0.0);
-        assert_eq!(mean(10.0, 4.0), 2.5);
+        assert_eq!(Field::new("t", "l", (10.0, 0.0), 1.0).avg_len, 0.0);
+        assert_eq!(Field::new("t", "l", (10.0, 4.0), 1.0).avg_len, 2.5);
     }
 }

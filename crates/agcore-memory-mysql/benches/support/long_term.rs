@@ -99,25 +99,22 @@ pub fn report(rt: &Runtime, url: &str, corpus: &Corpus) {
     );
     for n in sizes().into_iter().filter(|&n| n >= 100_000) {
         let scope = rt.block_on(seeded(url, n, corpus));
-        let queries = corpus.queries(1_000, 5);
-        let times = rt.block_on(percentiles(&queries, |q| {
-            let scope = scope.clone();
-            async move {
-                scope.search(&q, 5).await.unwrap();
-            }
-        }));
+        let prefetch = |queries: Vec<String>| {
+            rt.block_on(percentiles(&queries, |q| {
+                let scope = scope.clone();
+                async move {
+                    scope.search(&q, 5).await.unwrap();
+                }
+            }))
+        };
+        let times = prefetch(corpus.queries(1_000, 5));
         println!(
             "n={n}: prefetch p50 {:.3} ms | p99 {:.3} ms | mean {:.3} ms",
             ms(times.p50),
             ms(times.p99),
             ms(times.mean)
         );
-        let common = rt.block_on(percentiles(&corpus.common_queries(100, 8, 13), |q| {
-            let scope = scope.clone();
-            async move {
-                scope.search(&q, 5).await.unwrap();
-            }
-        }));
+        let common = prefetch(corpus.common_queries(100, 8, 13));
         println!(
             "n={n}: prefetch of two of the 8 most frequent words p50 {:.3} ms | p99 {:.3} ms",
             ms(common.p50),

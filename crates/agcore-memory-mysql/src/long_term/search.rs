@@ -114,12 +114,7 @@ async fn scored(
         .iter()
         .map(|&df| Bm25::fts5_idf(stats.docs, df))
         .collect();
-    let own = bm25::Field {
-        terms: "m.terms",
-        len: "m.len",
-        avg_len: bm25::mean(stats.total_len, stats.docs),
-        weight: 1.0,
-    };
+    let own = bm25::Field::new("m.terms", "m.len", (stats.total_len, stats.docs), 1.0);
     let (score, mut params) = bm25::score(words, &idfs, &[own]);
     // Parameters in the order their `?` appear in the statement below.
     let ty = request

@@ -91,19 +91,14 @@ fn scored(
     let idfs: Vec<f64> = (stats.dfs.iter())
         .map(|&df| Bm25::idf(stats.docs, df))
         .collect();
-    let own = bm25::Field {
-        terms: "i.terms",
-        len: "i.len",
-        avg_len: bm25::mean(stats.total_len, stats.docs),
-        weight: 1.0,
-    };
+    let own = bm25::Field::new("i.terms", "i.len", (stats.total_len, stats.docs), 1.0);
     if weight > 0.0 {
-        let context = bm25::Field {
-            terms: "COALESCE(x.context_terms, '')",
-            len: "COALESCE(x.context_len, 0)",
-            avg_len: bm25::mean(stats.context_len, stats.grouped),
+        let context = bm25::Field::new(
+            "COALESCE(x.context_terms, '')",
+            "COALESCE(x.context_len, 0)",
+            (stats.context_len, stats.grouped),
             weight,
-        };
+        );
         let (score, mut params) = bm25::score(words, &idfs, &[own, context]);
         let against = Value::from(terms::any_of(matched));
         params.extend([against.clone(), against]);
