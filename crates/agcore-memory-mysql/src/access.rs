@@ -51,7 +51,7 @@ pub(crate) fn any_word_sql(column: &str, n: usize) -> String {
 pub(crate) fn any_word_params(words: &[String]) -> Vec<Value> {
     words
         .iter()
-        .map(|word| Value::from(format!(" {word} ")))
+        .map(|word| Value::from(crate::terms::occurrence(word)))
         .collect()
 }
 

@@ -50,7 +50,7 @@ pub(crate) fn score(words: &[String], idfs: &[f64], fields: &[Field<'_>]) -> (St
         params.push(Value::Double(idf * (bm25.k1 + 1.0)));
         let mut parts = Vec::with_capacity(fields.len());
         for (n, field) in fields.iter().enumerate() {
-            let pattern = format!(" {word} ");
+            let pattern = crate::terms::occurrence(word);
             let width = i64::try_from(pattern.len()).unwrap_or(i64::MAX);
             let (a, c) = saturation(bm25, field.avg_len);
             let tf = format!(

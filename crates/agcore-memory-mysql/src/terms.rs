@@ -48,6 +48,13 @@ pub(crate) fn word(prefix: &str, token: &str) -> String {
     out
 }
 
+/// How each occurrence of index word `word` is stored in a `terms` column:
+/// ` word ` (see [`column`]); found with `LOCATE` or counted with
+/// `REPLACE`.
+pub(crate) fn occurrence(word: &str) -> String {
+    format!(" {word} ")
+}
+
 /// The `terms` column of a document whose analyzer tokens are `tokens`.
 pub(crate) fn column<'a>(prefix: &str, tokens: impl IntoIterator<Item = &'a String>) -> String {
     let mut out = String::new();

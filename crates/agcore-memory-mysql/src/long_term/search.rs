@@ -78,10 +78,11 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     }
     let k1p = Bm25::default().k1 + 1.0;
-    let bounds: Vec<f64> = dfs
+    let idfs: Vec<f64> = dfs
         .iter()
-        .map(|&df| Bm25::fts5_idf(stats.docs, df) * k1p)
+        .map(|&df| Bm25::fts5_idf(stats.docs, df))
         .collect();
+    let bounds: Vec<f64> = idfs.iter().map(|idf| idf * k1p).collect();
     let plan = Pruning::new(&bounds, &dfs, min_saved).for_limit(request.limit);
     let mut essential = plan.next(0);
     let mut round = 0;
@@ -92,7 +93,7 @@ pub(crate) async fn search(
             .into_iter()
             .filter_map(|i| words.get(i).cloned())
             .collect();
-        let hits = scored(conn, &stats, (&words, &dfs), &matched, request).await?;
+        let hits = scored(conn, &stats, (&words, &idfs), &matched, request).await?;
         let kth = hits.last().map(|h| h.score);
         if plan.settled(essential, hits.len(), request.limit, kth) {
             return Ok(hits);
@@ -102,20 +103,16 @@ pub(crate) async fn search(
 }
 
 /// The top `request.limit` entries among those holding any of `matched`,
-/// scored with every word of `words` (document frequencies `dfs`).
+/// scored with every word of `words` (FTS5 idfs `idfs`).
 async fn scored(
     conn: &mut Conn,
     stats: &ScopeStats,
-    (words, dfs): (&[String], &[f64]),
+    (words, idfs): (&[String], &[f64]),
     matched: &[String],
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let idfs: Vec<f64> = dfs
-        .iter()
-        .map(|&df| Bm25::fts5_idf(stats.docs, df))
-        .collect();
     let own = bm25::Field::new("m.terms", "m.len", (stats.total_len, stats.docs), 1.0);
-    let (score, mut params) = bm25::score(words, &idfs, &[own]);
+    let (score, mut params) = bm25::score(words, idfs, &[own]);
     // Parameters in the order their `?` appear in the statement below.
     let ty = request
         .memory_type

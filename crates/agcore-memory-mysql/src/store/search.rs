@@ -33,13 +33,14 @@ use crate::terms;
 
 /// The statistics a search scores with: items and their total length,
 /// items in a sequence and their total field length, and the document
-/// frequency of each query word.
+/// frequency of each query word and its idf.
 struct Stats {
     docs: f64,
     total_len: f64,
     grouped: f64,
     context_len: f64,
     dfs: Vec<f64>,
+    idfs: Vec<f64>,
 }
 
 /// `(d, l, g, cl, word, df)`: the statistics, and a word's frequency if
@@ -67,6 +68,7 @@ async fn stats(conn: &mut Conn, words: &[String]) -> Result<Stats> {
         grouped: 0.0,
         context_len: 0.0,
         dfs: vec![0.0; words.len()],
+        idfs: Vec::new(),
     };
     for (d, l, g, cl, word, df) in rows {
         (out.docs, out.total_len, out.grouped, out.context_len) = (d, l, g, cl);
@@ -88,9 +90,7 @@ fn scored(
     filter: &str,
     weight: f64,
 ) -> (String, Vec<Value>) {
-    let idfs: Vec<f64> = (stats.dfs.iter())
-        .map(|&df| Bm25::idf(stats.docs, df))
-        .collect();
+    let idfs = &stats.idfs;
     let own = bm25::Field::new("i.terms", "i.len", (stats.total_len, stats.docs), 1.0);
     if weight > 0.0 {
         let context = bm25::Field::new(
@@ -99,7 +99,7 @@ fn scored(
             (stats.context_len, stats.grouped),
             weight,
         );
-        let (score, mut params) = bm25::score(words, &idfs, &[own, context]);
+        let (score, mut params) = bm25::score(words, idfs, &[own, context]);
         let against = Value::from(terms::any_of(matched));
         params.extend([against.clone(), against]);
         let sql = format!(
@@ -113,7 +113,7 @@ fn scored(
         );
         return (sql, params);
     }
-    let (score, mut params) = bm25::score(words, &idfs, &[own]);
+    let (score, mut params) = bm25::score(words, idfs, &[own]);
     let matching = if scan {
         params.extend(access::any_word_params(matched));
         access::any_word_sql("i.terms", matched.len())
@@ -151,14 +151,13 @@ pub(crate) async fn search(
     if words.is_empty() {
         return Ok(Vec::new());
     }
+    stats.idfs = dfs.iter().map(|&df| Bm25::idf(stats.docs, df)).collect();
     stats.dfs = dfs;
     // No item in a sequence: every context field is empty, and BM25F is
     // BM25 (one `FULLTEXT` index to match instead of two).
     let weight = if stats.grouped > 0.0 { weight } else { 0.0 };
     let bm25 = Bm25::default();
-    let bounds: Vec<f64> = (stats.dfs.iter())
-        .map(|&df| Bm25::idf(stats.docs, df) * (bm25.k1 + 1.0))
-        .collect();
+    let bounds: Vec<f64> = stats.idfs.iter().map(|idf| idf * (bm25.k1 + 1.0)).collect();
     let plan = Pruning::new(&bounds, &stats.dfs, min_saved).for_limit(options.limit);
     let mut essential = plan.next(0);
     let mut round = 0;
