@@ -156,6 +156,11 @@ mariadb_start() {
         }
         fresh=1
     fi
+    # Its own temporary folder, not the machine's /tmp: internal temporary
+    # tables spill there as Aria files, which a /tmp cleaner (or another
+    # server with the same pid in another container) must not delete
+    # under a running query ("Error on delete of '/tmp/#sql-temptable-…'").
+    own_dir mysql "$dir/tmp"
     local pid
     pid="$(cat "$dir/pid" 2>/dev/null || true)"
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -167,7 +172,7 @@ mariadb_start() {
         # tokens, stop words and CJK bigrams are indexed whatever these are.
         setsid mariadbd --no-defaults "${user_args[@]}" --datadir="$dir/data" \
             --bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" --pid-file="$dir/pid" \
-            --log-error="$dir/log" --skip-name-resolve --max-connections=500 \
+            --log-error="$dir/log" --tmpdir="$dir/tmp" --skip-name-resolve --max-connections=500 \
             --character-set-server=utf8mb4 --collation-server=utf8mb4_bin \
             --innodb-flush-log-at-trx-commit=2 --innodb-buffer-pool-size=256M \
             </dev/null >/dev/null 2>&1 9>&- &

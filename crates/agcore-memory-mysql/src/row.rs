@@ -1,8 +1,10 @@
 //! Reading typed columns out of result rows.
 
+use std::cmp::Ordering;
+
 use chrono::{DateTime, TimeZone, Utc};
-use mysql_async::Row;
 use mysql_async::prelude::FromValue;
+use mysql_async::{Row, Value};
 
 use crate::error::{Result, storage};
 
@@ -15,6 +17,57 @@ pub(crate) fn take<T: FromValue>(row: &mut Row, i: usize) -> Result<T> {
     match row.take_opt::<T, usize>(i) {
         Some(value) => Ok(value?),
         None => Err(storage(format!("mysql: result has no column {i}"))),
+    }
+}
+
+/// Sorts search results best first: column `score` (a `DOUBLE`)
+/// descending, ties by column `id` (bytes or an integer) ascending.
+///
+/// The searches rank in a derived table (`ORDER BY score DESC, id LIMIT
+/// k`) and join the winners' rows to it. An outer `ORDER BY` over that join
+/// made the server copy every selected row, content included, into a
+/// temporary table, and a table with `BLOB`/`TEXT` columns is an on-disk
+/// one (Aria files in the server's `tmpdir`): one file pair created and
+/// deleted per search. The join's order is not defined without it, so the
+/// few rows are sorted here.
+pub(crate) fn sort_best_first(rows: &mut [Row], score: usize, id: usize) {
+    rows.sort_by(|a, b| {
+        best_first(
+            (a.as_ref(score), a.as_ref(id)),
+            (b.as_ref(score), b.as_ref(id)),
+        )
+    });
+}
+
+/// The order of two `(score, id)` column pairs, best first.
+fn best_first(
+    a: (Option<&Value>, Option<&Value>),
+    b: (Option<&Value>, Option<&Value>),
+) -> Ordering {
+    double(b.0)
+        .total_cmp(&double(a.0))
+        .then_with(|| tie(a.1, b.1))
+}
+
+/// A `DOUBLE` column's value (NaN when it is not one, which sorts first
+/// descending; the searches' scores are never NULL).
+fn double(value: Option<&Value>) -> f64 {
+    match value {
+        Some(Value::Double(x)) => *x,
+        Some(Value::Float(x)) => f64::from(*x),
+        Some(other) => f64::from_value_opt(other.clone()).unwrap_or(f64::NAN),
+        None => f64::NAN,
+    }
+}
+
+/// The order of two id columns of the same type (`VARBINARY` by bytes,
+/// as the server compares them; `BIGINT` by value).
+fn tie(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    match (a, b) {
+        (Some(Value::Bytes(a)), Some(Value::Bytes(b))) => a.cmp(b),
+        (Some(Value::Int(a)), Some(Value::Int(b))) => a.cmp(b),
+        (Some(Value::UInt(a)), Some(Value::UInt(b))) => a.cmp(b),
+        _ => Ordering::Equal,
     }
 }
 
@@ -67,6 +120,43 @@ pub(crate) fn join_time(secs: i64, nanos: i32) -> Result<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sorted(mut pairs: Vec<(f64, Value)>) -> Vec<Value> {
+        pairs.sort_by(|a, b| {
+            let (sa, sb) = (Value::Double(a.0), Value::Double(b.0));
+            best_first((Some(&sa), Some(&a.1)), (Some(&sb), Some(&b.1)))
+        });
+        pairs.into_iter().map(|(_, id)| id).collect()
+    }
+
+    #[test]
+    fn best_first_is_score_descending_then_id_ascending() {
+        let bytes = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let ids = sorted(vec![
+            (1.0, bytes("b")),
+            (3.0, bytes("z")),
+            (1.0, bytes("a")),
+            (2.5, bytes("c")),
+            (3.0, bytes("y")),
+        ]);
+        assert_eq!(ids, ["y", "z", "c", "a", "b"].map(bytes).to_vec());
+        let ids = sorted(vec![
+            (1.0, Value::Int(9)),
+            (1.0, Value::Int(-2)),
+            (4.0, Value::Int(5)),
+        ]);
+        assert_eq!(ids, vec![Value::Int(5), Value::Int(-2), Value::Int(9)]);
+        // Text-protocol scores (bytes) compare as numbers.
+        let (a, b) = (
+            Value::Bytes(b"10.5".to_vec()),
+            Value::Bytes(b"9.25".to_vec()),
+        );
+        let order = best_first(
+            (Some(&a), Some(&Value::Int(2))),
+            (Some(&b), Some(&Value::Int(1))),
+        );
+        assert_eq!(order, Ordering::Less, "10.5 ranks before 9.25");
+    }
 
     #[test]
     fn times_round_trip() {

@@ -28,7 +28,7 @@ use crate::access;
 use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;
-use crate::row::take;
+use crate::row::{sort_best_first, take};
 use crate::terms;
 
 /// The statistics a search scores with: items and their total length,
@@ -216,10 +216,10 @@ async fn run(
              {scored}
              HAVING keep AND (? IS NULL OR score >= ?)
              ORDER BY score DESC, i.id {limit}
-         ) s JOIN agcore_items i ON i.doc = s.doc
-         ORDER BY s.score DESC, i.id"
+         ) s JOIN agcore_items i ON i.doc = s.doc"
     );
-    let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
+    let mut rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
+    sort_best_first(&mut rows, 5, 0);
     let mut hits = Vec::with_capacity(rows.len().min(options.limit));
     for mut row in rows {
         let score: f64 = take(&mut row, 5)?;

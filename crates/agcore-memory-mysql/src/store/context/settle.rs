@@ -21,10 +21,17 @@ use crate::store::df::{Field, WordChanges};
 const CHUNK: usize = 500;
 
 /// The columns of a member read for deriving fields, in [`member`]'s order
-/// (after any leading columns it skips).
-pub(super) const MEMBER_COLUMNS: &str = "x.doc, i.terms, i.len, x.context_terms, x.context_len, \
-     x.created_s, x.created_ns, x.id \
-     FROM agcore_item_context x JOIN agcore_items i ON i.doc = x.doc WHERE x.grp = ? AND ";
+/// (after any leading columns it skips), and the tables they come from.
+macro_rules! member_select {
+    () => {
+        "x.doc, i.terms, i.len, x.context_terms, x.context_len, \
+         x.created_s, x.created_ns, x.id \
+         FROM agcore_item_context x JOIN agcore_items i ON i.doc = x.doc"
+    };
+}
+
+/// [`member_select!`] restricted to a sequence and a condition that follows.
+pub(super) const MEMBER_COLUMNS: &str = concat!(member_select!(), " WHERE x.grp = ? AND ");
 
 /// `(created_s, created_ns, id)` compared with a position (`op` `<` or `>`):
 /// written out so the server reads a range of the sequence index.
@@ -65,7 +72,10 @@ pub(super) fn member(row: &mut Row, skip: usize) -> Result<Member> {
 /// from `lo` to `hi`, up to `margin` after `hi`, in no particular order
 /// (the caller sorts them: an outer `ORDER BY` made the server sort the
 /// union in a temporary table, 2.3× the statement's time); and how many
-/// are before and after.
+/// are before and after. The union holds only `(part, doc)` pairs, read
+/// from the sequence index alone, and the members' rows are joined to it:
+/// a union of the rows themselves, `LONGTEXT` columns included, was
+/// materialised in an on-disk temporary table on every write.
 async fn around(
     tx: &mut Transaction<'_>,
     grp: &[u8],
@@ -83,12 +93,15 @@ async fn around(
     params.push(g);
     params.extend(position_params(hi));
     params.push(margin);
+    let docs = "x.doc FROM agcore_item_context x WHERE x.grp = ? AND";
     let sql = format!(
-        "(SELECT 0 AS part, {MEMBER_COLUMNS}{before} \
-          ORDER BY x.created_s DESC, x.created_ns DESC, x.id DESC LIMIT ?) \
-         UNION ALL (SELECT 1 AS part, {MEMBER_COLUMNS}NOT {before} AND NOT {after}) \
-         UNION ALL (SELECT 2 AS part, {MEMBER_COLUMNS}{after} \
-          ORDER BY x.created_s, x.created_ns, x.id LIMIT ?)",
+        "SELECT u.part, {members} JOIN \
+         ((SELECT 0 AS part, {docs} {before} \
+           ORDER BY x.created_s DESC, x.created_ns DESC, x.id DESC LIMIT ?) \
+          UNION ALL (SELECT 1 AS part, {docs} NOT {before} AND NOT {after}) \
+          UNION ALL (SELECT 2 AS part, {docs} {after} \
+           ORDER BY x.created_s, x.created_ns, x.id LIMIT ?)) u ON u.doc = x.doc",
+        members = member_select!(),
         before = beyond("<"),
         after = beyond(">"),
     );
