@@ -15,14 +15,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use agcore_memory::MemoryItem;
-use agcore_memory::retriever::{ANALYZER_ID, ContextField, index_terms};
+use agcore_memory::retriever::{ANALYZER_ID, ContextField};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::doc_freq::{DfTable, KnownWords, distinct};
 use crate::error::Result;
-use crate::terms;
 
 pub(crate) const TABLE: DfTable = DfTable::STORE;
 
@@ -131,19 +129,16 @@ impl WordChanges {
     }
 }
 
-/// Creates the rows of the own words of `items` not known to exist, in
-/// statements committed at once, before the write transaction (a context
-/// field holds the words of other items, whose rows exist).
-pub(crate) async fn create_missing(
+/// Creates the rows of the words in `columns` (items' own `terms`
+/// columns) not known to exist, in statements committed at once, before
+/// the write transaction (a context field holds the words of other items,
+/// whose rows exist).
+pub(crate) async fn create_missing<'a>(
     conn: &mut Conn,
     known: &KnownWords,
-    items: &[MemoryItem],
+    columns: impl Iterator<Item = &'a str>,
 ) -> Result<()> {
-    let columns: Vec<String> = items
-        .iter()
-        .map(|item| terms::column("", &index_terms(&item.content)))
-        .collect();
-    let words: BTreeSet<&str> = columns.iter().flat_map(|c| distinct(c)).collect();
+    let words: BTreeSet<&str> = columns.flat_map(distinct).collect();
     TABLE.create_missing(conn, known, words).await
 }
 

@@ -143,17 +143,19 @@ impl MysqlStore {
 
     async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
         let evict = self.eviction_due(items.len());
+        let batch = write::prepare_batch(items, self.context_field())?;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let mut conn = self.conns.get().await?;
-            df::create_missing(&mut conn, &self.inner.known, &items).await?;
+            let words = batch.iter().map(write::Prepared::terms);
+            df::create_missing(&mut conn, &self.inner.known, words).await?;
             let run = async {
                 let mut tx = conn.start_transaction(TxOpts::default()).await?;
                 let mut changes = context::Changes::default();
                 let mut delta = stats::ItemDelta::default();
                 let field = self.context_field();
-                write::upsert(&mut tx, items.clone(), field, &mut changes, &mut delta).await?;
+                write::upsert(&mut tx, batch.clone(), field, &mut changes, &mut delta).await?;
                 if evict {
                     let tracked = field.is_some().then_some(&mut changes);
                     evict::evict(&mut tx, &self.inner.eviction.policy, tracked, &mut delta).await?;

@@ -24,8 +24,10 @@ use crate::terms;
 /// of a few KiB; larger items only make fewer rows fit, never fail).
 const INSERT_CHUNK: usize = 500;
 
-/// One item ready to write: its column values, and its sequence.
-struct Prepared {
+/// One item ready to write, analysed once however often its transaction
+/// runs: its column values, its index words, and its sequence.
+#[derive(Clone)]
+pub(crate) struct Prepared {
     id: String,
     values: [Value; 7],
     len: i64,
@@ -36,6 +38,11 @@ struct Prepared {
 }
 
 impl Prepared {
+    /// Its index words, as the `terms` column holds them.
+    pub(crate) fn terms(&self) -> &str {
+        &self.terms
+    }
+
     /// Its column values, moved out (written once; `NULL`s are left).
     fn take_values(&mut self) -> [Value; 7] {
         std::mem::replace(&mut self.values, std::array::from_fn(|_| Value::NULL))
@@ -67,8 +74,28 @@ fn prepare(item: MemoryItem, context: Option<&ContextField>) -> Result<Prepared>
     })
 }
 
-/// Upserts `items` (validated by the caller) in `tx`: the last of several
-/// items with one id wins, as if saved in order. With a `context` field the
+/// `items` (validated by the caller) ready to write: the last of several
+/// with one id kept, in id order, each analysed once.
+///
+/// # Errors
+/// A storage error for an item with more terms than an `i64` counts, or
+/// metadata that does not serialise.
+pub(crate) fn prepare_batch(
+    items: Vec<MemoryItem>,
+    context: Option<&ContextField>,
+) -> Result<Vec<Prepared>> {
+    let mut by_id: BTreeMap<String, MemoryItem> = BTreeMap::new();
+    for item in items {
+        by_id.insert(item.id.clone(), item);
+    }
+    by_id
+        .into_values()
+        .map(|item| prepare(item, context))
+        .collect()
+}
+
+/// Upserts `batch` ([`prepare_batch`]: one item per id, the last of
+/// several saved together, as if saved in order) in `tx`. With a `context` field the
 /// sequences of the items (new and stored) are locked first; then existing
 /// rows are locked (in id order, one order across writers) — unless none
 /// of the ids was stored: a new id that another writer inserts meanwhile
@@ -76,19 +103,11 @@ fn prepare(item: MemoryItem, context: Option<&ContextField>) -> Result<Prepared>
 /// transaction again.
 pub(crate) async fn upsert(
     tx: &mut Transaction<'_>,
-    items: Vec<MemoryItem>,
+    batch: Vec<Prepared>,
     context: Option<&ContextField>,
     changes: &mut Changes,
     delta: &mut ItemDelta,
 ) -> Result<()> {
-    let mut by_id: BTreeMap<String, MemoryItem> = BTreeMap::new();
-    for item in items {
-        by_id.insert(item.id.clone(), item);
-    }
-    let batch = by_id
-        .into_values()
-        .map(|item| prepare(item, context))
-        .collect::<Result<Vec<_>>>()?;
     let ids: Vec<Value> = batch.iter().map(|p| Value::from(p.id.as_bytes())).collect();
     let mut any_stored = true;
     if context.is_some() {
