@@ -95,12 +95,12 @@ pub(crate) fn prepare_batch(
 }
 
 /// Upserts `batch` ([`prepare_batch`]: one item per id, the last of
-/// several saved together, as if saved in order) in `tx`. With a `context` field the
-/// sequences of the items (new and stored) are locked first; then existing
-/// rows are locked (in id order, one order across writers) — unless none
-/// of the ids was stored: a new id that another writer inserts meanwhile
-/// makes the `INSERT` fail with a duplicate key, and the caller runs the
-/// transaction again.
+/// several saved together, as if saved in order) in `tx`. With a
+/// `context` field the sequences of the items (new and stored) are locked
+/// first; then existing rows are locked (in id order, one order across
+/// writers) — unless none of the ids was stored: a new id that another
+/// writer inserts meanwhile makes the `INSERT` fail with a duplicate key,
+/// and the caller runs the transaction again.
 pub(crate) async fn upsert(
     tx: &mut Transaction<'_>,
     batch: Vec<Prepared>,
