@@ -20,16 +20,19 @@ pub(crate) fn take<T: FromValue>(row: &mut Row, i: usize) -> Result<T> {
     }
 }
 
-/// Sorts search results best first: column `score` (a `DOUBLE`)
-/// descending, ties by column `id` (bytes or an integer) ascending.
+/// Sorts the store's search results best first: column `score` (a
+/// `DOUBLE`) descending, ties by column `id` (`VARBINARY`, by bytes as the
+/// server compares them) ascending.
 ///
-/// The searches rank in a derived table (`ORDER BY score DESC, id LIMIT
-/// k`) and join the winners' rows to it. An outer `ORDER BY` over that join
-/// made the server copy every selected row, content included, into a
-/// temporary table, and a table with `BLOB`/`TEXT` columns is an on-disk
-/// one (Aria files in the server's `tmpdir`): one file pair created and
-/// deleted per search. The join's order is not defined without it, so the
-/// few rows are sorted here.
+/// The search ranks in a derived table (`ORDER BY score DESC, i.id LIMIT
+/// k`) and joins the winners' rows to it by row number. An outer `ORDER BY
+/// s.score, i.id` over that join made the server copy every selected row,
+/// content included, into a temporary table, and a table with
+/// `BLOB`/`TEXT` columns is an on-disk one (Aria files in the server's
+/// `tmpdir`): one file pair created and deleted per search. (The long-term
+/// search joins on the id it orders by, so the server sorts the derived
+/// table alone there, in memory.) The join's order is not defined without
+/// it, so the few rows are sorted here.
 pub(crate) fn sort_best_first(rows: &mut [Row], score: usize, id: usize) {
     rows.sort_by(|a, b| {
         best_first(
@@ -60,13 +63,11 @@ fn double(value: Option<&Value>) -> f64 {
     }
 }
 
-/// The order of two id columns of the same type (`VARBINARY` by bytes,
-/// as the server compares them; `BIGINT` by value).
+/// The order of two `VARBINARY` id columns: by bytes, as the server
+/// compares them.
 fn tie(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     match (a, b) {
         (Some(Value::Bytes(a)), Some(Value::Bytes(b))) => a.cmp(b),
-        (Some(Value::Int(a)), Some(Value::Int(b))) => a.cmp(b),
-        (Some(Value::UInt(a)), Some(Value::UInt(b))) => a.cmp(b),
         _ => Ordering::Equal,
     }
 }
@@ -140,21 +141,17 @@ mod tests {
             (3.0, bytes("y")),
         ]);
         assert_eq!(ids, ["y", "z", "c", "a", "b"].map(bytes).to_vec());
-        let ids = sorted(vec![
-            (1.0, Value::Int(9)),
-            (1.0, Value::Int(-2)),
-            (4.0, Value::Int(5)),
-        ]);
-        assert_eq!(ids, vec![Value::Int(5), Value::Int(-2), Value::Int(9)]);
+        // Ids compare by bytes: "B" (0x42) before "a" (0x61), as in the server.
+        assert_eq!(
+            sorted(vec![(1.0, bytes("a")), (1.0, bytes("B"))]),
+            ["B", "a"].map(bytes).to_vec()
+        );
         // Text-protocol scores (bytes) compare as numbers.
         let (a, b) = (
             Value::Bytes(b"10.5".to_vec()),
             Value::Bytes(b"9.25".to_vec()),
         );
-        let order = best_first(
-            (Some(&a), Some(&Value::Int(2))),
-            (Some(&b), Some(&Value::Int(1))),
-        );
+        let order = best_first((Some(&a), Some(&bytes("b"))), (Some(&b), Some(&bytes("a"))));
         assert_eq!(order, Ordering::Less, "10.5 ranks before 9.25");
     }
 

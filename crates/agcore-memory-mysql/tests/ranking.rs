@@ -1,7 +1,8 @@
 //! MySQL / MariaDB ranks like SQLite: the same memories (English and Chinese,
 //! from the bench corpus) saved into both, the same queries, the same hits
 //! in the same order with the same BM25 scores — for the store and for a
-//! long-term scope among others.
+//! long-term scope among others. Neither search writes an on-disk
+//! temporary table.
 #![cfg(test)]
 
 use crate::support;
@@ -20,6 +21,19 @@ fn assert_same(query: &str, sqlite: &[(String, f64)], mysql: &[(String, f64)]) {
     if let Err(why) = agcore_memory::testkit::ranking::same_ranking(mysql, sqlite) {
         panic!("`{query}`, mysql against sqlite: {why}");
     }
+}
+
+/// A search copying its rows, `BLOB`/`TEXT` columns included, into a
+/// temporary table makes it an on-disk one (a file pair in the server's
+/// `tmpdir`, per search). The counter is the server's, shared with the
+/// tests running meanwhile (the whole suite writes about one), hence a
+/// bound well under one per search rather than zero.
+async fn assert_few_disk_temp_tables(url: &str, before: u64, searches: usize) {
+    let written = support::disk_temp_tables(url).await.saturating_sub(before);
+    assert!(
+        written < (searches / 8) as u64,
+        "{searches} searches wrote {written} on-disk temporary tables"
+    );
 }
 
 fn items(hits: Vec<ScoredItem>) -> Vec<(String, f64)> {
@@ -48,6 +62,7 @@ async fn store_search_ranks_like_sqlite() {
         SearchOptions::top_k(3).with_filter(MemoryFilter::with_prefix("bench:1")),
     ];
     let mut hits = 0;
+    let before = support::disk_temp_tables(&url).await;
     for query in corpus.queries(QUERIES, 11) {
         for opts in &options {
             let s = items(sqlite.search(&query, opts).await.unwrap());
@@ -56,6 +71,7 @@ async fn store_search_ranks_like_sqlite() {
             assert_same(&query, &s, &p);
         }
     }
+    assert_few_disk_temp_tables(&url, before, QUERIES * options.len()).await;
     assert!(hits > QUERIES, "the queries find something ({hits} hits)");
     support::drop_databases(&url, "rank").await;
 }
@@ -88,12 +104,14 @@ async fn long_term_search_ranks_like_sqlite() {
         scopes.push(main);
     }
     let mut hits = 0;
+    let before = support::disk_temp_tables(&url).await;
     for query in corpus.queries(QUERIES, 11) {
         let s = entries(scopes[0].search(&query, 5).await.unwrap());
         let p = entries(scopes[1].search(&query, 5).await.unwrap());
         hits += s.len();
         assert_same(&query, &s, &p);
     }
+    assert_few_disk_temp_tables(&url, before, QUERIES).await;
     assert!(hits > QUERIES, "the queries find something ({hits} hits)");
     support::drop_databases(&url, "ltrank").await;
 }

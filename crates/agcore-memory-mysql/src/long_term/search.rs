@@ -26,7 +26,7 @@ use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row, scope_params};
 use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;
-use crate::row::{sort_best_first, take};
+use crate::row::take;
 use crate::terms;
 
 /// A scope's row id and BM25 statistics (entries, total length).
@@ -128,11 +128,11 @@ async fn scored(
              WHERE MATCH(m.terms) AGAINST (? IN BOOLEAN MODE) AND m.scope_id = ?
                  AND (? IS NULL OR m.memory_type = ?) AND {archived}
              ORDER BY score DESC, m.id LIMIT ?
-         ) s JOIN agcore_lt_entries m ON m.id = s.id",
+         ) s JOIN agcore_lt_entries m ON m.id = s.id
+         ORDER BY s.score DESC, m.id",
         archived = archived_sql(request.archived),
     );
-    let mut found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
-    sort_best_first(&mut found, ENTRY_WIDTH, 0);
+    let found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     found
         .into_iter()
         .map(|mut row| {

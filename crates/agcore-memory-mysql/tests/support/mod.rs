@@ -88,6 +88,20 @@ pub async fn drop_databases(url: &str, tag: &str) {
     pool.disconnect().await.unwrap();
 }
 
+/// The server's count of internal temporary tables written to disk so far
+/// (`Created_tmp_disk_tables`, all sessions).
+pub async fn disk_temp_tables(url: &str) -> u64 {
+    let pool = mysql_async::Pool::new(url);
+    let mut conn = pool.get_conn().await.unwrap();
+    let row: Option<(String, u64)> = conn
+        .query_first("SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables'")
+        .await
+        .unwrap();
+    drop(conn);
+    pool.disconnect().await.unwrap();
+    row.map_or(0, |(_, n)| n)
+}
+
 /// A private server run by `scripts/databases.sh instance …` (found through
 /// `AGCORE_DATABASES_SCRIPT`, else in the workspace), for fault tests.
 pub struct Instance {
