@@ -29,10 +29,9 @@ pub(crate) fn take<T: FromValue>(row: &mut Row, i: usize) -> Result<T> {
 /// s.score, i.id` over that join made the server copy every selected row,
 /// content included, into a temporary table, and a table with
 /// `BLOB`/`TEXT` columns is an on-disk one (Aria files in the server's
-/// `tmpdir`): one file pair created and deleted per search. (The long-term
-/// search joins on the id it orders by, so the server sorts the derived
-/// table alone there, in memory.) The join's order is not defined without
-/// it, so the few rows are sorted here.
+/// `tmpdir`): one file pair created and deleted per search. The join's
+/// order is not defined without it, so the few rows are sorted here (the
+/// long-term search sorts its parsed hits the same way).
 pub(crate) fn sort_best_first(rows: &mut [Row], score: usize, id: usize) {
     rows.sort_by(|a, b| {
         best_first(

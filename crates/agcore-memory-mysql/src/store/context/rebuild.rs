@@ -1,7 +1,8 @@
 //! Deriving every sequence and field again (settings changed, or the
 //! `terms` were re-indexed), in one transaction under the migration lock:
 //! memberships from each item's metadata, then each sequence's fields from
-//! its members in list order.
+//! its members in list order (sorted here: a server-side sort of the
+//! members' rows wrote an on-disk temporary table).
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
@@ -73,16 +74,16 @@ pub(super) async fn rebuild(
             .await?;
         let mut context_len = 0_i64;
         for grp in groups {
+            // No `ORDER BY`: sorting the join's rows, `LONGTEXT` columns
+            // included, made the server write an on-disk temporary table.
             let rows: Vec<Row> = tx
-                .exec(
-                    format!("SELECT {MEMBER_COLUMNS}TRUE ORDER BY x.created_s, x.created_ns, x.id"),
-                    (Value::from(grp),),
-                )
+                .exec(format!("SELECT {MEMBER_COLUMNS}TRUE"), (Value::from(grp),))
                 .await?;
-            let members = rows
+            let mut members = rows
                 .into_iter()
                 .map(|mut row| member(&mut row, 0))
                 .collect::<Result<Vec<_>>>()?;
+            members.sort_by(|a, b| a.position.cmp(&b.position));
             let updates = fields::changed(&members, 0..members.len(), window);
             context_len += updates.iter().map(|u| u.delta).sum::<i64>();
             tx.exec_batch(
