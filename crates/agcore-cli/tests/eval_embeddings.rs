@@ -123,6 +123,26 @@ fn hashing_embedder_rows_and_plot() {
         values.windows(2).all(|w| w[0] <= w[1] + 1e-12),
         "recall@k grows with k"
     );
+    for r in report["results"].as_array().unwrap() {
+        let has = !r["fusion_ceiling"].is_null();
+        assert_eq!(has, r["retriever"] == "hybrid", "fusion ceiling of {r}");
+    }
+    let ceiling = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["retriever"] == "hybrid")
+        .map(|r| r["fusion_ceiling"].clone())
+        .unwrap();
+    let figure = |name: &str| ceiling[name].as_f64().unwrap();
+    assert_eq!(ceiling["questions"], 40, "{ceiling}");
+    let union = figure("union_recall_at_10");
+    assert!(union >= figure("lexical_recall_at_10") && union >= figure("dense_recall_at_10"));
+    // The product's equal weight is one of the weights tried.
+    let hybrid = group(&report, "hybrid", "all");
+    assert!(figure("best_weight_recall_at_10") >= hybrid["recall_at_10"].as_f64().unwrap());
+    assert!(figure("best_weight_ndcg_at_10") >= hybrid["ndcg_at_10"].as_f64().unwrap());
+    assert!(figure("best_weight_recall_at_10") <= 1.0);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"));
     for name in &names {

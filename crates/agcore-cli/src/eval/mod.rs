@@ -4,9 +4,11 @@
 //! Files: [`locomo`] and [`beir`] load the data into a [`dataset::Dataset`];
 //! [`runner`] ingests it into the chosen store and runs every query through
 //! each [`retrievers::RetrieverName`]; [`metrics`] scores the rankings;
+//! [`ceiling`] measures what the hybrid search's two lists could give;
 //! [`report`] prints them.
 
 pub mod beir;
+pub mod ceiling;
 pub mod dataset;
 pub mod embedder;
 pub mod locomo;

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::ceiling::Ceiling;
 use super::locomo::TurnFormat;
 use super::metrics::{Latency, Scores};
 
@@ -64,6 +65,10 @@ pub struct RetrieverReport {
     /// Of that, everything but the query embedding: searching and fusing
     /// (dense and hybrid retrievers only).
     pub search_latency: Option<Latency>,
+    /// For `hybrid`: what its two candidate lists hold and the most
+    /// weighted fusion of them could recall with the weight chosen per
+    /// question (headline group only; a diagnostic that uses the answers).
+    pub fusion_ceiling: Option<Ceiling>,
 }
 
 impl Report {
@@ -102,7 +107,22 @@ impl Report {
             "retriever", "group", "n", "R@5", "R@10", "nDCG@10", "index ms", "p50 ms", "p99 ms"
         );
         let mut split = String::new();
+        let mut ceilings = String::new();
         for r in &self.results {
+            if let Some(c) = &r.fusion_ceiling {
+                let _ = writeln!(
+                    ceilings,
+                    "{:<20} fusion ceiling ({}, {} questions, uses the answers): R@10 of the lexical list {:.3} · dense list {:.3} · both lists' first 10 {:.3} · best lexical weight per question R@10 {:.3}, nDCG@10 {:.3}",
+                    r.retriever,
+                    c.label,
+                    c.questions,
+                    c.lexical_recall_at_10,
+                    c.dense_recall_at_10,
+                    c.union_recall_at_10,
+                    c.best_weight_recall_at_10,
+                    c.best_weight_ndcg_at_10
+                );
+            }
             if let (Some(e), Some(s)) = (&r.embed_latency, &r.search_latency) {
                 let _ = writeln!(
                     split,
@@ -137,9 +157,11 @@ impl Report {
                 }
             }
         }
-        if !split.is_empty() {
-            out.push('\n');
-            out.push_str(&split);
+        for extra in [split, ceilings] {
+            if !extra.is_empty() {
+                out.push('\n');
+                out.push_str(&extra);
+            }
         }
         out
     }

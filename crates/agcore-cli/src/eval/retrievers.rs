@@ -14,6 +14,7 @@ use agcore::memory::retriever::{
 };
 use agcore::memory::{InMemoryStore, MemoryFilter, MemoryStore, SearchOptions};
 
+use super::ceiling::TwoLists;
 use super::dataset::Dataset;
 pub use super::retriever_name::RetrieverName;
 use crate::error::CliError;
@@ -52,6 +53,19 @@ impl ContextualOptions {
 
 /// Results per query (`k` hits): enough for recall@k up to 50.
 pub const K: usize = 50;
+
+/// One query's answer: the ranking, its timing, and for the product's
+/// searches the two candidate lists they fused.
+#[derive(Debug, Clone, Default)]
+pub struct Searched {
+    /// Memory ids, best first (at most [`K`]).
+    pub ids: Vec<String>,
+    /// Where the time went.
+    pub timing: Timing,
+    /// The lexical and dense candidate lists (product searches only; ids
+    /// as stored, namespace prefix included).
+    pub lists: Option<TwoLists>,
+}
 
 /// Where a query's time went, for the product retrievers.
 #[derive(Debug, Clone, Copy, Default)]
@@ -237,46 +251,50 @@ impl Engine {
         Ok((engine, started.elapsed()))
     }
 
-    /// The top-[`K`] memory ids for `query` in namespace `ns`, and how long the
-    /// retrieval call took.
+    /// The top-[`K`] memory ids for `query` in namespace `ns`, how long the
+    /// retrieval call took, and for product searches the fused lists.
     ///
     /// # Errors
     /// Store and retriever errors.
-    pub async fn search(&self, ns: usize, query: &str) -> Result<(Vec<String>, Timing), CliError> {
+    pub async fn search(&self, ns: usize, query: &str) -> Result<Searched, CliError> {
         let started = Instant::now();
-        let plain = |took: Duration| Timing {
-            total: took,
-            embed: Duration::ZERO,
-            search: took,
+        let plain = |ids: Vec<String>, took: Duration| Searched {
+            ids,
+            timing: Timing {
+                total: took,
+                embed: Duration::ZERO,
+                search: took,
+            },
+            lists: None,
         };
-        let ids: Vec<String> = match self {
+        match self {
             Self::Product(stores, prefixes) => {
                 let (Some(store), Some(prefix)) = (stores.get(ns), prefixes.get(ns)) else {
-                    return Ok((Vec::new(), plain(started.elapsed())));
+                    return Ok(plain(Vec::new(), started.elapsed()));
                 };
                 let report = store
                     .search_explained(query, &SearchOptions::top_k(K).with_prefix(prefix.clone()))
                     .await?;
                 let total = started.elapsed();
                 let embed = Duration::from_micros(report.embed_micros);
-                let timing = Timing {
-                    total,
-                    embed,
-                    search: total.saturating_sub(embed),
-                };
-                let ids = report.results().map(|h| h.item.id.clone()).collect();
-                return Ok((ids, timing));
+                Ok(Searched {
+                    ids: report.results().map(|h| h.item.id.clone()).collect(),
+                    timing: Timing {
+                        total,
+                        embed,
+                        search: total.saturating_sub(embed),
+                    },
+                    lists: Some(TwoLists::of(&report, |item| item.id.clone())),
+                })
             }
             Self::Retriever(retrievers) => match retrievers.get(ns) {
                 Some(r) => {
                     let result = r.retrieve(query).await?;
                     let took = started.elapsed();
-                    return Ok((
-                        result.items.iter().map(|i| i.id().to_owned()).collect(),
-                        plain(took),
-                    ));
+                    let ids = result.items.iter().map(|i| i.id().to_owned()).collect();
+                    Ok(plain(ids, took))
                 }
-                None => Vec::new(),
+                None => Ok(plain(Vec::new(), started.elapsed())),
             },
             Self::Index(indexes) => match indexes.get(ns) {
                 Some(index) => {
@@ -286,11 +304,10 @@ impl Engine {
                         .into_iter()
                         .filter_map(|(i, _)| index.items().get(i).map(|item| item.id.clone()))
                         .collect();
-                    return Ok((ids, plain(took)));
+                    Ok(plain(ids, took))
                 }
-                None => Vec::new(),
+                None => Ok(plain(Vec::new(), started.elapsed())),
             },
-        };
-        Ok((ids, plain(started.elapsed())))
+        }
     }
 }

@@ -13,6 +13,7 @@ use agcore::memory::{InMemoryStore, MemoryItem, MemoryStore, Storage};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::StoreKind;
+use super::ceiling::{CeilingAccumulator, TwoLists};
 use super::dataset::Dataset;
 use super::metrics::{Accumulator, Latency};
 use super::report::RetrieverReport;
@@ -247,22 +248,33 @@ pub async fn evaluate(
     let mut latencies = Vec::with_capacity(dataset.queries());
     let mut embed_latencies = Vec::with_capacity(dataset.queries());
     let mut search_latencies = Vec::with_capacity(dataset.queries());
+    let mut ceiling = CeilingAccumulator::default();
     for (i, ns) in dataset.namespaces.iter().enumerate() {
         let prefix = ns.prefix();
         for query in &ns.queries {
-            let (ids, timing) = engine.search(i, &query.text).await?;
+            let searched = engine.search(i, &query.text).await?;
+            let timing = searched.timing;
             latencies.push(timing.total);
             embed_latencies.push(timing.embed);
             search_latencies.push(timing.search);
-            let ranked: Vec<String> = ids
-                .into_iter()
-                .take(K)
-                .map(|id| id.strip_prefix(&prefix).map_or(id.clone(), str::to_owned))
-                .collect();
+            let strip = |id: &String| id.strip_prefix(&prefix).map_or(id.clone(), str::to_owned);
+            let ranked: Vec<String> = searched.ids.iter().take(K).map(strip).collect();
             per_category
                 .entry(query.category.clone())
                 .or_default()
                 .add(&ranked, &query.relevant);
+            if let Some(lists) = searched.lists.filter(|_| name == RetrieverName::Hybrid)
+                && headline_category(dataset, &query.category)
+            {
+                let strip_all = |list: Vec<(String, f64)>| {
+                    list.into_iter().map(|(id, s)| (strip(&id), s)).collect()
+                };
+                let lists = TwoLists {
+                    lexical: strip_all(lists.lexical),
+                    dense: strip_all(lists.dense),
+                };
+                ceiling.add(&lists, &query.relevant);
+            }
             bar.inc(1);
         }
     }
@@ -274,7 +286,7 @@ pub async fn evaluate(
         "all"
     };
     for (category, acc) in &per_category {
-        if dataset.kind != "locomo" || matches!(category.as_str(), "1" | "2" | "3" | "4") {
+        if headline_category(dataset, category) {
             headline.merge(acc);
         }
     }
@@ -300,5 +312,12 @@ pub async fn evaluate(
         latency: Latency::of(&mut latencies),
         embed_latency: split.then(|| Latency::of(&mut embed_latencies)),
         search_latency: split.then(|| Latency::of(&mut search_latencies)),
+        fusion_ceiling: ceiling.ceiling(label),
     })
+}
+
+/// Whether `category` counts in the headline group: LoCoMo categories 1–4
+/// (5, adversarial, is reported apart), every BEIR group.
+fn headline_category(dataset: &Dataset, category: &str) -> bool {
+    dataset.kind != "locomo" || matches!(category, "1" | "2" | "3" | "4")
 }
