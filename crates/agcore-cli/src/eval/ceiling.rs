@@ -36,20 +36,19 @@ pub struct TwoLists {
 
 impl TwoLists {
     /// The lists a hybrid search fused, from its explained hits (the
-    /// candidates a similarity threshold cut before fusion left out), ids
-    /// passed through `id`.
-    pub fn of<T>(report: &SearchReport<T>, id: impl Fn(&T) -> String) -> Self {
+    /// candidates a similarity threshold cut before fusion left out).
+    pub fn of(report: &SearchReport) -> Self {
         let mut lexical = Vec::new();
         let mut dense = Vec::new();
         for hit in &report.hits {
             let b = &hit.breakdown;
             if let Some(l) = b.lexical {
-                lexical.push((l.rank, id(&hit.item), l.score));
+                lexical.push((l.rank, hit.item.id.clone(), l.score));
             }
             if let Some(d) = b.dense
                 && !matches!(b.cut, Some(CutRule::BelowSimilarity { .. }))
             {
-                dense.push((d.rank, id(&hit.item), d.score));
+                dense.push((d.rank, hit.item.id.clone(), d.score));
             }
         }
         let ranked = |mut list: Vec<(usize, String, f64)>| {

@@ -284,7 +284,7 @@ impl Engine {
                         embed,
                         search: total.saturating_sub(embed),
                     },
-                    lists: Some(TwoLists::of(&report, |item| item.id.clone())),
+                    lists: Some(TwoLists::of(&report)),
                 })
             }
             Self::Retriever(retrievers) => match retrievers.get(ns) {
