@@ -19,6 +19,7 @@ pub mod retriever_name;
 pub mod retrievers;
 pub mod runner;
 pub mod server;
+pub mod store;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -161,7 +162,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     let embedder = model.as_ref().map(|m| m.space().to_string());
     // The product rows run the default configuration; the `(…, context)`
     // ablation rows add neighbouring-turn context.
-    let store = runner::EvalStore::open(
+    let store = store::EvalStore::open(
         &args.store,
         model,
         HybridConfig::default(),
@@ -210,7 +211,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
 /// ingest time, background embedding time, one result per retriever.
 async fn measure(
     args: &EvalArgs,
-    store: &runner::EvalStore,
+    store: &store::EvalStore,
     dataset: &dataset::Dataset,
     has_embedder: bool,
 ) -> Result<

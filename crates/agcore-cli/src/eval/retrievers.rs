@@ -54,16 +54,16 @@ impl ContextualOptions {
 /// Results per query (`k` hits): enough for recall@k up to 50.
 pub const K: usize = 50;
 
-/// One query's answer: the ranking, its timing, and for the product's
-/// searches the two candidate lists they fused.
+/// One query's answer: the ranking, its timing, and, when asked for, the
+/// two candidate lists a product search fused.
 #[derive(Debug, Clone, Default)]
 pub struct Searched {
     /// Memory ids, best first (at most [`K`]).
     pub ids: Vec<String>,
     /// Where the time went.
     pub timing: Timing,
-    /// The lexical and dense candidate lists (product searches only; ids
-    /// as stored, namespace prefix included).
+    /// The lexical and dense candidate lists (product searches asked for
+    /// them only; ids as stored, namespace prefix included).
     pub lists: Option<TwoLists>,
 }
 
@@ -252,11 +252,12 @@ impl Engine {
     }
 
     /// The top-[`K`] memory ids for `query` in namespace `ns`, how long the
-    /// retrieval call took, and for product searches the fused lists.
+    /// retrieval call took, and, when `lists` is set and this is a product
+    /// search, the two lists it fused (built after the timed call).
     ///
     /// # Errors
     /// Store and retriever errors.
-    pub async fn search(&self, ns: usize, query: &str) -> Result<Searched, CliError> {
+    pub async fn search(&self, ns: usize, query: &str, lists: bool) -> Result<Searched, CliError> {
         let started = Instant::now();
         let plain = |ids: Vec<String>, took: Duration| Searched {
             ids,
@@ -284,7 +285,7 @@ impl Engine {
                         embed,
                         search: total.saturating_sub(embed),
                     },
-                    lists: Some(TwoLists::of(&report)),
+                    lists: lists.then(|| TwoLists::of(&report)),
                 })
             }
             Self::Retriever(retrievers) => match retrievers.get(ns) {
