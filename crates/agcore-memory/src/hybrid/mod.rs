@@ -24,6 +24,7 @@ mod explain;
 mod feedback;
 mod group;
 mod queue;
+mod queue_config;
 pub(crate) mod rank;
 mod search;
 mod window;
@@ -37,11 +38,12 @@ use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, Sear
 
 pub use config::{HybridConfig, RetrievalMode};
 pub use context::{ContextConfig, ContextLists};
-pub use dense::{DenseIndex, EmbeddingQueueConfig, QueueCounts};
+pub use dense::DenseIndex;
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
 pub use feedback::DenseFeedback;
 pub use group::GroupEvidence;
 pub use queue::content_hash;
+pub use queue_config::{EmbeddingQueueConfig, QueueCounts};
 pub use window::DenseContext;
 
 /// A [`MemoryStore`] that adds dense retrieval to another one.

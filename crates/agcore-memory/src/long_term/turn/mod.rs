@@ -8,6 +8,7 @@
 //! steps and adds the `memory_save` / `memory_recall` tools.
 
 mod extract;
+mod extraction_steps;
 mod feedback;
 mod memory;
 mod options;
