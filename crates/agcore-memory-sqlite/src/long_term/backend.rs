@@ -10,7 +10,7 @@ use agcore_memory::long_term::{
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::{SqliteLongTerm, buffer, import, ops, rows, search, upkeep};
+use super::{SqliteLongTerm, buffer, import, ops, reads, rows, search, upkeep};
 
 #[async_trait]
 impl LongTermBackend for SqliteLongTerm {
@@ -79,7 +79,8 @@ impl LongTermBackend for SqliteLongTerm {
         key: &str,
     ) -> std::result::Result<Option<MemoryEntry>, MemoryError> {
         let (scope, key) = (scope.clone(), key.to_owned());
-        self.read(move |c| ops::find_by_key(c, &scope, &key)).await
+        self.read(move |c| reads::find_by_key(c, &scope, &key))
+            .await
     }
 
     async fn history(
@@ -88,7 +89,7 @@ impl LongTermBackend for SqliteLongTerm {
         id: i64,
     ) -> std::result::Result<Vec<HistoryEntry>, MemoryError> {
         let scope = scope.clone();
-        self.read(move |c| ops::history(c, &scope, id)).await
+        self.read(move |c| reads::history(c, &scope, id)).await
     }
 
     async fn search(
@@ -108,7 +109,7 @@ impl LongTermBackend for SqliteLongTerm {
         request: &ListRequest,
     ) -> std::result::Result<Vec<MemoryEntry>, MemoryError> {
         let (scope, request) = (scope.clone(), request.clone());
-        self.read(move |c| ops::list(c, &scope, &request)).await
+        self.read(move |c| reads::list(c, &scope, &request)).await
     }
 
     async fn record_use(

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use rusqlite::{Connection, params};
 
-use super::ops::archived_sql;
+use super::reads::archived_sql;
 use super::rows::SCOPE_TOKENS;
 use super::search::{load, query_terms};
 use crate::error::Result;

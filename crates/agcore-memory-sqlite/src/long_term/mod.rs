@@ -20,6 +20,7 @@ mod buffer;
 mod exhaustive;
 mod import;
 mod ops;
+mod reads;
 pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;

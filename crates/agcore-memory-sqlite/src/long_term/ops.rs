@@ -1,23 +1,21 @@
-//! The backend operations as synchronous functions on the connection; each
-//! write runs in one transaction. Every statement names the scope in its
-//! `WHERE` clause.
+//! The backend's writes as synchronous functions on the connection, each in
+//! one transaction (the reads are in [`reads`](super::reads)). Every
+//! statement names the scope in its `WHERE` clause.
 
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row, format_time, parse_time};
+use super::rows::{self, format_time};
 use agcore_memory::MemoryError;
-#[cfg(feature = "testkit")]
-use agcore_memory::long_term::MaintenanceReport;
 use agcore_memory::long_term::WeightRules;
 #[cfg(feature = "testkit")]
 use agcore_memory::long_term::apply::apply_age;
 use agcore_memory::long_term::apply::{apply_update, merge_duplicate, new_entry};
 use agcore_memory::long_term::{Duplicate, content_key, supersede_update};
-use agcore_memory::long_term::{
-    HistoryEntry, HistoryReason, ListOrder, ListRequest, SaveOutcome, UsageRecord,
-};
+use agcore_memory::long_term::{HistoryReason, SaveOutcome, UsageRecord};
+#[cfg(feature = "testkit")]
+use agcore_memory::long_term::{ListOrder, ListRequest, MaintenanceReport};
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryUpdate, NewMemory};
 
 fn add_history(
@@ -173,84 +171,6 @@ pub(crate) fn delete(
     Ok(true)
 }
 
-pub(crate) fn find_by_key(
-    conn: &Connection,
-    scope: &MemoryScope,
-    key: &str,
-) -> Result<Option<MemoryEntry>> {
-    match rows::id_by_key(conn, scope, key)? {
-        Some(id) => rows::load(conn, scope, id),
-        None => Ok(None),
-    }
-}
-
-pub(crate) fn history(
-    conn: &Connection,
-    scope: &MemoryScope,
-    id: i64,
-) -> Result<Vec<HistoryEntry>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, content, reason, recorded_at FROM memory_history \
-         WHERE memory_id = ?1 AND agent_name = ?2 AND user_id = ?3 ORDER BY id",
-    )?;
-    let mut rows = stmt.query(params![id, scope.agent(), scope.user()])?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        out.push(HistoryEntry {
-            memory_id: id,
-            name: row.get(0)?,
-            content: row.get(1)?,
-            reason: HistoryReason::parse(&row.get::<_, String>(2)?)?,
-            recorded_at: parse_time(&row.get::<_, String>(3)?)?,
-        });
-    }
-    Ok(out)
-}
-
-/// The `archived` condition of `filter` on table alias `m`.
-pub(super) fn archived_sql(filter: agcore_memory::long_term::ArchivedFilter) -> &'static str {
-    use agcore_memory::long_term::ArchivedFilter as A;
-    match filter {
-        A::Include => "1",
-        A::Only => "m.archived = 1",
-        _ => "m.archived = 0",
-    }
-}
-
-pub(crate) fn list(
-    conn: &Connection,
-    scope: &MemoryScope,
-    request: &ListRequest,
-) -> Result<Vec<MemoryEntry>> {
-    let order = match request.order {
-        ListOrder::Weight => "m.weight DESC, m.id ASC",
-        ListOrder::Created => "m.id ASC",
-        _ => "m.updated_at DESC, m.id DESC",
-    };
-    let limit = request
-        .limit
-        .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.agent_name = ?1 AND m.user_id = ?2 \
-         AND (?3 IS NULL OR m.type = ?3) AND (?4 IS NULL OR m.weight >= ?4) AND {} \
-         ORDER BY {order} LIMIT ?5",
-        archived_sql(request.archived)
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![
-        scope.agent(),
-        scope.user(),
-        request.memory_type.map(|t| t.as_str()),
-        request.min_weight,
-        limit
-    ])?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        out.push(entry_from_row(row)?);
-    }
-    Ok(out)
-}
-
 pub(crate) fn record_use(
     conn: &mut Connection,
     scope: &MemoryScope,
@@ -322,7 +242,7 @@ pub(crate) fn maintenance_row_by_row(
     purge_before: DateTime<Utc>,
 ) -> Result<MaintenanceReport> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let active = list(&tx, scope, &ListRequest::all().order(ListOrder::Created))?;
+    let active = super::reads::list(&tx, scope, &ListRequest::all().order(ListOrder::Created))?;
     let mut report = MaintenanceReport::default();
     for mut entry in active {
         let (decayed, archived) = apply_age(&mut entry, rules, now);

@@ -12,7 +12,7 @@ use crate::error::Result;
 
 use rusqlite::{Connection, params};
 
-use super::ops::archived_sql;
+use super::reads::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
 use crate::topk::{Fetched, Hit, Ranking, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
