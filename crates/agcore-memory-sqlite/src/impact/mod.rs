@@ -28,7 +28,8 @@
 //!   mean context length over the documents with a context field) and the
 //!   run bounds (largest tf and context tf, smallest context length of a
 //!   document holding the term in both fields; stale-safe after deletions),
-//!   so a search never counts rows.
+//!   so a search never counts rows. A term no document holds any more has
+//!   no row.
 //!
 //! `scope` is part of every key: a search reads only its scope's rows. The
 //! backends call [`add_docs`] and [`remove_docs`] in the transaction that
@@ -320,6 +321,28 @@ mod tests {
         assert!(check(&conn, 5, &rows, 0).unwrap().is_empty());
         assert_eq!(term_stats(&conn, 5, "common").unwrap().df, 1600);
         assert_eq!(term_stats(&conn, 6, "common").unwrap().df, 0);
+        let terms = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT COUNT(*) FROM bm25_terms WHERE scope = 5", [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
+        // t0..t6 and common: removing every document of `t0` (d % 7 == 0
+        // and d % 3 == 0 share it) drops its row alone.
+        assert_eq!(terms(&conn), 8);
+        let t0: Vec<(i64, &str)> = rows
+            .iter()
+            .filter(|(d, _)| d % 7 == 0 || d % 3 == 0)
+            .map(|(d, t)| (*d, t.as_str()))
+            .collect();
+        remove_docs(&conn, 5, &t0, 0).unwrap();
+        rows.retain(|(d, _)| d % 7 != 0 && d % 3 != 0);
+        assert!(check(&conn, 5, &rows, 0).unwrap().is_empty());
+        assert_eq!(terms(&conn), 7);
+        assert_eq!(term_stats(&conn, 5, "t0").unwrap(), TermStats::default());
+        let all: Vec<(i64, &str)> = rows.iter().map(|(d, t)| (*d, t.as_str())).collect();
+        remove_docs(&conn, 5, &all, 0).unwrap();
+        assert_eq!(terms(&conn), 0);
         let p = [(3, 1), (0, -2), (u32::MAX, i64::MAX)];
         assert_eq!(decode_postings(&encode_postings(&p)), p);
     }

@@ -191,8 +191,9 @@ pub(crate) fn remove_docs(
 
 /// Removes `docs` (as indexed: the same terms and context field) from
 /// `scope`: their postings (rewriting the blocks that held them), document
-/// frequencies and the collection statistics (run bounds stay: they remain
-/// valid bounds). Run it in the transaction that removes or rewrites the
+/// frequencies and the collection statistics. A term whose frequency falls
+/// to 0 loses its row; the others keep their run bounds (they remain valid
+/// bounds). Run it in the transaction that removes or rewrites the
 /// documents.
 ///
 /// # Errors
@@ -249,8 +250,13 @@ pub(crate) fn remove_fields(
     insert_blocks(conn, scope, &again)?;
     let mut sub =
         conn.prepare_cached("UPDATE bm25_terms SET df = df - ?3 WHERE scope = ?1 AND term = ?2")?;
+    // A term no document holds any more leaves no row behind (its bounds
+    // start afresh if it comes back).
+    let mut unused =
+        conn.prepare_cached("DELETE FROM bm25_terms WHERE scope = ?1 AND term = ?2 AND df <= 0")?;
     for t in &grouped.terms {
         sub.execute(params![scope, t.term, t.df])?;
+        unused.execute(params![scope, t.term])?;
     }
     let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
     conn.prepare_cached(
