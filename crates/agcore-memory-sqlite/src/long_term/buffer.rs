@@ -5,7 +5,7 @@ use crate::error::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 
-use super::rows::{format_time, parse_time};
+use super::time::{format_time, parse_time};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{DialogueTurn, UsageLogRow};
 

@@ -24,6 +24,7 @@ mod reads;
 pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;
+mod time;
 mod upkeep;
 
 use std::path::Path;

@@ -6,7 +6,8 @@ use crate::error::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::rows::{self, format_time};
+use super::rows;
+use super::time::format_time;
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::WeightRules;
 #[cfg(feature = "testkit")]

@@ -5,7 +5,8 @@
 use crate::error::Result;
 use rusqlite::{Connection, params};
 
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row, parse_time};
+use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
+use super::time::parse_time;
 use agcore_memory::long_term::{
     HistoryEntry, HistoryReason, ListOrder, ListRequest, MemoryEntry, MemoryScope,
 };

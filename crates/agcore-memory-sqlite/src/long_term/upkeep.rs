@@ -11,7 +11,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, TransactionBehavior, params};
 
-use super::rows::{SCOPE_TOKENS, format_time, parse_time};
+use super::rows::SCOPE_TOKENS;
+use super::time::{format_time, parse_time};
 use crate::error::{Result, storage};
 use agcore_memory::long_term::{
     MIN_DECAY, MaintenanceReport, MemoryScope, MemoryType, TermSet, WeightRules,

@@ -2,6 +2,7 @@
 
 mod context;
 mod doc;
+mod eviction;
 #[cfg(feature = "testkit")]
 mod exhaustive;
 mod index;
@@ -14,14 +15,12 @@ mod write;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use async_trait::async_trait;
-use chrono::Utc;
-
 use crate::retriever::{Bm25, ContextField, unique_index_terms, validate_search_options};
 use crate::{
-    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
-    SearchOptions, validate_id,
+    EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
+    validate_id,
 };
+use async_trait::async_trait;
 use doc::Analyzed;
 use index::Index;
 
@@ -170,40 +169,6 @@ impl InMemoryStore {
         self.inner
             .write()
             .map_err(|_| MemoryError::Storage("in-memory store lock poisoned".into()))
-    }
-
-    /// Counts `writes` and evicts when `check_interval` is reached.
-    fn after_writes(&self, inner: &mut Index, writes: usize) {
-        inner.writes_since_check = inner.writes_since_check.saturating_add(writes);
-        if inner.writes_since_check >= self.eviction.check_interval.max(1) {
-            inner.writes_since_check = 0;
-            self.evict(inner);
-        }
-    }
-
-    fn evict(&self, inner: &mut Index) -> usize {
-        let victims = match &self.eviction.policy {
-            EvictionPolicy::Ttl { ttl_secs } => {
-                let ttl = i64::try_from(*ttl_secs)
-                    .ok()
-                    .and_then(chrono::Duration::try_seconds);
-                match ttl.and_then(|ttl| Utc::now().checked_sub_signed(ttl)) {
-                    Some(cutoff) => inner.created_up_to(cutoff),
-                    None => Vec::new(),
-                }
-            }
-            EvictionPolicy::Capacity { max_items } => {
-                inner.oldest(inner.len().saturating_sub(*max_items))
-            }
-            _ => Vec::new(),
-        };
-        for id in &victims {
-            inner.remove(id);
-        }
-        if !victims.is_empty() {
-            tracing::debug!(store = "in_memory", evicted = victims.len(), "eviction");
-        }
-        victims.len()
     }
 }
 

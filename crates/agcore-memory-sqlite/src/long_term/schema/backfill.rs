@@ -7,7 +7,8 @@ use rusqlite::{Transaction, params};
 
 use super::V2_TABLES;
 use crate::error::Result;
-use crate::long_term::rows::{SCOPE_TOKENS, format_time, index_terms, parse_time, scope_id};
+use crate::long_term::rows::{SCOPE_TOKENS, index_terms, scope_id};
+use crate::long_term::time::{format_time, parse_time};
 
 /// Version 2's new columns (version 1 is the original layout, created by
 /// earlier releases only).

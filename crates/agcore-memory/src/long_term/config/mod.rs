@@ -12,12 +12,14 @@ use super::dedupe::DEFAULT_DEDUPE_THRESHOLD;
 use super::weights::WeightRules;
 
 mod agent;
+mod inject;
 pub mod suggest;
 
 use crate::MemoryError;
 pub use agent::{
     ExtractConfig, MemoryAgentConfig, StructuredOutput, SummarizeConfig, parse_duration,
 };
+pub use inject::{InjectConfig, LongTermTrigger};
 
 /// The memory sections of a configuration file. Other top-level sections are
 /// ignored (they belong to other components), except misspellings of the
@@ -244,79 +246,5 @@ impl LongTermConfig {
             MemoryError::InvalidInput(format!("memory.long_term.maintenance_interval: {e}"))
         })?;
         Ok((!period.is_zero()).then_some(period))
-    }
-}
-
-/// When long-term memories are searched for a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum LongTermTrigger {
-    /// Every turn that passes the other rules (default).
-    #[default]
-    Always,
-    /// Only turns whose message contains one of `trigger_keywords`.
-    Keywords,
-}
-
-/// `[memory.inject]`: the rules for putting memories into the prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[non_exhaustive]
-pub struct InjectConfig {
-    /// Inject nothing on the first turn of a session (default `false`: every
-    /// turn is prefetched, as long-term memory per agent + user expects —
-    /// the first turn of a new session is where memories of earlier
-    /// sessions matter most).
-    pub first_round_empty: bool,
-    /// Most recent short-term turns that are no longer in the message
-    /// history injected into the `<memory-context>` block (default 3; 0 = none).
-    pub short_term_count: usize,
-    /// When to search long-term memory (default `always`).
-    pub long_term_trigger: LongTermTrigger,
-    /// Keywords for `long_term_trigger = "keywords"` (case-insensitive substrings).
-    pub trigger_keywords: Vec<String>,
-    /// Messages shorter than this many characters (after trimming) inject nothing (default 4).
-    pub min_query_length: usize,
-    /// Most tokens of injected memory text (default 800).
-    pub token_budget: usize,
-}
-
-impl Default for InjectConfig {
-    fn default() -> Self {
-        Self {
-            first_round_empty: false,
-            short_term_count: 3,
-            long_term_trigger: LongTermTrigger::Always,
-            trigger_keywords: Vec::new(),
-            min_query_length: 4,
-            token_budget: 800,
-        }
-    }
-}
-
-impl InjectConfig {
-    /// Whether to search long-term memory for `query` when the session already
-    /// holds `prior_messages` messages (see `docs/memory.md`, *Prefetch*): not
-    /// on the first round when `first_round_empty`,
-    /// not for messages shorter than `min_query_length` characters, and with
-    /// the `keywords` trigger only when a keyword occurs.
-    pub fn should_inject(&self, query: &str, prior_messages: usize) -> bool {
-        if self.first_round_empty && prior_messages == 0 {
-            return false;
-        }
-        let query = query.trim();
-        if query.chars().count() < self.min_query_length {
-            return false;
-        }
-        match self.long_term_trigger {
-            LongTermTrigger::Always => true,
-            LongTermTrigger::Keywords => {
-                let lower = query.to_lowercase();
-                self.trigger_keywords
-                    .iter()
-                    .any(|k| !k.trim().is_empty() && lower.contains(&k.trim().to_lowercase()))
-            }
-        }
     }
 }

@@ -1,0 +1,53 @@
+//! `memory_recall`: searches the memories of the calling scope.
+
+use super::{MAX_RECALL_LIMIT, RecallArgs, brief, memory_failed, scope_of};
+use agcore_memory::long_term::{LongTermMemory, SearchRequest};
+use agcore_tools::{ToolContext, ToolError, TypedTool};
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+/// `memory_recall`: searches the memories of the calling (agent, user) scope.
+///
+/// Returns compact JSON `{"memories":[{"id","type","name","content","description"}]}`,
+/// best match first.
+#[derive(Debug, Clone)]
+pub struct MemoryRecallTool {
+    memory: LongTermMemory,
+}
+
+impl MemoryRecallTool {
+    /// The tool over `memory`.
+    pub fn new(memory: LongTermMemory) -> Self {
+        Self { memory }
+    }
+}
+
+#[async_trait]
+impl TypedTool for MemoryRecallTool {
+    type Args = RecallArgs;
+    type Output = Value;
+
+    fn name(&self) -> &str {
+        "memory_recall"
+    }
+
+    fn description(&self) -> &str {
+        "Search long-term memory for relevant information."
+    }
+
+    async fn call(&self, args: RecallArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let tool = self.name();
+        let scoped = scope_of(&self.memory, tool, ctx)?;
+        let limit = args.limit.unwrap_or(5).clamp(1, MAX_RECALL_LIMIT);
+        let mut request = SearchRequest::top_k(limit);
+        if let Some(kind) = args.memory_type {
+            request = request.of_type(kind);
+        }
+        let hits = scoped
+            .search_with(&args.query, &request)
+            .await
+            .map_err(|e| memory_failed(tool, None, e))?;
+        let memories: Vec<Value> = hits.iter().map(|h| brief(&h.entry)).collect();
+        Ok(json!({ "memories": memories }))
+    }
+}
