@@ -1,8 +1,8 @@
 //! Where the program's memory lives: `--db URL`, `[storage] url` of
 //! agcore.toml, `memory.long_term.path`, or a file in the user's data dir,
-//! opened through [`agcore::memory::open`] (SQLite files, PostgreSQL, Redis, a JSON
-//! file, in-process memory; each backend but SQLite needs its
-//! cargo feature).
+//! opened through [`agcore::memory::open`] (SQLite files, PostgreSQL,
+//! MySQL/MariaDB, Redis, a JSON file, in-process memory; this program
+//! builds them all in).
 
 use std::path::{Path, PathBuf};
 
