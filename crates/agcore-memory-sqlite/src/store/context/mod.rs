@@ -217,17 +217,7 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
             "SELECT pk, terms, grp, context_terms, created_secs, created_nanos, id \
              FROM memory_items",
         )?
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })?
+        .query_map([], |r| Row::try_from(r))?
         .collect::<std::result::Result<_, _>>()?;
     let mut problems = Vec::new();
     for (_, _, grp, context, secs, nanos, id) in &rows {

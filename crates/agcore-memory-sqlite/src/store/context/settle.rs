@@ -89,16 +89,7 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
                 "SELECT terms, context_terms, grp, created_secs, created_nanos, id \
                  FROM memory_items WHERE pk = ?1",
             )?
-            .query_row([pk], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
+            .query_row([pk], |r| Stored::try_from(r))
             .optional()?;
         let Some((terms, old, Some(grp), secs, nanos, id)) = row else {
             continue;

@@ -26,17 +26,7 @@ pub(super) fn delete_indexed(
 ) -> Result<usize> {
     let gone: Vec<Deleted> = conn
         .prepare_cached(sql)?
-        .query_map(params, |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })?
+        .query_map(params, |r| Deleted::try_from(r))?
         .collect::<Result<_, _>>()?;
     let count = gone.len();
     let mut changes = Changes::default();

@@ -122,16 +122,7 @@ pub(super) fn upsert(
                 "SELECT pk, terms, context_terms, grp, created_secs, created_nanos \
                  FROM memory_items WHERE id = ?1",
             )?
-            .query_row([&item.id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
+            .query_row([&item.id], |r| OldRow::try_from(r))
             .optional()?;
         rewrite(conn, item, &enc)?;
         let Some((pk, old_terms, old_context, old_group, old_secs, old_nanos)) = old else {
