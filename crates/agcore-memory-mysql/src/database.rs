@@ -6,43 +6,20 @@ use std::time::Duration;
 
 use agcore_memory::retriever::ContextField;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
+use mysql_async::Pool;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Pool};
 
 use crate::builder::MysqlDatabaseBuilder;
+use crate::connections::Connections;
 use crate::error::{MysqlError, Result};
+use crate::migrate::Component;
 use crate::{MysqlLongTerm, MysqlStore};
 
-/// A pool and the time a caller may wait for one of its connections.
-#[derive(Clone)]
-pub(crate) struct Connections {
-    pool: Pool,
-    timeout: Duration,
-    closed: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Connections {
-    /// A connection, within the acquire timeout.
-    ///
-    /// # Errors
-    /// [`MysqlError::Timeout`] or the driver's error (unavailable).
-    pub(crate) async fn get(&self) -> Result<Conn> {
-        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
-            return Err(crate::error::storage("mysql: this handle is closed"));
-        }
-        match tokio::time::timeout(self.timeout, self.pool.get_conn()).await {
-            Ok(conn) => Ok(conn?),
-            Err(_) => Err(MysqlError::Timeout(self.timeout)),
-        }
-    }
-
-    /// Marks the long-term memory closed: later calls fail. The pool itself
-    /// closes with [`MysqlDatabase::close`] or when its last handle drops.
-    pub(crate) fn close(&self) {
-        self.closed
-            .store(true, std::sync::atomic::Ordering::Release);
-    }
-}
+/// Every schema component of this library, in migration order.
+const COMPONENTS: [&Component; 2] = [
+    &crate::store::schema::COMPONENT,
+    &crate::long_term::schema::COMPONENT,
+];
 
 /// A MySQL or MariaDB database holding agcore memory: a connection pool,
 /// the schema migrated on open, and the store on it. Cheap to clone;
@@ -89,15 +66,17 @@ impl MysqlDatabase {
         eviction: EvictionConfig,
         (context, min_pruned_rows): (Option<ContextField>, u64),
     ) -> Result<Self, MemoryError> {
-        let conns = Connections {
-            pool,
-            timeout,
-            closed: Arc::default(),
-        };
+        let conns = Connections::new(pool, timeout);
         let run = async {
             let mut conn = conns.get().await?;
             let version: Option<String> = conn.query_first("SELECT VERSION()").await?;
-            crate::migrate::migrate(&mut conn, context.as_ref()).await?;
+            crate::migrate::migrate(&mut conn, &COMPONENTS, async |conn| {
+                crate::reindex::sync(conn).await?;
+                crate::long_term::sync_df(conn).await?;
+                crate::store::sync_context(conn, context.as_ref()).await?;
+                crate::store::sync_df(conn, context.as_ref()).await
+            })
+            .await?;
             Ok::<_, MysqlError>(version.unwrap_or_default())
         };
         let version = run.await?;

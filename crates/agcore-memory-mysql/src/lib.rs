@@ -33,6 +33,7 @@
 mod access;
 mod bm25;
 mod builder;
+mod connections;
 mod database;
 mod doc_freq;
 mod error;

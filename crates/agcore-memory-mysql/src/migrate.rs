@@ -9,7 +9,6 @@
 //! counted when they were not counted for this analyzer, and the store's
 //! context fields are derived again when their settings changed.
 
-use agcore_memory::retriever::ContextField;
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
@@ -22,12 +21,6 @@ pub(crate) struct Component {
     pub(crate) steps: &'static [&'static [&'static str]],
 }
 
-/// Every component this library knows, in migration order.
-pub(crate) const COMPONENTS: [&Component; 2] = [
-    &crate::store::schema::COMPONENT,
-    &crate::long_term::schema::COMPONENT,
-];
-
 const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     component VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY,
     version BIGINT NOT NULL,
@@ -37,13 +30,18 @@ const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
 /// How long an opener waits for another process's migration, in seconds.
 const LOCK_WAIT_SECS: i64 = 60;
 
-/// Migrates every component to its latest version.
+/// Migrates each of `components` (in order) to its latest version, then
+/// runs `after` (re-indexing and derived data), all under the lock.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server; a storage error when a component
 /// is newer than this library (nothing is changed then) or the migration
 /// lock could not be had.
-pub(crate) async fn migrate(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
+pub(crate) async fn migrate(
+    conn: &mut Conn,
+    components: &[&Component],
+    after: impl AsyncFnOnce(&mut Conn) -> Result<()>,
+) -> Result<()> {
     let got: Option<Option<i64>> = conn
         .exec_first(
             "SELECT GET_LOCK(CONCAT('agcore_schema:', DATABASE()), ?)",
@@ -55,7 +53,10 @@ pub(crate) async fn migrate(conn: &mut Conn, context: Option<&ContextField>) -> 
             "mysql: another process held the migration lock for too long",
         ));
     }
-    let result = migrate_locked(conn, context).await;
+    let result = match apply(conn, components).await {
+        Ok(()) => after(conn).await,
+        Err(e) => Err(e),
+    };
     let released = conn
         .query_drop("DO RELEASE_LOCK(CONCAT('agcore_schema:', DATABASE()))")
         .await;
@@ -64,9 +65,10 @@ pub(crate) async fn migrate(conn: &mut Conn, context: Option<&ContextField>) -> 
     Ok(())
 }
 
-async fn migrate_locked(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
+/// Runs each component's missing schema steps, recording its version.
+async fn apply(conn: &mut Conn, components: &[&Component]) -> Result<()> {
     conn.query_drop(VERSION_TABLE).await?;
-    for component in COMPONENTS {
+    for component in components {
         let current: i64 = conn
             .exec_first(
                 "SELECT version FROM agcore_schema WHERE component = ?",
@@ -105,10 +107,7 @@ async fn migrate_locked(conn: &mut Conn, context: Option<&ContextField>) -> Resu
             );
         }
     }
-    crate::reindex::sync(conn).await?;
-    crate::long_term::sync_df(conn).await?;
-    crate::store::sync_context(conn, context).await?;
-    crate::store::sync_df(conn, context).await
+    Ok(())
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

@@ -9,7 +9,14 @@ use deadpool_postgres::Pool;
 
 use crate::builder::PostgresDatabaseBuilder;
 use crate::error::{PostgresError, Result};
+use crate::migrate::Component;
 use crate::{PostgresLongTerm, PostgresStore};
+
+/// Every schema component of this library, in migration order.
+const COMPONENTS: [&Component; 2] = [
+    &crate::store::schema::COMPONENT,
+    &crate::long_term::schema::COMPONENT,
+];
 
 /// A PostgreSQL database holding agcore memory: a connection pool, the
 /// schema migrated on open, and the store on it. Cheap to clone; `Send + Sync`.
@@ -80,7 +87,7 @@ impl PostgresDatabase {
             .map_err(PostgresError::from)?
             .try_get(0)
             .map_err(PostgresError::from)?;
-        crate::migrate::migrate(&mut client, context.as_ref()).await?;
+        crate::migrate::migrate(&mut client, &COMPONENTS, context.as_ref()).await?;
         let version = format!(
             "PostgreSQL {}",
             version.split_whitespace().next().unwrap_or_default()

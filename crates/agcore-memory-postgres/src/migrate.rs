@@ -18,25 +18,23 @@ pub(crate) struct Component {
     pub(crate) steps: &'static [&'static str],
 }
 
-/// Every component this library knows, in migration order.
-pub(crate) const COMPONENTS: [&Component; 2] = [
-    &crate::store::schema::COMPONENT,
-    &crate::long_term::schema::COMPONENT,
-];
-
 const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     component TEXT PRIMARY KEY,
     version BIGINT NOT NULL,
     migrated_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )";
 
-/// Migrates every component to its latest version, the store's context
-/// fields derived with `context`.
+/// Migrates each of `components` (in order) to its latest version, the
+/// store's context fields derived with `context`.
 ///
 /// # Errors
 /// [`crate::PostgresError`] from the server; a storage error when a component
 /// is newer than this library (nothing is changed then).
-pub(crate) async fn migrate(client: &mut Client, context: Option<&ContextField>) -> Result<()> {
+pub(crate) async fn migrate(
+    client: &mut Client,
+    components: &[&Component],
+    context: Option<&ContextField>,
+) -> Result<()> {
     let tx = client.transaction().await?;
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtext('agcore_schema:' || current_schema()))",
@@ -44,7 +42,7 @@ pub(crate) async fn migrate(client: &mut Client, context: Option<&ContextField>)
     )
     .await?;
     tx.batch_execute(VERSION_TABLE).await?;
-    for component in COMPONENTS {
+    for component in components {
         let row = tx
             .query_opt(
                 "SELECT version FROM agcore_schema WHERE component = $1",

@@ -8,7 +8,7 @@
 //! and a failure leaves the old index whole; the component's tables are
 //! locked against writers (`EXCLUSIVE`: readers go on) while it runs. The
 //! store's postings are rebuilt with the own field only, and its context
-//! fields marked for derivation ([`crate::store::context::mark_stale`]),
+//! fields marked for derivation ([`crate::store::context::stale::mark_stale`]),
 //! which follows in the same transaction.
 
 use std::collections::BTreeMap;
@@ -142,7 +142,7 @@ async fn reindex_store(tx: &Transaction<'_>) -> Result<()> {
         &[&len_delta],
     )
     .await?;
-    crate::store::context::mark_stale(tx).await
+    crate::store::context::stale::mark_stale(tx).await
 }
 
 async fn reindex_long_term(tx: &Transaction<'_>) -> Result<()> {

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, TxOpts, Value};
 
-use super::rows::{self, scope_params};
+use super::rows;
+use super::scopes::{self, scope_params};
 use crate::error::Result;
 use crate::row::{from_micros, micros, take, text};
 
@@ -154,7 +155,7 @@ pub(crate) async fn import_all(
     let mut outcomes = Vec::with_capacity(entries.len());
     for mut entry in entries {
         let scope = entry.scope()?;
-        let scope_id = rows::scope_id(&mut tx, &scope).await?;
+        let scope_id = scopes::scope_id(&mut tx, &scope).await?;
         let existing = match rows::id_by_content(&mut tx, &scope, &entry.content).await? {
             Some(id) => rows::load(&mut tx, &scope, id, false).await?,
             None => None,

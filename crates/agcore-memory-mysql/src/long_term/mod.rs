@@ -9,6 +9,7 @@ mod ops;
 mod retry;
 mod rows;
 pub(crate) mod schema;
+mod scopes;
 mod search;
 mod seen;
 mod upkeep;
@@ -26,7 +27,7 @@ use agcore_memory::long_term::{
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::database::Connections;
+use crate::connections::Connections;
 use retry::retry;
 
 /// Long-term memory on MySQL / MariaDB. Cheap to clone; `Send + Sync`. Get

@@ -13,7 +13,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, TxOpts, Value};
 
 use super::df;
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row, scope_params};
+use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
+use super::scopes::{self, scope_params};
 use super::seen::Seen;
 use crate::error::Result;
 use crate::row::{from_micros, micros, take, text};
@@ -104,7 +105,7 @@ pub(crate) async fn update(
         .map(String::as_str)
         .collect();
     if !text.is_empty()
-        && let Some(scope_id) = rows::existing_scope_id(conn, scope).await?
+        && let Some(scope_id) = scopes::existing_scope_id(conn, scope).await?
     {
         let (words, _) = rows::analyze_text(&text.join(" "), scope_id);
         df::create_missing(conn, known, &words).await?;

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use agcore_memory::long_term::MemoryScope;
 use mysql_async::Conn;
 
-use super::rows;
+use super::scopes;
 use crate::doc_freq::KnownWords;
 use crate::error::Result;
 
@@ -36,13 +36,13 @@ impl Seen {
         &self.words
     }
 
-    /// The scope's row id, created on first use (see [`rows::scope_id`]).
+    /// The scope's row id, created on first use (see [`scopes::scope_id`]).
     pub(crate) async fn scope_id(&self, conn: &mut Conn, scope: &MemoryScope) -> Result<i64> {
         let key = (scope.agent().to_owned(), scope.user().to_owned());
         if let Some(id) = lock(&self.scopes).get(&key) {
             return Ok(*id);
         }
-        let id = rows::scope_id(conn, scope).await?;
+        let id = scopes::scope_id(conn, scope).await?;
         let mut seen = lock(&self.scopes);
         if seen.len() >= MAX_SCOPES {
             seen.clear();

@@ -11,7 +11,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, TxOpts, Value};
 
 use super::ops::list;
-use super::rows::{self, scope_params};
+use super::rows;
+use super::scopes::scope_params;
 use crate::error::Result;
 use crate::row::micros;
 

@@ -27,7 +27,7 @@ use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Row, TxOpts, Value};
 
-use crate::database::Connections;
+use crate::connections::Connections;
 use crate::error::{Result, is_duplicate, is_retryable_conflict};
 use rows::{ITEM_COLUMNS, item_from_row};
 

@@ -8,7 +8,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, TxOpts};
 use sha2::{Digest, Sha256};
 
-use crate::database::Connections;
+use crate::connections::Connections;
 use crate::error::{Result, storage};
 
 /// A vector as bytes: its components as little-endian `f32`.

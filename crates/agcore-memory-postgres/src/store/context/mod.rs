@@ -29,6 +29,7 @@ mod locks;
 mod neighbours;
 mod rebuild;
 mod settle;
+pub(crate) mod stale;
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
@@ -38,13 +39,9 @@ use crate::error::Result;
 pub(crate) use locks::{Locked, lock_statement};
 pub(crate) use neighbours::Position;
 pub(crate) use settle::{Fresh, settle};
-
-/// The meta key recording the settings the fields were derived with.
-const META_KEY: &str = "context_field";
-
-/// The value recorded when the postings were rebuilt without fields (after
-/// a re-index): matches no settings, so [`sync`] derives them again.
-pub(crate) const STALE: &str = "stale";
+use stale::META_KEY;
+#[cfg(test)]
+use stale::STALE;
 
 /// Windows larger than this are this (longer than any sequence; keeps the
 /// SQL's rank arithmetic in range).
@@ -94,21 +91,6 @@ pub(crate) async fn sync(tx: &Transaction<'_>, configured: Option<&ContextField>
     )
     .await?;
     tracing::info!(from = ?recorded, to = %wanted, "postgres memory store: context fields derived");
-    Ok(())
-}
-
-/// Records that the fields must be derived again on the next [`sync`]
-/// (the postings were rebuilt without them).
-///
-/// # Errors
-/// [`crate::PostgresError`] from the server.
-pub(crate) async fn mark_stale(tx: &Transaction<'_>) -> Result<()> {
-    tx.execute(
-        "INSERT INTO agcore_store_meta (key, value) VALUES ($1, $2)
-         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-        &[&META_KEY, &STALE],
-    )
-    .await?;
     Ok(())
 }
 
