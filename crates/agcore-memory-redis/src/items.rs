@@ -13,6 +13,11 @@ use crate::error::{Result, storage};
 /// non-negative 20-digit number whose decimal order is time order.
 const SECONDS_OFFSET: i64 = 1 << 62;
 
+/// The Redis key `name` under the store's `prefix` (`prefix:name`).
+pub(crate) fn key(prefix: &str, name: &str) -> String {
+    format!("{prefix}:{name}")
+}
+
 /// The member of the `created` sorted set: 20 digits of seconds, 9 of
 /// nanoseconds, NUL, the id — so lexicographic order is (time, id) order and
 /// the id starts at byte 31 (the script's `string.sub(ckey, 31)`).

@@ -6,15 +6,16 @@
 //! mean length — the context field's over the items in a sequence — the
 //! context weighted) like `InMemoryStore`, `SqliteStore` and
 //! `PostgresStore`, best first with ties by id; items are then read in rank
-//! order until `limit` pass the filter.
+//! order until `limit` pass the filter ([`crate::RedisStore`]'s search).
 
 use std::collections::HashMap;
 
+use agcore_memory::SearchOptions;
 use agcore_memory::retriever::{Bm25, Bm25F, unique_index_terms};
-use agcore_memory::{ScoredItem, SearchOptions};
+use redis::aio::ConnectionManager;
 
 use crate::error::{Result, storage};
-use crate::store::RedisStore;
+use crate::items::key;
 
 /// `(documents, total length, items in a sequence, total context length)`.
 type Stats = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
@@ -45,11 +46,21 @@ fn mean(total: Option<f64>, count: f64) -> f64 {
     }
 }
 
-pub(crate) async fn search(
-    store: &RedisStore,
+/// The index a search reads: a connection, the store's key prefix and the
+/// context field's weight (0 without one).
+pub(crate) struct Index<'a> {
+    pub(crate) conn: ConnectionManager,
+    pub(crate) prefix: &'a str,
+    pub(crate) weight: f64,
+}
+
+/// Ids of the items matching `query` with their BM25F scores, best first
+/// (ties by id), those below `options.min_score` left out.
+pub(crate) async fn rank(
+    index: Index<'_>,
     query: &str,
     options: &SearchOptions,
-) -> Result<Vec<ScoredItem>> {
+) -> Result<Vec<(String, f64)>> {
     let mut terms = unique_index_terms(query);
     terms.truncate(MAX_QUERY_TERMS);
     if terms.is_empty() {
@@ -57,15 +68,15 @@ pub(crate) async fn search(
     }
     let mut pipe = redis::pipe();
     pipe.cmd("HMGET")
-        .arg(store.key("stats"))
+        .arg(key(index.prefix, "stats"))
         .arg("docs")
         .arg("len")
         .arg("grouped")
         .arg("clen");
     for term in &terms {
-        pipe.hgetall(store.key(&format!("t:{term}")));
+        pipe.hgetall(key(index.prefix, &format!("t:{term}")));
     }
-    let mut conn = store.conn.clone();
+    let mut conn = index.conn;
     let (stats, postings): (Stats, Vec<Postings>) = {
         let mut replies: Vec<redis::Value> = pipe.query_async(&mut conn).await?;
         if replies.is_empty() {
@@ -85,7 +96,7 @@ pub(crate) async fn search(
         bm25: Bm25::default(),
         avg_len: mean(stats.1, docs),
         avg_context_len: mean(stats.3, stats.2.unwrap_or(0.0)),
-        weight: store.context.as_ref().map_or(0.0, |c| c.weight),
+        weight: index.weight,
     };
     let mut scores: HashMap<&str, f64> = HashMap::new();
     for list in &postings {
@@ -105,26 +116,10 @@ pub(crate) async fn search(
         .filter(|(_, s)| options.min_score.is_none_or(|min| *s >= min))
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    let mut hits = Vec::with_capacity(options.limit.min(ranked.len()));
-    let batch = options.limit.saturating_mul(2).max(32);
-    for chunk in ranked.chunks(batch) {
-        let ids: Vec<String> = chunk.iter().map(|(id, _)| (*id).to_owned()).collect();
-        let items = store.fetch(&ids).await?;
-        let by_id: HashMap<&str, f64> = chunk.iter().copied().collect();
-        for item in items {
-            if hits.len() == options.limit {
-                return Ok(hits);
-            }
-            if options.filter.matches(&item) {
-                let score = by_id.get(item.id.as_str()).copied().unwrap_or(0.0);
-                hits.push(ScoredItem { item, score });
-            }
-        }
-        if hits.len() == options.limit {
-            break;
-        }
-    }
-    Ok(hits)
+    Ok(ranked
+        .into_iter()
+        .map(|(id, score)| (id.to_owned(), score))
+        .collect())
 }
 
 #[cfg(test)]

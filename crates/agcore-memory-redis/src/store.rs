@@ -1,5 +1,6 @@
 //! [`RedisStore`]: the [`MemoryStore`] on Redis.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use agcore_memory::retriever::ContextField;
@@ -89,7 +90,7 @@ impl RedisStore {
     }
 
     pub(crate) fn key(&self, name: &str) -> String {
-        format!("{}:{name}", self.prefix)
+        items::key(&self.prefix, name)
     }
 
     pub(crate) async fn run(&self, mode: &str, extra: &[String]) -> Result<i64> {
@@ -123,6 +124,34 @@ impl RedisStore {
         self.run("save", &[payload, interval, max.to_string()])
             .await?;
         Ok(())
+    }
+
+    /// The first `options.limit` items of `ranked` (ids with scores, best
+    /// first) that still exist and pass the filter, read in batches.
+    async fn hits(
+        &self,
+        ranked: &[(String, f64)],
+        options: &SearchOptions,
+    ) -> Result<Vec<ScoredItem>> {
+        let mut hits = Vec::with_capacity(options.limit.min(ranked.len()));
+        let batch = options.limit.saturating_mul(2).max(32);
+        for chunk in ranked.chunks(batch) {
+            let ids: Vec<String> = chunk.iter().map(|(id, _)| id.clone()).collect();
+            let by_id: HashMap<&str, f64> = chunk.iter().map(|(id, s)| (id.as_str(), *s)).collect();
+            for item in self.fetch(&ids).await? {
+                if hits.len() == options.limit {
+                    return Ok(hits);
+                }
+                if options.filter.matches(&item) {
+                    let score = by_id.get(item.id.as_str()).copied().unwrap_or(0.0);
+                    hits.push(ScoredItem { item, score });
+                }
+            }
+            if hits.len() == options.limit {
+                break;
+            }
+        }
+        Ok(hits)
     }
 
     /// The items with these ids that still exist, in order.
@@ -270,6 +299,12 @@ impl MemoryStore for RedisStore {
             ));
         }
         self.sweep().await?;
-        Ok(crate::search::search(self, query, options).await?)
+        let index = crate::search::Index {
+            conn: self.conn.clone(),
+            prefix: &self.prefix,
+            weight: self.context.as_ref().map_or(0.0, |c| c.weight),
+        };
+        let ranked = crate::search::rank(index, query, options).await?;
+        Ok(self.hits(&ranked, options).await?)
     }
 }

@@ -21,11 +21,9 @@ use agcore_memory::retriever::ANALYZER_ID;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::Result;
+use crate::impact::{BATCH, clear_postings};
 use crate::long_term::rows::{SCOPE_TOKENS, index_terms as entry_terms, scope_id};
 use crate::store::search::STORE_SCOPE;
-
-/// Rows re-tokenised per statement batch.
-pub(crate) const BATCH: i64 = 2_000;
 
 const TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_analyzer (
     component  TEXT PRIMARY KEY,
@@ -41,7 +39,7 @@ const INDEXED: [(&str, Rebuild); 2] = [("store", reindex_store), ("long_term", r
 
 /// The analyzer recorded for `component`; `None` when none is.
 pub(crate) fn recorded(conn: &Connection, component: &str) -> Result<Option<String>> {
-    if !crate::migrate::has_table(conn, "agcore_analyzer")? {
+    if !crate::component::has_table(conn, "agcore_analyzer")? {
         return Ok(None);
     }
     Ok(conn
@@ -98,17 +96,6 @@ pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
         }
         tx.commit()?;
         tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
-    }
-    Ok(())
-}
-
-/// Drops the postings and statistics of the scopes `scope_clause` selects.
-pub(crate) fn clear_postings(conn: &Connection, scope_clause: &str, param: i64) -> Result<()> {
-    for table in ["bm25_blocks", "bm25_terms", "bm25_stats"] {
-        conn.execute(
-            &format!("DELETE FROM {table} WHERE {scope_clause}"),
-            [param],
-        )?;
     }
     Ok(())
 }

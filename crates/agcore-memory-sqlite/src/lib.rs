@@ -3,6 +3,7 @@
 //! memory ([`SqliteLongTerm`]), behind one connection layer.
 
 mod analysis;
+mod component;
 mod connection;
 mod database;
 mod error;

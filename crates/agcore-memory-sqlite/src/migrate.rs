@@ -25,22 +25,11 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
+use crate::component::{Component, has_table};
 use crate::error::{Result, storage};
 
 /// `PRAGMA user_version` of a database managed through `agcore_schema`.
 pub(crate) const ADOPTED_USER_VERSION: i64 = 100;
-
-/// A part of the database with its own schema version.
-pub(crate) struct Component {
-    /// The name in `agcore_schema`.
-    pub(crate) name: &'static str,
-    /// The version this library writes.
-    pub(crate) latest: i64,
-    /// Creates the latest layout (the component is absent).
-    pub(crate) create: fn(&Transaction<'_>) -> Result<()>,
-    /// Moves the component from `target - 1` to `target`.
-    pub(crate) upgrade: fn(&Transaction<'_>, i64) -> Result<()>,
-}
 
 /// Version 2 keys blocks by exact document length (version 1: `len >> 3`);
 /// version 3 adds the context-field statistics.
@@ -70,17 +59,6 @@ CREATE TABLE IF NOT EXISTS agcore_schema (
     version     INTEGER NOT NULL,
     migrated_at TEXT NOT NULL
 );";
-
-pub(crate) fn has_table(conn: &Connection, table: &str) -> Result<bool> {
-    Ok(conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-            [table],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some())
-}
 
 /// The version of `component`, 0 when absent.
 pub(crate) fn version(conn: &Connection, component: &str) -> Result<i64> {

@@ -19,13 +19,11 @@ use agcore_memory::retriever::{ANALYZER_ID, ContextField};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
+use super::meta::{DF_KEY as META_KEY, meta, recorded, settings};
 use crate::doc_freq::{DfTable, KnownWords, distinct};
 use crate::error::Result;
 
 pub(crate) const TABLE: DfTable = DfTable::STORE;
-
-/// The meta row recording what the frequencies were counted for.
-pub(crate) const META_KEY: &str = "df";
 
 /// Items read per batch when counting afresh.
 const SCAN_BATCH: i64 = 1_000;
@@ -145,10 +143,7 @@ pub(crate) async fn create_missing<'a>(
 /// What the frequencies are counted for: the analyzer and the context
 /// field's derivation settings (a meta row's length at most).
 fn counted_for(context: Option<&ContextField>) -> String {
-    super::context::recorded(format!(
-        "{ANALYZER_ID} {}",
-        super::context::settings(context)
-    ))
+    recorded(format!("{ANALYZER_ID} {}", settings(context)))
 }
 
 /// Counts every word afresh from the items' fields unless the table was
@@ -162,7 +157,7 @@ fn counted_for(context: Option<&ContextField>) -> String {
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
     let wanted = counted_for(context);
-    let built = super::schema::meta(conn, META_KEY).await?;
+    let built = meta(conn, META_KEY).await?;
     if built.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }

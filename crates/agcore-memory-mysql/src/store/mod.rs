@@ -4,6 +4,7 @@ mod context;
 mod df;
 mod evict;
 mod filter;
+mod meta;
 mod rows;
 pub(crate) mod schema;
 mod search;
@@ -13,7 +14,7 @@ mod write;
 
 pub(crate) use context::sync as sync_context;
 pub(crate) use df::sync as sync_df;
-pub(crate) use schema::mark_stale;
+pub(crate) use meta::mark_stale;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

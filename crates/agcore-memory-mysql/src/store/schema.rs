@@ -31,40 +31,7 @@
 //! would not keep the fields current) refuse them too. Version 4 adds the
 //! document frequencies, for the same reason.
 
-use mysql_async::Conn;
-use mysql_async::prelude::Queryable;
-
-use crate::error::Result;
 use crate::migrate::Component;
-
-/// Forgets what the context fields were derived with and what the
-/// document frequencies were counted for (their meta rows), so the next
-/// open derives and counts them again: the words they are made of were
-/// re-indexed.
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn mark_stale(conn: &mut Conn) -> Result<()> {
-    conn.exec_drop(
-        "DELETE FROM agcore_store_meta WHERE name IN (?, ?)",
-        (super::context::META_KEY, super::df::META_KEY),
-    )
-    .await?;
-    Ok(())
-}
-
-/// The value of the `agcore_store_meta` row `name`, if any.
-///
-/// # Errors
-/// [`crate::MysqlError`] from the server.
-pub(crate) async fn meta(conn: &mut Conn, name: &str) -> Result<Option<String>> {
-    Ok(conn
-        .exec_first(
-            "SELECT value FROM agcore_store_meta WHERE name = ?",
-            (name,),
-        )
-        .await?)
-}
 
 /// Counter rows of `agcore_item_stats`.
 pub(crate) const STAT_SHARDS: i16 = 16;

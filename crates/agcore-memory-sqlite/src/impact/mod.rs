@@ -198,6 +198,20 @@ pub(crate) fn decode_postings(blob: &[u8]) -> Vec<(u32, i64)> {
 /// A posting: `(document length, document)`.
 pub(crate) type Posting = (u32, i64);
 
+/// Rows re-tokenised per statement batch when an index is rebuilt.
+pub(crate) const BATCH: i64 = 2_000;
+
+/// Drops the postings and statistics of the scopes `scope_clause` selects.
+pub(crate) fn clear_postings(conn: &Connection, scope_clause: &str, param: i64) -> Result<()> {
+    for table in ["bm25_blocks", "bm25_terms", "bm25_stats"] {
+        conn.execute(
+            &format!("DELETE FROM {table} WHERE {scope_clause}"),
+            [param],
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,8 +22,8 @@
 
 use rusqlite::{Connection, Transaction};
 
+use crate::component::Component;
 use crate::error::{Result, storage};
-use crate::migrate::Component;
 
 /// The layout of a new database (version 1's with version 4's tokenizer and
 /// version 5's context columns, [`CONTEXT`]).

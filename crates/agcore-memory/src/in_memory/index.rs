@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::doc::{Doc, Slot};
 use super::lexicon::Lexicon;
-use super::postings::{Cursor, Posting};
+use super::postings::Cursor;
 use super::segments::Segments;
 use super::topk;
 use crate::retriever::{Bm25, Bm25F, ContextField};
@@ -229,27 +229,5 @@ impl Index {
             &fields,
             options,
         )
-    }
-}
-
-/// Appends `doc`'s postings at `slot` (larger than every slot indexed so
-/// far); `new` counts it in each term's document frequency (a document moved
-/// by a segment rewrite is counted already).
-pub(super) fn add_postings(lexicon: &mut Lexicon, slot: u32, doc: &Doc, new: bool) {
-    for &(term, tf, context_tf) in &doc.terms {
-        if let Some(list) = lexicon.list_mut(term) {
-            let posting = Posting {
-                slot,
-                tf,
-                len: doc.len,
-                context_tf,
-                context_len: doc.context_len,
-            };
-            if new {
-                list.push(posting);
-            } else {
-                list.push_moved(posting);
-            }
-        }
     }
 }

@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::postings::PostingList;
+use super::doc::Doc;
+use super::postings::{Posting, PostingList};
 
 /// Term → number, and the posting list of each number.
 #[derive(Default)]
@@ -74,6 +75,28 @@ impl Lexicon {
     pub(super) fn truncate_all(&mut self) {
         for list in &mut self.lists {
             list.truncate_from(0);
+        }
+    }
+}
+
+/// Appends `doc`'s postings at `slot` (larger than every slot indexed so
+/// far); `new` counts it in each term's document frequency (a document moved
+/// by a segment rewrite is counted already).
+pub(super) fn add_postings(lexicon: &mut Lexicon, slot: u32, doc: &Doc, new: bool) {
+    for &(term, tf, context_tf) in &doc.terms {
+        if let Some(list) = lexicon.list_mut(term) {
+            let posting = Posting {
+                slot,
+                tf,
+                len: doc.len,
+                context_tf,
+                context_len: doc.context_len,
+            };
+            if new {
+                list.push(posting);
+            } else {
+                list.push_moved(posting);
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ mod index;
 mod lexicon;
 mod postings;
 mod results;
+mod sealing;
 mod segments;
 mod topk;
 mod write;

@@ -2,7 +2,8 @@
 //! context fields of the neighbours kept current (see `context`).
 
 use super::doc::{Analyzed, Doc, Slot, merge_fields};
-use super::index::{Index, add_postings};
+use super::index::Index;
+use super::lexicon::add_postings;
 
 /// Dead slots tolerated before a compaction (and at least as many as live
 /// documents, so compaction costs amortised O(1) per deletion).

@@ -35,12 +35,10 @@ use agcore_memory::retriever::ContextField;
 use mysql_async::Conn;
 use sha2::{Digest, Sha256};
 
+use super::meta::{CONTEXT_KEY as META_KEY, meta, settings};
 use crate::error::Result;
 pub(crate) use rows::{Changes, Joining, enter, groups_of, leave, lock_groups};
 pub(crate) use settle::{ContextDelta, settle};
-
-/// The meta row recording the settings the fields were derived with.
-pub(crate) const META_KEY: &str = "context_field";
 
 /// Windows larger than this are this (longer than any sequence; keeps the
 /// `LIMIT` arithmetic in range).
@@ -49,26 +47,6 @@ const MAX_WINDOW: usize = 1 << 20;
 /// The window of `context` (0 without a field: no neighbours).
 pub(crate) fn window(context: Option<&ContextField>) -> usize {
     context.map_or(0, |c| c.window.min(MAX_WINDOW))
-}
-
-/// Longest value of an `agcore_store_meta` row.
-const MAX_META: usize = 255;
-
-/// The recorded form of `context`'s derivation settings (key and window;
-/// its SHA-256 when longer than a meta row holds).
-pub(crate) fn settings(context: Option<&ContextField>) -> String {
-    recorded(agcore_memory::retriever::derivation_settings(context))
-}
-
-/// `text` as a meta row records it: itself, or its SHA-256 when longer
-/// than a row holds.
-pub(crate) fn recorded(text: String) -> String {
-    if text.len() <= MAX_META {
-        return text;
-    }
-    let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
 }
 
 /// The `grp` of an item under `context`: the SHA-256 of its sequence's
@@ -87,7 +65,7 @@ pub(crate) fn group_of(context: &ContextField, item: &MemoryItem) -> Option<Vec<
 /// [`crate::MysqlError`] from the server; nothing changes then.
 pub(crate) async fn sync(conn: &mut Conn, configured: Option<&ContextField>) -> Result<()> {
     let wanted = settings(configured);
-    let recorded = crate::store::schema::meta(conn, META_KEY).await?;
+    let recorded = meta(conn, META_KEY).await?;
     if recorded.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }

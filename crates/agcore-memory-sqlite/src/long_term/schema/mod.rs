@@ -37,7 +37,7 @@ mod backfill;
 use crate::error::{Result, storage};
 use rusqlite::Transaction;
 
-use crate::migrate::Component;
+use crate::component::Component;
 
 use backfill::{v2, v3};
 

@@ -25,8 +25,8 @@ use agcore_memory::retriever::ContextField;
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use super::search::STORE_SCOPE;
-use crate::analysis::BATCH;
 use crate::error::Result;
+use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
 pub(crate) use neighbours::{Position, context_at, join};
 pub(crate) use settle::{Changes, Fresh, settle};
@@ -136,7 +136,7 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
             }
         }
     }
-    crate::analysis::clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
+    crate::impact::clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
     let mut after = i64::MIN;
     loop {
         let rows: Vec<(i64, String, bool, String)> = conn
