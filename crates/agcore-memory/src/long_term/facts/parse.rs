@@ -53,8 +53,9 @@ fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
 /// recovers the complete elements of an array cut off mid-way; reads raw
 /// line breaks and other control characters inside strings as if escaped. Element
 /// fields: `content` (required), `type` (default `user`; also `preference`
-/// and `fact`), `tags`, `confidence` (required, 0–1; 1–100 read as percent),
-/// `replace`. Never panics.
+/// and `fact`, kept in [`Fact::fact_type`]), `tags`, `confidence` (required,
+/// 0–1; 1–100 read as percent), `replace` (a memory id, a number or a string
+/// of digits; text is refused). Never panics.
 ///
 /// # Errors
 /// [`MemoryError::Serialization`] when the reply holds no JSON value or one
@@ -162,6 +163,32 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The memory id a `replace` field names: a whole number, or a string of
+/// one (`"#12"` too); absent, `null`, `""`, `"null"` and `"none"` are no
+/// replacement, any other text is refused (a replacement names an id, never
+/// text to match).
+fn replace_id(value: Option<&Value>) -> Result<Option<i64>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| format!("replace `{n}` is not a memory id")),
+        Some(Value::String(s)) => {
+            let text = s.trim();
+            if text.is_empty() || ["null", "none"].contains(&text.to_lowercase().as_str()) {
+                return Ok(None);
+            }
+            let digits = text.trim_start_matches('#');
+            digits
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| format!("replace `{text}` is not a memory id"))
+        }
+        Some(other) => Err(format!("replace is {}, not a memory id", kind(other))),
+    }
+}
+
 fn fact_from(value: Value) -> Result<Fact, String> {
     let Value::Object(map) = value else {
         return Err(format!("expected an object, got {}", kind(&value)));
@@ -171,9 +198,14 @@ fn fact_from(value: Value) -> Result<Fact, String> {
         Some(Value::String(_)) | None => return Err("missing content".into()),
         Some(other) => return Err(format!("content is {}, not a string", kind(other))),
     };
-    let memory_type = match map.get("type").or_else(|| map.get("memory_type")) {
-        None | Some(Value::Null) => MemoryType::User,
-        Some(Value::String(s)) => MemoryType::parse(s).map_err(|e| e.to_string())?,
+    let (memory_type, fact_type) = match map.get("type").or_else(|| map.get("memory_type")) {
+        None | Some(Value::Null) => (MemoryType::User, None),
+        Some(Value::String(s)) => {
+            let memory_type = MemoryType::parse(s).map_err(|e| e.to_string())?;
+            let word = s.trim().to_lowercase();
+            let finer = (word != memory_type.as_str()).then_some(word);
+            (memory_type, finer)
+        }
         Some(other) => return Err(format!("type is {}, not a string", kind(other))),
     };
     let confidence = match map.get("confidence") {
@@ -201,13 +233,11 @@ fn fact_from(value: Value) -> Result<Fact, String> {
         Some(Value::String(s)) => s.split(',').map(|t| t.trim().to_owned()).collect(),
         _ => Vec::new(),
     };
-    let replace = match map.get("replace") {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        _ => None,
-    };
+    let replace = replace_id(map.get("replace"))?;
     Ok(Fact {
         content,
         memory_type,
+        fact_type,
         tags,
         confidence,
         replace,
@@ -237,8 +267,12 @@ mod tests {
         .unwrap();
         assert_eq!(a.facts[0].memory_type, MemoryType::Project);
         assert_eq!(a.facts[0].tags, vec!["x"]);
-        let b = parse_facts(r#"[{"content":"B","confidence":"0.5","replace":"old"}]"#).unwrap();
-        assert_eq!(b.facts[0].replace.as_deref(), Some("old"));
+        let b = parse_facts(r#"[{"content":"B","confidence":"0.5","replace":"12"},{"content":"B2","confidence":1,"replace":7,"type":"Preference"}]"#).unwrap();
+        assert_eq!(b.facts[0].replace, Some(12));
+        assert_eq!(b.facts[1].replace, Some(7));
+        assert_eq!(b.facts[1].memory_type, MemoryType::User);
+        assert_eq!(b.facts[1].fact_type.as_deref(), Some("preference"));
+        assert_eq!(b.facts[0].fact_type, None);
         let c = parse_facts(r#"{"content":"C","confidence":90}"#).unwrap();
         assert!((c.facts[0].confidence - 0.9).abs() < 1e-12);
         assert!(parse_facts(r#"{"facts":[]}"#).unwrap().facts.is_empty());
@@ -262,6 +296,18 @@ mod tests {
         assert!(p.facts.is_empty());
         assert_eq!(p.rejected.len(), 5, "{:?}", p.rejected);
         assert!(p.rejected[1].contains("missing confidence"));
+    }
+
+    #[test]
+    fn a_replace_naming_text_is_refused() {
+        let p = parse_facts(
+            r#"[{"content":"A","confidence":1,"replace":"the user likes tea"},{"content":"B","confidence":1,"replace":"none"},{"content":"C","confidence":1,"replace":1.5}]"#,
+        )
+        .unwrap();
+        assert_eq!(p.facts.len(), 1);
+        assert_eq!(p.facts[0].replace, None);
+        assert_eq!(p.rejected.len(), 2, "{:?}", p.rejected);
+        assert!(p.rejected[0].contains("not a memory id"));
     }
 
     #[test]
