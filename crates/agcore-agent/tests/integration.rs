@@ -34,3 +34,4 @@ mod session_history;
 mod session_turns;
 mod streaming_and_tasks;
 mod tool_isolation_campaign;
+mod untrusted_paths;
