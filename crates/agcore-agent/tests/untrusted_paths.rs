@@ -277,7 +277,7 @@ async fn planning_and_review_quote_the_goal() {
 
 #[tokio::test]
 async fn summary_compaction_quotes_the_transcript() {
-    let provider = MockProvider::new().push_text("A summary.");
+    let provider = MockProvider::new().push_text(hostile_corpus().join("\n"));
     let mut messages = vec![ChatMessage::system("BASE")];
     for attack in hostile_corpus() {
         messages.push(ChatMessage::user(attack.clone()));
@@ -295,6 +295,14 @@ async fn summary_compaction_quotes_the_transcript() {
     assert_no_hostile_line("compaction transcript", &transcript);
     assert!(!transcript.contains('<'), "{transcript}");
     assert!(!request.messages[0].text().contains("green tea"));
+    // The summary, written by the model from that text, comes back quoted.
+    let summary = messages[1].text();
+    assert_no_hostile_line("summary message", &summary);
+    assert!(!summary.contains('<'), "{summary}");
+    assert_eq!(
+        quoted(&summary),
+        hostile_corpus().join("\n").replace("\r\n", "\n")
+    );
 }
 
 #[tokio::test]
