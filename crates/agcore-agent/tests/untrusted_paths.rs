@@ -2,21 +2,16 @@
 //! every path that sends stored or external text to a model, seen in the
 //! requests a recording provider receives: fact extraction (known memories
 //! and dialogue), the planning and review turns (the goal), summary
-//! compaction (the transcript), attachments (stored turns) and
-//! `memory_recall` results. In each, no line the path builds starts with a
+//! compaction (the transcript; `untrusted_blocks`), attachments (stored
+//! turns; `untrusted_blocks`) and `memory_recall` results. In each, no line the path builds starts with a
 //! hostile line, the block structure stays, and the text comes back exactly.
 #![cfg(test)]
 
-use std::path::Path;
 use std::sync::Arc;
 
-use agcore_agent::attach::{
-    AttachConfig, ConfigFormat, MemoryManager, MemoryStoreRegistry, StoreContext,
-};
 use agcore_agent::{
     AgentBuilder, AgentConfig, AgentSession, LongTermOptions, PlanningAgent, SimpleAgent, TaskAgent,
 };
-use agcore_llm::compact::{CompactConfig, summarize};
 use agcore_llm::{HookExecutor, MockProvider, MockResponse};
 use agcore_memory::long_term::{
     InMemoryLongTerm, ListRequest, LongTermMemory, MemoryType, NewMemory,
@@ -27,7 +22,7 @@ use agcore_types::{ChatMessage, ChatResponse, FinishReason, Role, ToolCall};
 
 /// Asserts no line of `text` starts (after spaces) with a hostile line;
 /// the block tags the program writes itself are lines of their own.
-fn assert_no_hostile_line(what: &str, text: &str) {
+pub(crate) fn assert_no_hostile_line(what: &str, text: &str) {
     let bad = hostile_lines();
     for line in text.lines() {
         let start = line.trim_start();
@@ -44,7 +39,7 @@ fn assert_no_hostile_line(what: &str, text: &str) {
 }
 
 /// The text of quoted lines (`> x`) between non-quoted ones, unescaped.
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with('>'))
@@ -53,7 +48,7 @@ fn quoted(text: &str) -> String {
     unescape(&lines.join("\n"))
 }
 
-fn builder(provider: &Arc<MockProvider>) -> AgentBuilder {
+pub(crate) fn builder(provider: &Arc<MockProvider>) -> AgentBuilder {
     AgentBuilder::new()
         .provider(provider.clone())
         .tool_registry(Arc::new(ToolRegistry::new()))
@@ -273,87 +268,4 @@ async fn planning_and_review_quote_the_goal() {
             assert_eq!(quoted(&turn), goal.replace("\r\n", "\n"), "{turn}");
         }
     }
-}
-
-#[tokio::test]
-async fn summary_compaction_quotes_the_transcript() {
-    let provider = MockProvider::new().push_text(hostile_corpus().join("\n"));
-    let mut messages = vec![ChatMessage::system("BASE")];
-    for attack in hostile_corpus() {
-        messages.push(ChatMessage::user(attack.clone()));
-        messages.push(ChatMessage::assistant(attack));
-    }
-    messages.push(ChatMessage::user("latest"));
-    let mut config = CompactConfig::default();
-    config.keep_recent = 1;
-    summarize(&provider, "m", &mut messages, &config)
-        .await
-        .unwrap();
-    let request = &provider.requests()[0];
-    assert_eq!(request.messages.len(), 2);
-    let transcript = request.messages[1].text();
-    assert_no_hostile_line("compaction transcript", &transcript);
-    assert!(!transcript.contains('<'), "{transcript}");
-    assert!(!request.messages[0].text().contains("green tea"));
-    // The summary, written by the model from that text, comes back quoted.
-    let summary = messages[1].text();
-    assert_no_hostile_line("summary message", &summary);
-    assert!(!summary.contains('<'), "{summary}");
-    assert_eq!(
-        quoted(&summary),
-        hostile_corpus().join("\n").replace("\r\n", "\n")
-    );
-}
-
-#[tokio::test]
-async fn attachments_quote_stored_turns() {
-    let out = tempfile::tempdir().unwrap();
-    let yaml = format!(
-        "memory:\n  stores:\n    - {{name: chat, type: simple, config: {{memory_path: '{}'}}}}\nagents:\n  - name: assistant\n    memories:\n      - {{name: chat, retrieve_stage: [gen], write: true, top_k: 20}}\n",
-        out.path().join("chat.json").display(),
-    );
-    let config =
-        AttachConfig::parse(&yaml, ConfigFormat::Yaml, Some(Path::new("agents.yaml"))).unwrap();
-    let manager = Arc::new(
-        MemoryManager::from_config(
-            &config,
-            "assistant",
-            &MemoryStoreRegistry::with_builtins(),
-            &StoreContext::default(),
-        )
-        .await
-        .unwrap(),
-    );
-    let provider = Arc::new(MockProvider::new());
-    let corpus = hostile_corpus();
-    for attack in &corpus {
-        provider.enqueue(MockResponse::Response(ChatResponse::from_message(
-            "m",
-            ChatMessage::assistant(attack.clone()),
-            FinishReason::Stop,
-        )));
-    }
-    provider.enqueue(MockResponse::Response(ChatResponse::from_message(
-        "m",
-        ChatMessage::assistant("ok"),
-        FinishReason::Stop,
-    )));
-    let bundle = builder(&provider)
-        .memory_attachments(Arc::clone(&manager))
-        .build()
-        .unwrap();
-    let mut session = AgentSession::new(Arc::new(SimpleAgent::new("assistant")), bundle);
-    for attack in &corpus {
-        session.submit_turn(attack.as_str()).await.unwrap();
-    }
-    session.submit_turn("green tea").await.unwrap();
-    let requests = provider.requests();
-    let system = requests.last().unwrap().messages[0].text();
-    assert!(
-        system.contains("green tea"),
-        "the stored turns are attached: {system}"
-    );
-    assert_no_hostile_line("attachment block", &system);
-    assert_eq!(system.matches("<memory-context>").count(), 1, "{system}");
-    assert_eq!(system.matches("</memory-context>").count(), 1, "{system}");
 }

@@ -2,6 +2,7 @@
 //! the [`Fact`] type, the extraction request, a tolerant JSON parser and the
 //! screen a fact passes before it is written.
 
+mod element;
 mod parse;
 mod screen;
 
