@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use agcore_llm::{HookContext, HookEvent};
-use agcore_prompt::builtin::names;
-use agcore_prompt::{PromptTemplate, TemplateContext};
+use agcore_prompt::TemplateContext;
+use agcore_prompt::builtin::{names, override_template};
 use async_trait::async_trait;
 
 use crate::attach::Stage;
@@ -52,7 +52,8 @@ pub use agcore_prompt::builtin::texts::TASK_REVIEW as DEFAULT_REVIEW_PROMPT;
 #[derive(Debug, Clone)]
 enum TaskPrompt {
     Builtin(&'static str),
-    Custom(String),
+    /// A caller's template overriding the built-in prompt named first.
+    Custom(&'static str, String),
 }
 
 /// The reference [`TaskAgent`]: drafts the plan with the model through its
@@ -97,7 +98,7 @@ impl PlanningAgent {
     /// template whose `{{ goal }}` is the goal ([`DEFAULT_REVIEW_PROMPT`] is
     /// a good start); its answer becomes [`Plan::review`].
     pub fn with_review(mut self, prompt: impl Into<String>) -> Self {
-        self.review_prompt = Some(TaskPrompt::Custom(prompt.into()));
+        self.review_prompt = Some(TaskPrompt::Custom(names::TASK_REVIEW, prompt.into()));
         self
     }
 
@@ -124,11 +125,12 @@ impl PlanningAgent {
     /// goal (default: the `task.planning` prompt, the bundle's override or
     /// [`DEFAULT_PLANNING_PROMPT`]).
     pub fn with_planning_prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.planning_prompt = TaskPrompt::Custom(prompt.into());
+        self.planning_prompt = TaskPrompt::Custom(names::TASK_PLANNING, prompt.into());
         self
     }
 
-    /// `prompt` rendered with `goal`.
+    /// `prompt` rendered with `goal`, which is untrusted (quoted and
+    /// escaped, in a caller's template too).
     fn render(&self, prompt: &TaskPrompt, goal: &str) -> Result<String, AgentError> {
         let ctx = TemplateContext::new().with("goal", goal);
         Ok(match prompt {
@@ -137,9 +139,7 @@ impl PlanningAgent {
                 .bundle()
                 .prompts
                 .render_or_builtin(name, &ctx)?,
-            TaskPrompt::Custom(source) => {
-                PromptTemplate::new("task", source.as_str())?.render(&ctx)?
-            }
+            TaskPrompt::Custom(name, source) => override_template(name, source)?.render(&ctx)?,
         })
     }
 
@@ -172,7 +172,10 @@ impl PlanningAgent {
     /// [`AgentError::Prompt`] when the template fails to render; the errors
     /// of `submit_turn`.
     pub async fn review(&mut self, plan: &Plan, prompt: &str) -> Result<String, AgentError> {
-        let prompt = self.render(&TaskPrompt::Custom(prompt.to_owned()), &plan.goal)?;
+        let prompt = self.render(
+            &TaskPrompt::Custom(names::TASK_REVIEW, prompt.to_owned()),
+            &plan.goal,
+        )?;
         let response = self.session.submit_turn_at(Stage::Critique, prompt).await?;
         Ok(response.text())
     }

@@ -34,3 +34,5 @@ mod session_history;
 mod session_turns;
 mod streaming_and_tasks;
 mod tool_isolation_campaign;
+mod untrusted_blocks;
+mod untrusted_paths;

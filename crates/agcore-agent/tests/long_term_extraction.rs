@@ -106,15 +106,14 @@ async fn malformed_reply_keeps_the_buffer_and_a_later_run_applies_it() {
     assert!(repair.contains("could not be read"), "{repair}");
     assert_eq!(requests[1].messages[2].text(), "Sorry, I cannot do that.");
     assert_eq!(requests[2].model, "extractor-model");
-    let prompt = requests[2].messages[0].text();
-    assert!(
-        prompt.contains("User: I work as a nurse\nAssistant: reply 0"),
-        "{prompt}"
-    );
-    assert!(
-        prompt.contains("User: thanks\nAssistant: reply 3"),
-        "{prompt}"
-    );
+    let system = requests[2].messages[0].text();
+    assert!(!system.contains("I work as a nurse"), "{system}");
+    let data: serde_json::Value = serde_json::from_str(&requests[2].messages[1].text()).unwrap();
+    let dialogue = data["dialogue"].as_array().unwrap();
+    assert_eq!(dialogue[0]["user"], "I work as a nurse");
+    assert_eq!(dialogue[0]["assistant"], "reply 0");
+    assert_eq!(dialogue[3]["user"], "thanks");
+    assert_eq!(dialogue[3]["assistant"], "reply 3");
     // The chat provider only saw the four turns.
     assert_eq!(f.chat.request_count(), 4);
 }

@@ -93,8 +93,9 @@ async fn planning_and_review_prompts_are_overridden() {
     assert_eq!(plan.review.as_deref(), Some("looks right"));
     let requests = provider.requests();
     let last_user = |i: usize| requests[i].messages.last().unwrap().text();
-    assert_eq!(last_user(0), "PLAN ship it AS JSON");
-    assert_eq!(last_user(2), "REVIEW ship it");
+    // `goal` is untrusted: the overrides quote it as the built-ins do.
+    assert_eq!(last_user(0), "PLAN > ship it AS JSON");
+    assert_eq!(last_user(2), "REVIEW > ship it");
 }
 
 #[tokio::test]
@@ -139,10 +140,11 @@ async fn the_extraction_instructions_are_overridden() {
     session.submit_turn("I moved to Lyon").await.unwrap();
     session.finish().await.unwrap();
     let requests = extractor.requests();
-    let text: String = requests[0].messages.iter().map(|m| m.text()).collect();
+    let system = requests[0].messages[0].text();
     assert!(
-        text.starts_with("CUSTOM EXTRACTION RULES\n- At most"),
-        "{text}"
+        system.starts_with("CUSTOM EXTRACTION RULES\n- At most"),
+        "{system}"
     );
-    assert!(text.contains("User: I moved to Lyon"), "{text}");
+    let data: serde_json::Value = serde_json::from_str(&requests[0].messages[1].text()).unwrap();
+    assert_eq!(data["dialogue"][0]["user"], "I moved to Lyon");
 }

@@ -43,7 +43,7 @@ async fn replaces_the_older_part_with_one_summary() {
     assert_eq!(messages[1].role, Role::User);
     assert_eq!(
         messages[1].text(),
-        "[Summary of the earlier conversation]\nUser 小王 lives in Shanghai; asked weather."
+        "[Summary of the earlier conversation]\n> User 小王 lives in Shanghai; asked weather."
     );
     assert_eq!(messages[2].tool_calls[0].id, "w1");
     assert_eq!(messages[3].tool_call_id.as_deref(), Some("w1"));

@@ -66,7 +66,7 @@ async fn summary_compaction_when_microcompact_is_not_enough() {
     assert!(
         sent[1]
             .text()
-            .starts_with("[Summary of the earlier conversation]\nThey asked ten questions.")
+            .starts_with("[Summary of the earlier conversation]\n> They asked ten questions.")
     );
     assert_eq!(sent.len(), 1 + 1 + 2);
     assert!(sent[2].text().starts_with("answer 9"));

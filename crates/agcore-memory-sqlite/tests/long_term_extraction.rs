@@ -18,15 +18,17 @@ async fn facts_apply_by_confidence_and_replace() {
             .entry;
         let reply = r#"```json
 {"facts": [
- {"content": "Lives in Munich", "type": "user", "tags": ["location"], "confidence": 0.9, "replace": "lives in  berlin"},
- {"content": "Works on the payment module", "type": "project", "confidence": 0.8, "replace": "something never stored"},
+ {"content": "Lives in Munich", "type": "user", "tags": ["location"], "confidence": 0.9, "replace": OLD},
+ {"content": "Works on the payment module", "type": "project", "confidence": 0.8, "replace": null},
+ {"content": "Works nights", "type": "fact", "confidence": 0.8, "replace": 987654321},
  {"content": "Might like jazz", "type": "preference", "confidence": 0.3},
  {"content": "lives in munich", "confidence": 0.95},
  {"content": "", "confidence": 1}
 ]}
 ```"#;
-        let parsed = parse_facts(reply).unwrap();
-        assert_eq!(parsed.facts.len(), 4, "{name}: {:?}", parsed.rejected);
+        let reply = reply.replace("OLD", &old.id.to_string());
+        let parsed = parse_facts(&reply).unwrap();
+        assert_eq!(parsed.facts.len(), 5, "{name}: {:?}", parsed.rejected);
         assert_eq!(parsed.rejected.len(), 1);
         let report = m.apply_facts(parsed.facts, 0.7).await.unwrap();
         assert_eq!(report.superseded, vec![old.id], "{name}");
@@ -37,6 +39,8 @@ async fn facts_apply_by_confidence_and_replace() {
             "{name}: duplicate fact merged"
         );
         assert_eq!(report.below_confidence, 1);
+        assert_eq!(report.rejected.len(), 1, "{name}: a replace of no memory");
+        assert!(report.rejected[0].contains("987654321"), "{name}");
         let now = m.get(old.id).await.unwrap().unwrap();
         assert_eq!(now.content, "lives in munich");
         assert_eq!(now.tags, vec!["location"]);
@@ -45,7 +49,7 @@ async fn facts_apply_by_confidence_and_replace() {
         assert_eq!(h[0].content, "Lives in Berlin");
         assert_eq!(h[0].reason, HistoryReason::Supersede);
         let created = m.get(report.created[0]).await.unwrap().unwrap();
-        assert_eq!(created.metadata["replaces"], "something never stored");
+        assert!(created.metadata.get("fact_type").is_none(), "{name}");
         assert_eq!(created.memory_type, MemoryType::Project);
         // Replacing with text that already exists archives the old entry.
         let a = m
@@ -54,8 +58,7 @@ async fn facts_apply_by_confidence_and_replace() {
             .unwrap()
             .entry;
         let facts = vec![
-            Fact::new("Works on the payment module", MemoryType::Project, 1.0)
-                .replacing("drinks coffee"),
+            Fact::new("Works on the payment module", MemoryType::Project, 1.0).replacing(a.id),
         ];
         let r = m.apply_facts(facts, 0.5).await.unwrap();
         assert_eq!(r.superseded, vec![a.id], "{name}");

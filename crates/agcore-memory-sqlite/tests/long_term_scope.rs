@@ -156,11 +156,12 @@ async fn attack(name: &str, victim: &ScopedMemory, attacker: &ScopedMemory, ids:
         0,
         "{ctx}"
     );
-    // Facts naming the victim's texts neither supersede nor touch them.
-    let facts = vec![Fact::new("Alice hates tea now", MemoryType::User, 1.0).replacing(TEXTS[0])];
+    // Facts naming the victim's ids are refused and touch nothing.
+    let facts = vec![Fact::new("Alice hates tea now", MemoryType::User, 1.0).replacing(ids[0])];
     let report = attacker.apply_facts(facts, 0.5).await.unwrap();
     assert!(report.superseded.is_empty(), "{ctx}: supersede by fact");
-    assert_eq!(report.created.len(), 1, "{ctx}");
+    assert!(report.created.is_empty(), "{ctx}");
+    assert_eq!(report.rejected.len(), 1, "{ctx}: {:?}", report.rejected);
     // Saving the victim's exact text creates the attacker's own entry.
     let own = attacker
         .save(NewMemory::new(MemoryType::User, "t", TEXTS[0]))
@@ -170,7 +171,7 @@ async fn attack(name: &str, victim: &ScopedMemory, attacker: &ScopedMemory, ids:
     assert!(!ids.contains(&own.entry.id), "{ctx}");
     assert_eq!(
         attacker.list(&ListRequest::all()).await.unwrap().len(),
-        2,
+        1,
         "{ctx}"
     );
 }

@@ -67,8 +67,15 @@ fn prompt_lists_turns_and_known_memories() {
         created_at: chrono::Utc::now(),
     }];
     let prompt = extractor_prompt(&turns, &[], 7);
-    assert!(prompt.contains("User: 我搬到慕尼黑了"));
-    assert!(prompt.contains("At most 7 facts"));
-    assert!(prompt.contains("\"replace\""));
-    assert!(!prompt.contains("Known memories"));
+    assert!(prompt.system.contains("At most 7 facts"));
+    assert!(prompt.system.contains("\"replace\""));
+    assert!(
+        !prompt.system.contains("我搬到慕尼黑了"),
+        "data stays out of the system message"
+    );
+    let data: serde_json::Value = serde_json::from_str(&prompt.data).unwrap();
+    assert_eq!(data["dialogue"][0]["user"], "我搬到慕尼黑了");
+    assert_eq!(data["known_memories"], serde_json::json!([]));
+    let messages = prompt.messages();
+    assert_eq!(messages[1].text(), prompt.data);
 }

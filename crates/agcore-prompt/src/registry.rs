@@ -50,6 +50,7 @@ impl PromptTemplateRegistry {
         if self.templates.contains_key(template.name()) {
             return Err(PromptError::DuplicateTemplate(template.name().to_owned()));
         }
+        let template = crate::builtin::declare_untrusted(template);
         self.templates.insert(template.name().to_owned(), template);
         Ok(())
     }
@@ -57,6 +58,7 @@ impl PromptTemplateRegistry {
     /// Adds `template`, replacing any template of the same name; returns the
     /// replaced one.
     pub fn replace(&mut self, template: PromptTemplate) -> Option<PromptTemplate> {
+        let template = crate::builtin::declare_untrusted(template);
         self.templates.insert(template.name().to_owned(), template)
     }
 
@@ -126,7 +128,8 @@ impl PromptTemplateRegistry {
             let source = tokio::fs::read_to_string(&path)
                 .await
                 .map_err(|source| PromptError::Io { path, source })?;
-            let template = PromptTemplate::new(name.clone(), source)?;
+            let template =
+                crate::builtin::declare_untrusted(PromptTemplate::new(name.clone(), source)?);
             loaded.insert(name, template);
         }
         let count = loaded.len();

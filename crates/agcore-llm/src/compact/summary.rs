@@ -50,8 +50,10 @@ pub fn summary_split(messages: &[ChatMessage], keep_recent: usize) -> (usize, us
 }
 
 /// Asks `provider` (with `model`) to summarise the older part of `messages`
-/// (see [`summary_split`]) and replaces that part with one user message
-/// starting with [`SUMMARY_PREFIX`].
+/// (see [`summary_split`]) and replaces that part with one user message:
+/// [`SUMMARY_PREFIX`], then the summary as quoted lines ([`quote_lines`]:
+/// the model wrote it from untrusted text, so a line it repeats cannot
+/// pass for an instruction or close a block).
 ///
 /// The leading system prompt and the last `config.keep_recent` messages are
 /// kept unchanged. `messages` is only modified after the summary arrived.
@@ -94,7 +96,7 @@ pub async fn summarize(
         head_end..recent_start,
         [ChatMessage::user(format!(
             "{SUMMARY_PREFIX}\n{}",
-            summary.trim()
+            quote_lines(summary.trim())
         ))],
     );
     Ok(SummaryOutcome {

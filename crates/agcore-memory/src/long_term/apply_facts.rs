@@ -31,13 +31,15 @@ pub struct FactReport {
 
 impl ScopedMemory {
     /// Applies extracted facts with confidence ≥ `min_confidence`, in order:
-    /// a fact whose `replace` names an existing memory's text (same
-    /// [`content_key`](super::content_key)) supersedes it, keeping the old text
-    /// in the history; otherwise it is saved (a duplicate updates the
-    /// existing entry). When the replacing text already exists as another
-    /// entry, the replaced entry is archived (never deleted). Metadata gets
-    /// `source = "extraction"` and the confidence. Invalid facts are listed in
-    /// [`FactReport::rejected`] and the others still applied.
+    /// a fact whose `replace` names the id of a memory of this scope
+    /// supersedes it, keeping the old text in the history; a `replace` naming
+    /// an id this scope does not hold (another scope's, or none) refuses the
+    /// fact; otherwise it is saved (a duplicate updates the existing entry).
+    /// When the replacing text already exists as another entry, the replaced
+    /// entry is archived (never deleted). Metadata gets `source =
+    /// "extraction"`, the confidence and, when the extractor gave a finer
+    /// type, [`FACT_TYPE_KEY`](super::FACT_TYPE_KEY). Invalid facts are
+    /// listed in [`FactReport::rejected`] and the others still applied.
     ///
     /// # Errors
     /// [`MemoryError::Storage`] (facts applied before the failure stay applied).
@@ -65,43 +67,48 @@ impl ScopedMemory {
         let mut metadata = serde_json::Map::new();
         metadata.insert("source".into(), "extraction".into());
         metadata.insert("confidence".into(), fact.confidence.into());
-        if let Some(old_text) = &fact.replace {
-            if let Some(old) = self.find_by_content(old_text).await? {
-                let mut tags = old.tags.clone();
-                tags.extend(fact.tags.iter().cloned());
-                let mut merged = old.metadata.clone();
-                merged.extend(metadata.clone());
-                let update = MemoryUpdate::new()
-                    .content(fact.content.clone())
-                    .name(derive_name(&fact.content))
-                    .memory_type(fact.memory_type)
-                    .tags(tags)
-                    .metadata(merged);
-                let changed = self
-                    .backend_ref()
-                    .update(
-                        self.scope(),
-                        old.id,
-                        update,
-                        super::HistoryReason::Supersede,
-                        self.rules(),
-                        super::normalize::now(),
-                    )
-                    .await;
-                match changed {
-                    Ok(entry) => {
-                        report.superseded.push(entry.id);
-                        return Ok(());
-                    }
-                    Err(MemoryError::AlreadyExists(_)) => {
-                        self.update(old.id, MemoryUpdate::new().archived(true))
-                            .await?;
-                        report.superseded.push(old.id);
-                    }
-                    Err(other) => return Err(other),
+        if let Some(word) = &fact.fact_type {
+            metadata.insert(super::facts::FACT_TYPE_KEY.into(), word.clone().into());
+        }
+        if let Some(old_id) = fact.replace {
+            let old = self.get(old_id).await?.ok_or_else(|| {
+                MemoryError::InvalidInput(format!(
+                    "fact `{}`: replace names memory {old_id}, which this scope does not hold",
+                    fact.content
+                ))
+            })?;
+            let mut tags = old.tags.clone();
+            tags.extend(fact.tags.iter().cloned());
+            let mut merged = old.metadata.clone();
+            merged.extend(metadata.clone());
+            let update = MemoryUpdate::new()
+                .content(fact.content.clone())
+                .name(derive_name(&fact.content))
+                .memory_type(fact.memory_type)
+                .tags(tags)
+                .metadata(merged);
+            let changed = self
+                .backend_ref()
+                .update(
+                    self.scope(),
+                    old.id,
+                    update,
+                    super::HistoryReason::Supersede,
+                    self.rules(),
+                    super::normalize::now(),
+                )
+                .await;
+            match changed {
+                Ok(entry) => {
+                    report.superseded.push(entry.id);
+                    return Ok(());
                 }
-            } else {
-                metadata.insert("replaces".into(), old_text.clone().into());
+                Err(MemoryError::AlreadyExists(_)) => {
+                    self.update(old.id, MemoryUpdate::new().archived(true))
+                        .await?;
+                    report.superseded.push(old.id);
+                }
+                Err(other) => return Err(other),
             }
         }
         metadata.insert("source".into(), "extraction".into());

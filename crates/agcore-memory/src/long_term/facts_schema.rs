@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-/// Longest `content` or `replace` string the schema allows, in characters:
+/// Longest `content` string the schema allows, in characters:
 /// a bound that also stops a small model from running on inside one string.
 pub const MAX_FACT_CHARS: usize = 400;
 
@@ -12,8 +12,9 @@ pub const MAX_FACT_CHARS: usize = 400;
 /// outputs, llama.cpp and llama-cpp-python grammars, and vLLM) of the reply
 /// [`parse_facts`](super::parse_facts) reads: `{"facts": [{"content",
 /// "type", "tags", "confidence", "replace"}]}` with at most `max_facts`
-/// facts (at least 1). Every property is required and `replace` is a string
-/// or `null`, as OpenAI's strict mode asks.
+/// facts (at least 1). Every property is required and `replace` is a
+/// memory id (an integer) or `null`, as OpenAI's strict mode asks; `type`
+/// also offers the finer `preference` and `fact` (stored as `user`).
 ///
 /// # Examples
 /// ```
@@ -32,10 +33,10 @@ pub fn facts_json_schema(max_facts: usize) -> Value {
                     "type": "object",
                     "properties": {
                         "content": text,
-                        "type": {"type": "string", "enum": ["user", "project", "feedback", "reference"]},
+                        "type": {"type": "string", "enum": ["user", "preference", "fact", "project", "feedback", "reference"]},
                         "tags": {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 5},
                         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                        "replace": {"anyOf": [{"type": "string", "maxLength": MAX_FACT_CHARS}, {"type": "null"}]}
+                        "replace": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
                     },
                     "required": ["content", "type", "tags", "confidence", "replace"],
                     "additionalProperties": false

@@ -80,7 +80,10 @@ pub use config::{
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType, entries_in_order};
-pub use facts::{Fact, ParsedFacts, extractor_prompt, extractor_prompt_with, parse_facts};
+pub use facts::{
+    ExtractionPrompt, FACT_TYPE_KEY, Fact, ParsedFacts, extractor_prompt, extractor_prompt_with,
+    instruction_like, parse_facts, screen_facts,
+};
 pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
 pub use in_memory::InMemoryLongTerm;
 pub use limits::{

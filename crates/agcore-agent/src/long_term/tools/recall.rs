@@ -2,14 +2,18 @@
 
 use super::{MAX_RECALL_LIMIT, RecallArgs, brief, memory_failed, scope_of};
 use agcore_memory::long_term::{LongTermMemory, SearchRequest};
+use agcore_prompt::untrusted::json_data;
 use agcore_tools::{ToolContext, ToolError, TypedTool};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
 /// `memory_recall`: searches the memories of the calling (agent, user) scope.
 ///
-/// Returns compact JSON `{"memories":[{"id","type","name","content","description"}]}`,
-/// best match first.
+/// Returns JSON `{"memories":[{"id","type","name","content","description"}]}`,
+/// best match first, as text written by
+/// [`json_data`](agcore_prompt::untrusted::json_data): `<`, `>`, `&` and
+/// hidden characters of the stored text are `\uXXXX` escapes, so a memory
+/// cannot close a block or carry a chat-template marker into the prompt.
 #[derive(Debug, Clone)]
 pub struct MemoryRecallTool {
     memory: LongTermMemory,
@@ -48,6 +52,8 @@ impl TypedTool for MemoryRecallTool {
             .await
             .map_err(|e| memory_failed(tool, None, e))?;
         let memories: Vec<Value> = hits.iter().map(|h| brief(&h.entry)).collect();
-        Ok(json!({ "memories": memories }))
+        // Stored text: JSON whose strings cannot hold markup or hidden
+        // characters (`\u003c` for `<`), sent to the model as it is.
+        Ok(Value::String(json_data(&json!({ "memories": memories }))))
     }
 }

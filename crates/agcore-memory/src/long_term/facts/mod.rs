@@ -1,14 +1,28 @@
 //! Facts extracted from dialogue by an LLM (see `docs/memory.md`, *Extraction*):
-//! the [`Fact`] type, the extractor prompt and a tolerant JSON parser.
+//! the [`Fact`] type, the extraction request, a tolerant JSON parser and the
+//! screen a fact passes before it is written.
 
+mod element;
 mod parse;
+mod screen;
 
 use agcore_prompt::builtin::texts::MEMORY_EXTRACTION;
+use agcore_prompt::untrusted::json_data;
+use agcore_types::ChatMessage;
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::backend::DialogueTurn;
 use super::entry::{MemoryEntry, MemoryType};
 pub use parse::parse_facts;
+pub(crate) use screen::instruction_lines;
+pub use screen::{instruction_like, screen_facts};
+
+/// The metadata key under which an extracted memory keeps the type word the
+/// extractor gave (`preference`, `fact`, `user`, `project`, …) when it is
+/// finer than [`MemoryType`]: `preference` and `fact` are both stored as
+/// [`MemoryType::User`] and told apart by it.
+pub const FACT_TYPE_KEY: &str = "fact_type";
 
 /// One fact proposed by the extractor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,12 +32,16 @@ pub struct Fact {
     pub content: String,
     /// Its kind.
     pub memory_type: MemoryType,
+    /// The type word the extractor gave, lowercased, when it is finer than
+    /// `memory_type` (`preference` or `fact`, both [`MemoryType::User`]);
+    /// saved under [`FACT_TYPE_KEY`] in the memory's metadata.
+    pub fact_type: Option<String>,
     /// Lowercased tags.
     pub tags: Vec<String>,
     /// The extractor's confidence, in `[0, 1]`.
     pub confidence: f64,
-    /// The text of an existing memory this fact makes obsolete.
-    pub replace: Option<String>,
+    /// The id of a known memory of the same scope this fact makes obsolete.
+    pub replace: Option<i64>,
 }
 
 impl Fact {
@@ -32,6 +50,7 @@ impl Fact {
         Self {
             content: content.into(),
             memory_type,
+            fact_type: None,
             tags: Vec::new(),
             confidence: if confidence.is_nan() {
                 0.0
@@ -49,10 +68,18 @@ impl Fact {
         self
     }
 
-    /// Marks the fact as replacing the memory whose text is `old`.
+    /// Marks the fact as replacing the memory of id `old` (of the scope it
+    /// is applied to).
     #[must_use]
-    pub fn replacing(mut self, old: impl Into<String>) -> Self {
-        self.replace = Some(old.into());
+    pub fn replacing(mut self, old: i64) -> Self {
+        self.replace = Some(old);
+        self
+    }
+
+    /// Keeps `word`, the extractor's finer type (`preference`, `fact`).
+    #[must_use]
+    pub fn with_fact_type(mut self, word: impl Into<String>) -> Self {
+        self.fact_type = Some(word.into());
         self
     }
 }
@@ -69,46 +96,87 @@ pub struct ParsedFacts {
     pub truncated: bool,
 }
 
-/// The system prompt asking a model for facts as JSON, given the buffered
-/// `turns`, the scope's `existing` memories (so it can name one to replace)
-/// and the most facts wanted; the instructions are the built-in
-/// `memory.extraction` prompt ([`extractor_prompt_with`] takes others).
+/// The fact-extraction request: the instructions as the system message and
+/// the data — the scope's known memories, each with its id, and the buffered
+/// dialogue — as a user message of JSON
+/// ([`agcore_prompt::untrusted::json_data`]: no string in it can close a
+/// block or start a line of the prompt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExtractionPrompt {
+    /// The system message: the instructions and the fact limit.
+    pub system: String,
+    /// The user message: `{"known_memories": [{"id", "type", "content"}],
+    /// "dialogue": [{"user", "assistant"}]}` as JSON.
+    pub data: String,
+    /// The ids of the known memories shown: the only ones a fact may
+    /// `replace`.
+    pub known_ids: Vec<i64>,
+}
+
+impl ExtractionPrompt {
+    /// The request's messages: the system message, then the data.
+    pub fn messages(&self) -> Vec<ChatMessage> {
+        vec![
+            ChatMessage::system(self.system.clone()),
+            ChatMessage::user(self.data.clone()),
+        ]
+    }
+}
+
+/// The extraction request for the buffered `turns`, the scope's `existing`
+/// memories (so the model can name one to replace, by id) and the most facts
+/// wanted; the instructions are the built-in `memory.extraction` prompt
+/// ([`extractor_prompt_with`] takes others).
 pub fn extractor_prompt(
     turns: &[DialogueTurn],
     existing: &[MemoryEntry],
     max_facts: usize,
-) -> String {
+) -> ExtractionPrompt {
     extractor_prompt_with(MEMORY_EXTRACTION, turns, existing, max_facts)
 }
 
 /// [`extractor_prompt`] with `instructions` (an overridden
 /// `memory.extraction` prompt) in place of the built-in ones; the fact
-/// limit, known memories and dialogue follow them.
+/// limit follows them in the system message. A memory's `type` is the one
+/// the extractor gave it when it was finer than the stored type
+/// (`preference`, `fact`; see [`FACT_TYPE_KEY`]).
 pub fn extractor_prompt_with(
     instructions: &str,
     turns: &[DialogueTurn],
     existing: &[MemoryEntry],
     max_facts: usize,
-) -> String {
-    let mut out = String::from(instructions);
-    if !out.ends_with('\n') {
-        out.push('\n');
+) -> ExtractionPrompt {
+    let mut system = String::from(instructions);
+    if !system.ends_with('\n') {
+        system.push('\n');
     }
-    out.push_str(&format!(
+    system.push_str(&format!(
         "- At most {max_facts} facts; {{\"facts\": []}} when nothing is worth keeping.\n"
     ));
-    if !existing.is_empty() {
-        out.push_str("\nKnown memories:\n");
-        for e in existing {
-            out.push_str(&format!("- [{}] {}\n", e.memory_type, e.content));
-        }
+    let known: Vec<Value> = existing
+        .iter()
+        .map(|e| json!({"id": e.id, "type": shown_type(e), "content": e.content}))
+        .collect();
+    let dialogue: Vec<Value> = turns
+        .iter()
+        .map(|t| json!({"user": t.user_query, "assistant": t.assistant_response}))
+        .collect();
+    ExtractionPrompt {
+        system,
+        data: json_data(&json!({"known_memories": known, "dialogue": dialogue})),
+        known_ids: existing.iter().map(|e| e.id).collect(),
     }
-    out.push_str("\nDialogue:\n");
-    for t in turns {
-        out.push_str(&format!(
-            "User: {}\nAssistant: {}\n",
-            t.user_query, t.assistant_response
-        ));
-    }
-    out
+}
+
+/// The type word the extractor is shown for `entry`: the one it gave
+/// (kept in the metadata) when that maps to the stored type, else the
+/// stored type.
+fn shown_type(entry: &MemoryEntry) -> String {
+    entry
+        .metadata
+        .get(FACT_TYPE_KEY)
+        .and_then(Value::as_str)
+        .filter(|word| MemoryType::parse(word).ok() == Some(entry.memory_type))
+        .map_or_else(|| entry.memory_type.to_string(), str::to_owned)
 }

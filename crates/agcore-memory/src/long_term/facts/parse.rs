@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::{Fact, ParsedFacts};
+use super::ParsedFacts;
+use super::element::{fact_from, kind};
 use crate::MemoryError;
-use crate::long_term::entry::MemoryType;
 
 /// The text inside the first Markdown code fence, or all of `text`.
 fn strip_fence(text: &str) -> &str {
@@ -53,8 +53,9 @@ fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
 /// recovers the complete elements of an array cut off mid-way; reads raw
 /// line breaks and other control characters inside strings as if escaped. Element
 /// fields: `content` (required), `type` (default `user`; also `preference`
-/// and `fact`), `tags`, `confidence` (required, 0–1; 1–100 read as percent),
-/// `replace`. Never panics.
+/// and `fact`, kept in [`Fact::fact_type`]), `tags`, `confidence` (required,
+/// 0–1; 1–100 read as percent), `replace` (a memory id, a number or a string
+/// of digits; text is refused). Never panics.
 ///
 /// # Errors
 /// [`MemoryError::Serialization`] when the reply holds no JSON value or one
@@ -151,72 +152,10 @@ fn salvage(json: &str) -> Vec<Value> {
     out
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn fact_from(value: Value) -> Result<Fact, String> {
-    let Value::Object(map) = value else {
-        return Err(format!("expected an object, got {}", kind(&value)));
-    };
-    let content = match map.get("content") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-        Some(Value::String(_)) | None => return Err("missing content".into()),
-        Some(other) => return Err(format!("content is {}, not a string", kind(other))),
-    };
-    let memory_type = match map.get("type").or_else(|| map.get("memory_type")) {
-        None | Some(Value::Null) => MemoryType::User,
-        Some(Value::String(s)) => MemoryType::parse(s).map_err(|e| e.to_string())?,
-        Some(other) => return Err(format!("type is {}, not a string", kind(other))),
-    };
-    let confidence = match map.get("confidence") {
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| format!("confidence `{s}` is not a number"))?,
-        _ => return Err("missing confidence".into()),
-    };
-    let confidence = if (1.0..=100.0).contains(&confidence) && confidence > 1.0 {
-        confidence / 100.0
-    } else {
-        confidence
-    };
-    if !(0.0..=1.0).contains(&confidence) {
-        return Err(format!("confidence {confidence} is outside [0, 1]"));
-    }
-    let tags = match map.get("tags") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        Some(Value::String(s)) => s.split(',').map(|t| t.trim().to_owned()).collect(),
-        _ => Vec::new(),
-    };
-    let replace = match map.get("replace") {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        _ => None,
-    };
-    Ok(Fact {
-        content,
-        memory_type,
-        tags,
-        confidence,
-        replace,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::long_term::entry::MemoryType;
 
     #[test]
     fn raw_control_characters_inside_strings_are_read() {
@@ -237,8 +176,12 @@ mod tests {
         .unwrap();
         assert_eq!(a.facts[0].memory_type, MemoryType::Project);
         assert_eq!(a.facts[0].tags, vec!["x"]);
-        let b = parse_facts(r#"[{"content":"B","confidence":"0.5","replace":"old"}]"#).unwrap();
-        assert_eq!(b.facts[0].replace.as_deref(), Some("old"));
+        let b = parse_facts(r#"[{"content":"B","confidence":"0.5","replace":"12"},{"content":"B2","confidence":1,"replace":7,"type":"Preference"}]"#).unwrap();
+        assert_eq!(b.facts[0].replace, Some(12));
+        assert_eq!(b.facts[1].replace, Some(7));
+        assert_eq!(b.facts[1].memory_type, MemoryType::User);
+        assert_eq!(b.facts[1].fact_type.as_deref(), Some("preference"));
+        assert_eq!(b.facts[0].fact_type, None);
         let c = parse_facts(r#"{"content":"C","confidence":90}"#).unwrap();
         assert!((c.facts[0].confidence - 0.9).abs() < 1e-12);
         assert!(parse_facts(r#"{"facts":[]}"#).unwrap().facts.is_empty());
@@ -262,6 +205,18 @@ mod tests {
         assert!(p.facts.is_empty());
         assert_eq!(p.rejected.len(), 5, "{:?}", p.rejected);
         assert!(p.rejected[1].contains("missing confidence"));
+    }
+
+    #[test]
+    fn a_replace_naming_text_is_refused() {
+        let p = parse_facts(
+            r#"[{"content":"A","confidence":1,"replace":"the user likes tea"},{"content":"B","confidence":1,"replace":"none"},{"content":"C","confidence":1,"replace":1.5}]"#,
+        )
+        .unwrap();
+        assert_eq!(p.facts.len(), 1);
+        assert_eq!(p.facts[0].replace, None);
+        assert_eq!(p.rejected.len(), 2, "{:?}", p.rejected);
+        assert!(p.rejected[0].contains("not a memory id"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::long_term::{
     FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt, extractor_prompt_with,
+    screen_facts,
 };
 use agcore_llm::LlmProvider;
 
@@ -38,9 +39,14 @@ pub struct ExtractionReport {
 }
 
 /// One extraction run for `session_id`: reads the unapplied buffer, asks
-/// `provider` (model `model`, within `options.extraction_timeout`) for facts,
-/// applies those of confidence ≥ `options.extract.min_confidence` and marks
-/// the turns applied. On any failure the buffer is kept for a later run.
+/// `provider` (model `model`, within `options.extraction_timeout`) for facts
+/// ([`extractor_prompt`]: instructions in the system message, the known
+/// memories with their ids and the dialogue as JSON data in a user message),
+/// refuses those [`screen_facts`] refuses (a `replace` naming no memory the
+/// request showed; an instruction repeated from a tool result of the
+/// conversation), applies those of confidence ≥
+/// `options.extract.min_confidence` and marks the turns applied. On any
+/// failure the buffer is kept for a later run.
 ///
 /// The request asks for the fact JSON Schema as `response_format` as
 /// `options.extract.structured_output` says, moving to a less constrained
@@ -72,13 +78,14 @@ pub async fn run_extraction(
         )
         .await?;
     let max_facts = options.extract.max_facts.max(1);
+    let prompt = match &options.extraction_instructions {
+        Some(instructions) => extractor_prompt_with(instructions, &turns, &known, max_facts),
+        None => extractor_prompt(&turns, &known, max_facts),
+    };
     let (parsed, outcome) = request_facts(FactRequest {
         provider: &provider,
         model: &model,
-        prompt: match &options.extraction_instructions {
-            Some(instructions) => extractor_prompt_with(instructions, &turns, &known, max_facts),
-            None => extractor_prompt(&turns, &known, max_facts),
-        },
+        prompt: &prompt,
         max_facts,
         mode: options.extract.structured_output,
         state: &options.format_state,
@@ -87,7 +94,13 @@ pub async fn run_extraction(
     .await?;
     let mut parsed = parsed;
     let writable = &options.writable_types;
-    let (facts, refused): (Vec<_>, Vec<_>) = std::mem::take(&mut parsed.facts)
+    let (facts, screened) = screen_facts(
+        std::mem::take(&mut parsed.facts),
+        &prompt.known_ids,
+        &options.tool_lines,
+    );
+    parsed.rejected.extend(screened);
+    let (facts, refused): (Vec<_>, Vec<_>) = facts
         .into_iter()
         .partition(|fact| writable.allows(fact.memory_type));
     parsed.facts = facts;

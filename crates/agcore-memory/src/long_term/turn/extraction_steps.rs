@@ -77,6 +77,7 @@ impl TurnMemory {
         if !options.extraction {
             return None;
         }
+        options.tool_lines.clone_from(&self.tool_lines);
         if self.prompts.contains(names::MEMORY_EXTRACTION) {
             match self
                 .prompts

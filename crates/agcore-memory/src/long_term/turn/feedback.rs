@@ -10,6 +10,47 @@ use crate::long_term::{MemoryEntry, ScopedMemory, detect_references};
 /// The name the `memory_recall` tool is registered under.
 pub const RECALL_TOOL: &str = "memory_recall";
 
+/// The instruction-like lines (normalized; see
+/// [`instruction_like`](crate::long_term::instruction_like)) of the tool
+/// results of the turn that starts after the last user message of
+/// `history`.
+pub(crate) fn turn_tool_lines(history: &[ChatMessage]) -> Vec<String> {
+    let start = history
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |i| i + 1);
+    history
+        .get(start..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .flat_map(|m| {
+            let text = m.text();
+            match serde_json::from_str::<Value>(&text) {
+                // A JSON result: the lines of its strings.
+                Ok(value) => {
+                    let mut strings = Vec::new();
+                    string_leaves(&value, &mut strings);
+                    strings
+                        .iter()
+                        .flat_map(|s| crate::long_term::facts::instruction_lines(s))
+                        .collect()
+                }
+                Err(_) => crate::long_term::facts::instruction_lines(&text),
+            }
+        })
+        .collect()
+}
+
+fn string_leaves(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| string_leaves(v, out)),
+        Value::Object(map) => map.values().for_each(|v| string_leaves(v, out)),
+        _ => {}
+    }
+}
+
 /// Ids of the memories returned by the `memory_recall` calls of the turn
 /// that starts after the last user message of `history`, in order, without
 /// repeats. Results that are not the tool's JSON (an error message) give no ids.

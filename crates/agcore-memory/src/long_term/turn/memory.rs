@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 
 use super::LongTermOptions;
 use super::extract::ExtractionReport;
-use super::feedback::{Feedback, recalled_ids};
+use super::feedback::{Feedback, recalled_ids, turn_tool_lines};
 use super::prefetch::prefetch_with_header;
 use super::prompt::memory_context_preamble;
 use super::short_term::ShortTerm;
@@ -72,7 +72,13 @@ pub struct TurnMemory {
     pub(super) finished: bool,
     /// The conversation's recent turns (short-term memory).
     pub(super) short_term: ShortTerm,
+    /// Instruction-like lines of the recent turns' tool results (the last
+    /// [`MAX_TOOL_LINES`]), which no extracted fact may repeat.
+    pub(super) tool_lines: Vec<String>,
 }
+
+/// Most instruction-like tool-result lines kept for the extraction screen.
+const MAX_TOOL_LINES: usize = 256;
 
 impl std::fmt::Debug for TurnMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -113,6 +119,7 @@ impl TurnMemory {
             feedback: None,
             finished: false,
             short_term: ShortTerm::default(),
+            tool_lines: Vec::new(),
         }
     }
 
@@ -176,6 +183,9 @@ impl TurnMemory {
         let query = std::mem::take(&mut self.query);
         let injected = std::mem::take(&mut self.injected);
         let recalled = recalled_ids(history);
+        self.tool_lines.extend(turn_tool_lines(history));
+        let excess = self.tool_lines.len().saturating_sub(MAX_TOOL_LINES);
+        self.tool_lines.drain(..excess);
         self.buffer_turn(&query, reply).await;
         if !injected.is_empty() || !recalled.is_empty() {
             let previous = self.feedback.take();

@@ -78,6 +78,9 @@ pub struct LongTermOptions {
     /// The rendered `memory.extraction` override of the bundle's prompts
     /// (`None`: the built-in instructions), set per extraction run.
     pub(crate) extraction_instructions: Option<String>,
+    /// Instruction-like lines of the conversation's recent tool results,
+    /// set on the copy one extraction run gets (see `screen_facts`).
+    pub(crate) tool_lines: Vec<String>,
 }
 
 impl std::fmt::Debug for LongTermOptions {
@@ -126,6 +129,7 @@ impl Default for LongTermOptions {
             reference_min_overlap: 0.5,
             format_state: super::structured::FormatState::default(),
             extraction_instructions: None,
+            tool_lines: Vec::new(),
         }
     }
 }

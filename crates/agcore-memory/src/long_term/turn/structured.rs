@@ -6,14 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::long_term::{ParsedFacts, StructuredOutput, facts_json_schema, parse_facts};
+use crate::long_term::{
+    ExtractionPrompt, ParsedFacts, StructuredOutput, facts_json_schema, parse_facts,
+};
 use agcore_llm::{LlmError, LlmProvider};
 use agcore_types::{ChatMessage, ChatRequest, ResponseFormat};
 
 use crate::MemoryError;
-
-/// The user message of the extraction request.
-const ASK: &str = "Extract the facts as JSON.";
 
 /// Which rung of the format ladder the server accepted last; shared by the
 /// clones of one [`super::LongTermOptions`], so a refused format is not
@@ -34,7 +33,7 @@ pub(crate) struct RequestOutcome {
 pub(crate) struct FactRequest<'a> {
     pub provider: &'a Arc<dyn LlmProvider>,
     pub model: &'a str,
-    pub prompt: String,
+    pub prompt: &'a ExtractionPrompt,
     pub max_facts: usize,
     pub mode: StructuredOutput,
     pub state: &'a FormatState,
@@ -85,10 +84,7 @@ pub(crate) async fn request_facts(
         .0
         .load(Ordering::Relaxed)
         .min(formats.len() - 1);
-    let mut messages = vec![
-        ChatMessage::system(request.prompt.clone()),
-        ChatMessage::user(ASK),
-    ];
+    let mut messages = request.prompt.messages();
     let mut last_err = None;
     for (rung, format) in formats.iter().enumerate().skip(first) {
         match call(&request, &messages, format.clone()).await {

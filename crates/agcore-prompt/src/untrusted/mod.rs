@@ -16,7 +16,21 @@
 //!   (Markdown's quotation), so no line of the text starts at the left
 //!   margin: a `SYSTEM:` or `### Instruction` line stays inside the quote.
 //!
-//! Both are lossless: [`unescape`] gives the text back.
+//! - [`json_data`] writes structured data (records with ids, dialogue
+//!   turns) as JSON whose strings hold the same characters as `\uXXXX`
+//!   escapes.
+//!
+//! All are lossless: [`unescape`] gives the text back (`serde_json` for
+//! [`json_data`]). [`hostile_corpus`] holds the shapes of injection the
+//! tests of every prompt render.
+
+mod corpus;
+mod json;
+mod value;
+
+pub use corpus::{hostile_corpus, hostile_lines};
+pub use json::json_data;
+pub(crate) use value::quote_value;
 
 /// Characters that look like `<`.
 const LESS_LIKE: [char; 8] = [
