@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Bm25, Scorer, index_terms};
+use super::{Bm25, Scorer, index_terms, query_terms};
 use crate::{MemoryError, MemoryItem, ScoredItem, SearchOptions};
 
 /// Checks [`SearchOptions`]: a valid filter (its `limit` is ignored),
@@ -68,7 +68,7 @@ pub fn rank_items_with(
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>, MemoryError> {
     validate_search_options(options)?;
-    let query_terms = index_terms(query);
+    let query_terms = query_terms(query);
     if query_terms.is_empty() {
         return Ok(Vec::new());
     }
