@@ -1,7 +1,7 @@
 //! `memory_recall`: searches the memories of the calling scope.
 
 use super::{MAX_RECALL_LIMIT, RecallArgs, brief, memory_failed, scope_of};
-use agcore_memory::long_term::{LongTermMemory, SearchRequest};
+use agcore_memory::long_term::{ArchivedFilter, LongTermMemory, SearchRequest};
 use agcore_tools::{ToolContext, ToolError, TypedTool};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 /// `memory_recall`: searches the memories of the calling (agent, user) scope.
 ///
 /// Returns compact JSON `{"memories":[{"id","type","name","content","description"}]}`,
-/// best match first.
+/// best match first; archived memories only with `include_archived`
+/// (marked `"archived": true`).
 #[derive(Debug, Clone)]
 pub struct MemoryRecallTool {
     memory: LongTermMemory,
@@ -43,11 +44,25 @@ impl TypedTool for MemoryRecallTool {
         if let Some(kind) = args.memory_type {
             request = request.of_type(kind);
         }
+        if args.include_archived == Some(true) {
+            request = request.archived(ArchivedFilter::Include);
+        }
         let hits = scoped
             .search_with(&args.query, &request)
             .await
             .map_err(|e| memory_failed(tool, None, e))?;
-        let memories: Vec<Value> = hits.iter().map(|h| brief(&h.entry)).collect();
+        let memories: Vec<Value> = hits
+            .iter()
+            .map(|h| {
+                let mut out = brief(&h.entry);
+                if h.entry.archived
+                    && let Value::Object(map) = &mut out
+                {
+                    map.insert("archived".into(), true.into());
+                }
+                out
+            })
+            .collect();
         Ok(json!({ "memories": memories }))
     }
 }
