@@ -153,6 +153,19 @@ pub fn query_terms(text: &str) -> Vec<String> {
     DEFAULT.analyze(text)
 }
 
+/// The terms of a document re-scored against `query` (the terms of a
+/// query): [`index_terms`] when the query holds a lone CJK character (so it
+/// can match inside a word), else bigrams only as the query ([`query_terms`]),
+/// so a scorer normalising by document length (Dice, BM25 over a candidate
+/// list) ranks longer queries as without unigrams.
+pub fn rescoring_terms(query: &[String], text: &str) -> Vec<String> {
+    if query.iter().any(|t| super::is_cjk_unigram(t)) {
+        index_terms(text)
+    } else {
+        query_terms(text)
+    }
+}
+
 /// [`query_terms`] without duplicates, first occurrence order kept: the
 /// terms of a query.
 pub fn unique_index_terms(text: &str) -> Vec<String> {

@@ -16,7 +16,8 @@ mod scorer;
 mod term_vector;
 
 pub use analyzer::{
-    ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, query_terms, unique_index_terms,
+    ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, query_terms, rescoring_terms,
+    unique_index_terms,
 };
 pub use config::RetrieverConfig;
 pub(crate) use context_field::group_value;
