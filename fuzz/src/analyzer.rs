@@ -2,8 +2,8 @@
 //! per keyword, and a space splits text into independent halves.
 
 use agcore_memory::retriever::{
-    Analyzer, extract_keywords, index_terms, is_cjk, is_stop_word, unique_index_terms,
-    unique_keywords,
+    Analyzer, extract_document_keywords, extract_keywords, index_terms, is_cjk, is_stop_word,
+    query_terms, unique_index_terms, unique_keywords,
 };
 
 fn check_keyword(term: &str) {
@@ -46,7 +46,18 @@ pub fn run(data: &[u8]) {
             assert_eq!(term, keyword, "a CJK term was stemmed");
         }
     }
-    assert_eq!(index_terms(&text), stemmed);
+    assert_eq!(query_terms(&text), stemmed);
+    let document = index_terms(&text);
+    assert_eq!(document, english.analyze_document(&text));
+    for term in &extract_document_keywords(&text) {
+        check_keyword(term);
+    }
+    // A query finds the text it was cut from: every query term is a
+    // document term (the unigrams only add to the bigrams).
+    assert!(
+        stemmed.iter().all(|t| document.contains(t)),
+        "a query term missing from the document's terms"
+    );
 
     let unique = unique_index_terms(&text);
     let mut seen = std::collections::HashSet::new();

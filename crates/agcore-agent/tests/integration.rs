@@ -19,6 +19,7 @@ mod contexts;
 mod extraction_structured;
 mod interop_llama;
 mod llm_chaos;
+mod long_term_core;
 mod long_term_extraction;
 mod long_term_feedback;
 mod long_term_hybrid;

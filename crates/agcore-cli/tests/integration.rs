@@ -17,6 +17,7 @@ mod eval_bad_input;
 mod eval_embeddings;
 mod eval_servers;
 mod kill_import;
+mod memory_admin;
 mod memory_cmd;
 mod memory_cross_backend;
 mod memory_maintain;

@@ -198,7 +198,8 @@ fn stats_count_per_scope_and_type_with_database_size() {
 fn every_subcommand_has_help_with_an_example() {
     let home = Home::new();
     for sub in [
-        "list", "search", "add", "delete", "clean", "stats", "export", "import",
+        "list", "search", "add", "delete", "clean", "stats", "export", "import", "weight",
+        "restore", "core", "archived",
     ] {
         home.agcore()
             .args(["memory", sub, "--help"])

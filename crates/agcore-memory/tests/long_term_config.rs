@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::{BackendKind, LongTermTrigger, MemorySettings, parse_duration};
+use agcore_memory::long_term::{
+    BackendKind, InjectConfig, LongTermTrigger, MemorySettings, parse_duration,
+};
 
 const EXAMPLE: &str = include_str!("../../../config.example.toml");
 
@@ -106,4 +108,19 @@ fn injection_rules() {
     assert!(inject.should_inject("when is the DEADLINE again", 1));
     assert!(inject.should_inject("这个项目进展如何", 1));
     assert!(!inject.should_inject("tell me a joke please", 1));
+}
+
+#[test]
+fn keywords_trigger_without_a_list_uses_the_built_in_detector() {
+    let mut inject = InjectConfig::default();
+    inject.long_term_trigger = LongTermTrigger::Keywords;
+    assert!(inject.trigger_keywords.is_empty());
+    assert!(inject.should_inject("What did I tell you last time?", 1));
+    assert!(inject.should_inject("Is the staging_db migration done?", 1));
+    assert!(inject.should_inject("你还记得我上次说的事吗", 1));
+    assert!(inject.should_inject("服务器的配置改了吗", 1));
+    assert!(!inject.should_inject("tell me a joke please", 1));
+    assert!(!inject.should_inject("谢谢你的帮助", 1));
+    inject.trigger_keywords = vec!["  ".into()];
+    assert!(inject.should_inject("What did I tell you last time?", 1));
 }

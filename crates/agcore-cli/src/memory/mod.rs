@@ -1,8 +1,10 @@
 //! `agcore memory`: administer the long-term memories of one (agent, user)
-//! scope — list, search, add, delete, clean, stats, export, import, reembed —
+//! scope — list, search, add, delete, clean, stats, export, import, reembed,
+//! weight, restore, core, archived —
 //! run maintenance over every scope (`maintain`),
 //! and index the `file` stores of memory attachments (`index-files`).
 
+mod admin;
 mod clean;
 mod edit;
 mod explain;
@@ -103,6 +105,21 @@ enum MemoryCommand {
         after_help = "Examples:\n  agcore memory index-files agents.yaml\n  agcore memory index-files agcore.toml --store project_docs --json"
     )]
     IndexFiles(index_files::IndexFilesArgs),
+    /// Set the weight of a memory (at or above `weights.core_threshold` it
+    /// becomes a core memory, offered to the model on every turn).
+    #[command(after_help = "Examples:\n  agcore memory weight 42 3.0 --user alice")]
+    Weight(admin::WeightArgs),
+    /// Make an archived memory active again.
+    #[command(after_help = "Examples:\n  agcore memory restore 42 --user alice")]
+    Restore(admin::RestoreArgs),
+    /// List the core memories (active, weight at or above
+    /// `weights.core_threshold`), heaviest first.
+    #[command(after_help = "Examples:\n  agcore memory core --user alice --json")]
+    Core(admin::ShowArgs),
+    /// List the archived memories, most recently updated first (search them
+    /// with `agcore memory search --archived`).
+    #[command(after_help = "Examples:\n  agcore memory archived --user alice --limit 20")]
+    Archived(admin::ShowArgs),
 }
 
 /// Runs `agcore memory` with the configuration file `config` (`--config`).
@@ -119,6 +136,7 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
     let reset = matches!(&args.command, MemoryCommand::Reembed(a) if a.reset);
     let opened = scope::open_memory_with(&args.scope, &config, reset).await?;
     let json = args.json;
+    let user_given = args.scope.user.is_some();
     let result = match args.command {
         MemoryCommand::List(a) => view::list(&opened, &a, json).await,
         MemoryCommand::Search(a) => view::search(&opened, &a, json).await,
@@ -126,11 +144,15 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
         MemoryCommand::Delete(a) => edit::delete(&opened, &a, json).await,
         MemoryCommand::Clean(a) => clean::clean(&opened, &a, json).await,
         MemoryCommand::Maintain(a) => maintain::maintain(&opened, &a, json).await,
-        MemoryCommand::Stats(a) => stats::stats(&opened, &a, json).await,
+        MemoryCommand::Stats(a) => stats::stats(&opened, &a, json, user_given).await,
         MemoryCommand::Export(a) => jsonl::export(&opened, &a, json).await,
         MemoryCommand::Import(a) => jsonl::import(&opened, &a, json).await,
         MemoryCommand::Reembed(a) => reembed::reembed(&opened, &a, json).await,
         MemoryCommand::IndexFiles(a) => index_files::run(&a, json).await,
+        MemoryCommand::Weight(a) => admin::weight(&opened, &a, json).await,
+        MemoryCommand::Restore(a) => admin::restore(&opened, &a, json).await,
+        MemoryCommand::Core(a) => admin::core(&opened, &a, json).await,
+        MemoryCommand::Archived(a) => admin::archived(&opened, &a, json).await,
     };
     opened.finish().await;
     let closed = opened.memory.close().await;

@@ -15,7 +15,8 @@ use crate::scope::OpenedMemory;
 /// Arguments of `memory stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Every scope of the database, not only --agent/--user.
+    /// Every scope of the database, not only --agent/--user (the default
+    /// without --user).
     #[arg(long)]
     all_scopes: bool,
 }
@@ -60,6 +61,9 @@ struct Stats {
     scopes: Vec<ScopeStats>,
     total_active: usize,
     total_archived: usize,
+    /// Scopes of the database not counted (with --user and without
+    /// --all-scopes).
+    other_scopes: usize,
 }
 
 fn file_size(path: &Path) -> u64 {
@@ -113,15 +117,25 @@ async fn scope_stats(opened: &OpenedMemory, scope: &MemoryScope) -> Result<Scope
     })
 }
 
-/// Runs `memory stats`.
+/// Runs `memory stats`: every scope with `--all-scopes` or without
+/// `--user` (`user_given`), else the command's scope and how many others
+/// the database holds.
 ///
 /// # Errors
 /// Storage errors.
-pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Result<(), CliError> {
-    let scopes = if args.all_scopes {
-        opened.memory.scopes().await?
+pub async fn stats(
+    opened: &OpenedMemory,
+    args: &StatsArgs,
+    json: bool,
+    user_given: bool,
+) -> Result<(), CliError> {
+    let every = opened.memory.scopes().await?;
+    let own = opened.scoped.scope();
+    let (scopes, other_scopes) = if args.all_scopes || !user_given {
+        (every, 0)
     } else {
-        vec![opened.scoped.scope().clone()]
+        let others = every.iter().filter(|s| *s != own).count();
+        (vec![own.clone()], others)
     };
     let mut per_scope = Vec::with_capacity(scopes.len());
     for scope in &scopes {
@@ -138,6 +152,7 @@ pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Resul
         database: crate::storage::sqlite_file(&opened.info().location)
             .map(|path| database_size(&path)),
         scopes: per_scope,
+        other_scopes,
     };
     if json {
         return output::json(&stats);
@@ -180,5 +195,13 @@ pub async fn stats(opened: &OpenedMemory, args: &StatsArgs, json: bool) -> Resul
         stats.scopes.len(),
         if stats.scopes.len() == 1 { "" } else { "s" }
     ));
+    if stats.other_scopes > 0 {
+        text.push_str(&format!(
+            "counted {} only; {} other scope{} in the database (--all-scopes shows every scope)\n",
+            own,
+            stats.other_scopes,
+            if stats.other_scopes == 1 { "" } else { "s" }
+        ));
+    }
     output::emit(&text)
 }

@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(scope_token("", "").len(), "ltscope".len() + 16);
         assert_eq!(
             index_terms("a", "b", "Green tea 绿茶"),
-            format!("{} green tea 绿茶", scope_token("a", "b"))
+            format!("{} green tea 绿茶 绿 茶", scope_token("a", "b"))
         );
     }
 }

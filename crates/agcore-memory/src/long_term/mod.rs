@@ -74,7 +74,7 @@ pub use backend::{
 pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
     BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
-    MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig,
+    MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig, needs_memory,
     parse_duration, suggest,
 };
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};

@@ -1,12 +1,12 @@
 //! [`Analyzer`]: [`extract_keywords`] followed by stemming, and the
-//! analyzer every store indexes and queries with ([`index_terms`],
-//! [`ANALYZER_ID`]).
+//! analyzer every store indexes and queries with ([`index_terms`] for
+//! documents, [`query_terms`] for queries, [`ANALYZER_ID`]).
 
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::{extract_keywords, is_cjk};
+use super::{extract_document_keywords, extract_keywords, is_cjk};
 
 /// Turns text into index terms: [`extract_keywords`] (split on
 /// non-alphanumerics, lowercase, stop words dropped, CJK character bigrams),
@@ -74,6 +74,18 @@ impl Analyzer {
         terms.into_iter().map(|term| self.stem(term)).collect()
     }
 
+    /// The index terms of a document: as [`Analyzer::analyze`] over
+    /// [`extract_document_keywords`] (each character of a CJK run as a
+    /// unigram beside its bigrams), so a one-character query matches.
+    /// Never panics, for any input.
+    pub fn analyze_document(&self, text: &str) -> Vec<String> {
+        let terms = extract_document_keywords(text);
+        if self.stemmer.is_none() {
+            return terms;
+        }
+        terms.into_iter().map(|term| self.stem(term)).collect()
+    }
+
     /// The index term of one keyword (an item of [`extract_keywords`]'s
     /// output): its stem, or the keyword itself when it holds CJK text, the
     /// analyzer does not stem, or the stem would be empty.
@@ -96,7 +108,7 @@ impl Analyzer {
 /// record it next to their index; a store opened on an index built with
 /// another analyzer re-tokenises its stored rows. Changes whenever
 /// [`index_terms`] would produce different terms for some text.
-pub const ANALYZER_ID: &str = "keywords+snowball-english/2";
+pub const ANALYZER_ID: &str = "keywords+snowball-english+cjk-unigrams/3";
 
 /// The analyzer id of indexes written before stemming: plain
 /// [`extract_keywords`] (what such stores have recorded, or implied by
@@ -105,27 +117,60 @@ pub const KEYWORDS_ANALYZER_ID: &str = "keywords-v1";
 
 static DEFAULT: LazyLock<Analyzer> = LazyLock::new(Analyzer::english);
 
-/// The index terms of `text` with the store analyzer ([`ANALYZER_ID`],
-/// [`Analyzer::english`], built once): [`extract_keywords`] with each
-/// non-CJK term reduced to its Snowball English stem; CJK character bigrams
-/// unchanged. In text order, duplicates kept (term frequencies). Every store
-/// uses it for both documents and queries.
+/// The index terms of a document `text` with the store analyzer
+/// ([`ANALYZER_ID`], [`Analyzer::english`], built once): each non-CJK
+/// keyword reduced to its Snowball English stem; CJK runs as character
+/// bigrams followed by their characters as unigrams
+/// ([`Analyzer::analyze_document`]). In text order, duplicates kept (term
+/// frequencies). Every store indexes documents with it and queries with
+/// [`query_terms`].
 ///
 /// # Examples
 /// ```
 /// use agcore_memory::retriever::index_terms;
 /// assert_eq!(index_terms("I adopted a puppy"), index_terms("adopting puppies"));
-/// assert_eq!(index_terms("记忆系统"), vec!["记忆", "忆系", "系统"]);
+/// assert_eq!(
+///     index_terms("记忆系统"),
+///     vec!["记忆", "忆系", "系统", "记", "忆", "系", "统"]
+/// );
 /// ```
 pub fn index_terms(text: &str) -> Vec<String> {
+    DEFAULT.analyze_document(text)
+}
+
+/// The terms of a query `text` with the store analyzer: as [`index_terms`]
+/// but CJK runs are bigrams only, a run of one character its unigram
+/// ([`Analyzer::analyze`]): `茶` searches the unigram `茶`, `龙井茶` the
+/// bigrams `龙井`, `井茶`.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::retriever::query_terms;
+/// assert_eq!(query_terms("记忆系统"), vec!["记忆", "忆系", "系统"]);
+/// assert_eq!(query_terms("茶"), vec!["茶"]);
+/// ```
+pub fn query_terms(text: &str) -> Vec<String> {
     DEFAULT.analyze(text)
 }
 
-/// [`index_terms`] without duplicates, first occurrence order kept: the
+/// The terms of a document re-scored against `query` (the terms of a
+/// query): [`index_terms`] when the query holds a lone CJK character (so it
+/// can match inside a word), else bigrams only as the query ([`query_terms`]),
+/// so a scorer normalising by document length (Dice, BM25 over a candidate
+/// list) ranks longer queries as without unigrams.
+pub fn rescoring_terms(query: &[String], text: &str) -> Vec<String> {
+    if query.iter().any(|t| super::is_cjk_unigram(t)) {
+        index_terms(text)
+    } else {
+        query_terms(text)
+    }
+}
+
+/// [`query_terms`] without duplicates, first occurrence order kept: the
 /// terms of a query.
 pub fn unique_index_terms(text: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    index_terms(text)
+    query_terms(text)
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
         .collect()
@@ -157,7 +202,7 @@ mod tests {
         assert_eq!(index_terms("I adopted a puppy"), vec!["adopt", "puppi"]);
         assert_eq!(unique_index_terms("puppy puppies Puppy"), vec!["puppi"]);
         for text in ["用户的偏好", "记忆系统很快", "猫", "Rust语言很好"] {
-            let chinese: Vec<String> = extract_keywords(text)
+            let chinese: Vec<String> = extract_document_keywords(text)
                 .into_iter()
                 .filter(|k| k.chars().any(is_cjk))
                 .collect();
@@ -167,7 +212,11 @@ mod tests {
                 .collect();
             assert_eq!(stemmed, chinese, "{text}");
         }
-        assert_eq!(index_terms("用户的偏好"), extract_keywords("用户的偏好"));
+        assert_eq!(query_terms("用户的偏好"), extract_keywords("用户的偏好"));
+        assert_eq!(
+            index_terms("用户的偏好"),
+            extract_document_keywords("用户的偏好")
+        );
     }
 
     #[test]

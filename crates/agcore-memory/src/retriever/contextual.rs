@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::rm3::feedback_query;
 use super::term_vector::{TermVector, average, coalesce, context_fields, count, length_norm};
-use super::{Bm25, ContextualBm25Config, extract_keywords};
+use super::{Bm25, ContextualBm25Config, extract_document_keywords};
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem};
 
 /// An in-memory retrieval index over [`MemoryItem`]s, built once and
@@ -94,7 +94,7 @@ impl ContextualBm25 {
         let mut own: Vec<TermVector> = Vec::with_capacity(items.len());
         let mut own_len: Vec<f64> = Vec::with_capacity(items.len());
         for item in &items {
-            let keywords = extract_keywords(&item.content);
+            let keywords = extract_document_keywords(&item.content);
             own_len.push(count(keywords.len()));
             let mut ids: Vec<(u32, f64)> = Vec::with_capacity(keywords.len());
             for keyword in keywords {

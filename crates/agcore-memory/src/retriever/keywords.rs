@@ -4,7 +4,11 @@
 //! alphanumeric), lowercased, and stop words are dropped. Runs of CJK
 //! ideographs and kana are cut into overlapping character bigrams (a lone
 //! character stays a unigram), the scheme of Lucene's `CJKAnalyzer`, so a
-//! Chinese query matches Chinese text without a dictionary.
+//! Chinese query matches Chinese text without a dictionary. Documents are
+//! also indexed with each CJK character as a unigram beside the bigrams
+//! ([`extract_document_keywords`], Lucene's `CJKBigramFilter` with
+//! `outputUnigrams`), so a one-character query (`茶`) finds the text
+//! (`我最喜欢的茶是龙井`) while longer queries keep searching by bigrams.
 
 /// English stop words (a short list after the SMART / Lucene English sets).
 const ENGLISH_STOP_WORDS: &[&str] = &[
@@ -90,6 +94,36 @@ pub fn is_stop_word(word: &str) -> bool {
 /// assert_eq!(extract_keywords("记忆系统"), vec!["记忆", "忆系", "系统"]);
 /// ```
 pub fn extract_keywords(text: &str) -> Vec<String> {
+    split_keywords(text, false)
+}
+
+/// The keywords of a document: [`extract_keywords`] with, after the bigrams
+/// of each CJK run of two or more characters, every character of the run as
+/// a unigram (stop words dropped), so a query of one CJK character
+/// ([`extract_keywords`] keeps it as a unigram) matches the text. Queries
+/// of longer runs are bigrams only, so their ranking is not diluted by
+/// single-character matches. Never panics, for any input.
+///
+/// # Examples
+/// ```
+/// use agcore_memory::retriever::extract_document_keywords;
+/// assert_eq!(
+///     extract_document_keywords("记忆系统"),
+///     vec!["记忆", "忆系", "系统", "记", "忆", "系", "统"]
+/// );
+/// assert_eq!(extract_document_keywords("The Rust book"), vec!["rust", "book"]);
+/// ```
+pub fn extract_document_keywords(text: &str) -> Vec<String> {
+    split_keywords(text, true)
+}
+
+/// Whether `term` is one CJK character (a unigram of a CJK run).
+pub fn is_cjk_unigram(term: &str) -> bool {
+    let mut chars = term.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c))
+}
+
+fn split_keywords(text: &str, unigrams: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut cjk_run: Vec<char> = Vec::new();
@@ -97,20 +131,20 @@ pub fn extract_keywords(text: &str) -> Vec<String> {
         if is_cjk(c) {
             flush_word(&mut word, &mut out);
             if CHINESE_STOP_CHARS.contains(&c) {
-                flush_cjk(&mut cjk_run, &mut out);
+                flush_cjk(&mut cjk_run, &mut out, unigrams);
             } else {
                 cjk_run.push(c);
             }
         } else if c.is_alphanumeric() {
-            flush_cjk(&mut cjk_run, &mut out);
+            flush_cjk(&mut cjk_run, &mut out, unigrams);
             word.extend(c.to_lowercase());
         } else {
             flush_word(&mut word, &mut out);
-            flush_cjk(&mut cjk_run, &mut out);
+            flush_cjk(&mut cjk_run, &mut out, unigrams);
         }
     }
     flush_word(&mut word, &mut out);
-    flush_cjk(&mut cjk_run, &mut out);
+    flush_cjk(&mut cjk_run, &mut out, unigrams);
     out
 }
 
@@ -132,13 +166,18 @@ fn flush_word(word: &mut String, out: &mut Vec<String>) {
     }
 }
 
-fn flush_cjk(run: &mut Vec<char>, out: &mut Vec<String>) {
+fn flush_cjk(run: &mut Vec<char>, out: &mut Vec<String>, unigrams: bool) {
     match run.as_slice() {
         [] => {}
         [single] => push_cjk(single.to_string(), out),
         chars => {
             for pair in chars.windows(2) {
                 push_cjk(pair.iter().collect(), out);
+            }
+            if unigrams {
+                for c in chars {
+                    push_cjk(c.to_string(), out);
+                }
             }
         }
     }
@@ -186,6 +225,23 @@ mod tests {
         assert_eq!(extract_keywords("用户的偏好"), vec!["用户", "偏好"]);
         assert_eq!(extract_keywords("猫"), vec!["猫"]);
         assert_eq!(extract_keywords("我"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn documents_add_cjk_unigrams_queries_do_not() {
+        let doc = extract_document_keywords("我最喜欢的茶是龙井");
+        assert!(doc.contains(&"茶".to_string()), "{doc:?}");
+        assert!(doc.contains(&"龙井".to_string()), "{doc:?}");
+        assert!(!doc.contains(&"我".to_string()) && !doc.contains(&"是".to_string()));
+        assert_eq!(extract_keywords("茶"), vec!["茶"]);
+        assert_eq!(extract_keywords("龙井茶"), vec!["龙井", "井茶"]);
+        assert_eq!(extract_document_keywords("猫"), vec!["猫"]);
+        let mixed = "Rust 语言 and tea";
+        assert_eq!(
+            extract_document_keywords(mixed),
+            vec!["rust", "语言", "语", "言", "tea"]
+        );
+        assert!(is_cjk_unigram("茶") && !is_cjk_unigram("龙井") && !is_cjk_unigram("7"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    RetrieverConfig, Scorer, TextOverlap, index_terms, unique_index_terms, unique_keywords,
+    RetrieverConfig, Scorer, TextOverlap, rescoring_terms, unique_index_terms, unique_keywords,
 };
 use crate::knowledge::KnowledgeStore;
 use crate::{KnowledgePage, MemoryError, MemoryItem, MemoryStore, SearchOptions};
@@ -58,7 +58,7 @@ pub struct RetrievalResult {
 ///    split, lowercase, stop words, CJK bigrams); no keywords → empty result;
 /// 2. candidates: each source's full-text search (top `candidate_pool`);
 /// 3. scoring with the scorer (default [`TextOverlap`]) on the
-///    [`index_terms`] of query and candidates (stemmed, as the stores index
+///    [`index_terms`](super::index_terms) of query and candidates (stemmed, as the stores index
 ///    them): a page scores the best of its title, summary, tags and body, a
 ///    memory its content;
 /// 4. drop scores below `min_score`;
@@ -195,13 +195,13 @@ fn score_fields(scorer: &dyn Scorer, query: &[String], sources: &[RetrievedSourc
                 Vec::new(),
                 Vec::new(),
                 Vec::new(),
-                index_terms(&item.content),
+                rescoring_terms(query, &item.content),
             ],
             RetrievedSource::Page(page) => [
-                index_terms(&page.title),
-                index_terms(&page.summary),
-                index_terms(&page.tags.join(" ")),
-                index_terms(&page.content),
+                rescoring_terms(query, &page.title),
+                rescoring_terms(query, &page.summary),
+                rescoring_terms(query, &page.tags.join(" ")),
+                rescoring_terms(query, &page.content),
             ],
         })
         .collect();

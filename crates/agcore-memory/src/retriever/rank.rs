@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Bm25, Scorer, index_terms};
+use super::{Bm25, Scorer, query_terms, rescoring_terms};
 use crate::{MemoryError, MemoryItem, ScoredItem, SearchOptions};
 
 /// Checks [`SearchOptions`]: a valid filter (its `limit` is ignored),
@@ -41,7 +41,7 @@ pub fn compare_hits(a: &ScoredItem, b: &ScoredItem) -> Ordering {
 /// ignored); so are candidates sharing no keyword with the query (score 0) and
 /// those scoring below `options.min_score`. Corpus statistics come from the
 /// candidates that pass the filter. Query and candidates are tokenised with
-/// [`index_terms`] (the stores' analyzer); the query is literal text, and a
+/// [`index_terms`](super::index_terms) (the stores' analyzer); the query is literal text, and a
 /// query without terms returns nothing.
 ///
 /// Cost: tokenises every candidate — O(total candidate text). Backends with an
@@ -68,7 +68,7 @@ pub fn rank_items_with(
     options: &SearchOptions,
 ) -> Result<Vec<ScoredItem>, MemoryError> {
     validate_search_options(options)?;
-    let query_terms = index_terms(query);
+    let query_terms = query_terms(query);
     if query_terms.is_empty() {
         return Ok(Vec::new());
     }
@@ -78,7 +78,7 @@ pub fn rank_items_with(
         .collect();
     let documents: Vec<Vec<String>> = candidates
         .iter()
-        .map(|item| index_terms(&item.content))
+        .map(|item| rescoring_terms(&query_terms, &item.content))
         .collect();
     let scores = scorer.score_all(&query_terms, &documents);
     let hits: Vec<ScoredItem> = candidates

@@ -95,7 +95,8 @@ pub async fn check_search_english(store: Arc<dyn MemoryStore>) -> CheckResult {
     })
 }
 
-/// Chinese queries match Chinese text (including two-character words), rank
+/// Chinese queries match Chinese text (two-character words, and one
+/// character inside a longer word: `茶` finds `我最喜欢的茶是龙井`), rank
 /// the right document first and do not match unrelated Chinese text.
 ///
 /// # Errors
@@ -109,9 +110,12 @@ pub async fn check_search_chinese(store: Arc<dyn MemoryStore>) -> CheckResult {
             ("zh:3", "今天天气很好,适合散步"),
             ("zh:4", "本周冲刺目标是完成支付模块重构"),
             ("zh:5", "The user likes concise answers"),
+            ("zh:6", "我最喜欢的茶是龙井"),
         ],
     )
     .await?;
+    expect_top(store.as_ref(), "茶", "zh:6", &["zh:1", "zh:3", "zh:4"]).await?;
+    expect_top(store.as_ref(), "冲", "zh:4", &["zh:1", "zh:3", "zh:6"]).await?;
     expect_top(store.as_ref(), "简洁回答", "zh:1", &["zh:3", "zh:4"]).await?;
     expect_top(store.as_ref(), "天气", "zh:3", &["zh:1", "zh:4"]).await?;
     expect_top(store.as_ref(), "支付模块重构", "zh:4", &["zh:1", "zh:3"]).await?;

@@ -64,6 +64,10 @@ pub struct RecallArgs {
     /// How many to return (default 5, at most 50).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Search archived memories too (default false); archived hits carry
+    /// `"archived": true`.
+    #[serde(default)]
+    pub include_archived: Option<bool>,
 }
 
 fn failed(tool: &str, message: impl Into<String>) -> ToolError {

@@ -11,7 +11,10 @@ pub enum LongTermTrigger {
     /// Every turn that passes the other rules (default).
     #[default]
     Always,
-    /// Only turns whose message contains one of `trigger_keywords`.
+    /// Only turns whose message contains one of `trigger_keywords`; with
+    /// no list, turns the built-in detector picks
+    /// ([`needs_memory`](super::needs_memory): the past, names, technical
+    /// terms, in English and Chinese).
     Keywords,
 }
 
@@ -30,7 +33,9 @@ pub struct InjectConfig {
     pub short_term_count: usize,
     /// When to search long-term memory (default `always`).
     pub long_term_trigger: LongTermTrigger,
-    /// Keywords for `long_term_trigger = "keywords"` (case-insensitive substrings).
+    /// Keywords for `long_term_trigger = "keywords"` (case-insensitive
+    /// substrings); empty = the built-in detector
+    /// ([`needs_memory`](super::needs_memory)).
     pub trigger_keywords: Vec<String>,
     /// Messages shorter than this many characters (after trimming) inject nothing (default 4).
     pub min_query_length: usize,
@@ -56,7 +61,8 @@ impl InjectConfig {
     /// holds `prior_messages` messages (see `docs/memory.md`, *Prefetch*): not
     /// on the first round when `first_round_empty`,
     /// not for messages shorter than `min_query_length` characters, and with
-    /// the `keywords` trigger only when a keyword occurs.
+    /// the `keywords` trigger only when a keyword occurs (with no keywords
+    /// listed, when [`needs_memory`](super::needs_memory) says so).
     pub fn should_inject(&self, query: &str, prior_messages: usize) -> bool {
         if self.first_round_empty && prior_messages == 0 {
             return false;
@@ -68,6 +74,9 @@ impl InjectConfig {
         match self.long_term_trigger {
             LongTermTrigger::Always => true,
             LongTermTrigger::Keywords => {
+                if self.trigger_keywords.iter().all(|k| k.trim().is_empty()) {
+                    return super::needs_memory(query);
+                }
                 let lower = query.to_lowercase();
                 self.trigger_keywords
                     .iter()

@@ -13,6 +13,7 @@ use super::weights::WeightRules;
 
 mod agent;
 mod inject;
+mod recall_cue;
 pub mod suggest;
 
 use crate::MemoryError;
@@ -20,6 +21,7 @@ pub use agent::{
     ExtractConfig, MemoryAgentConfig, StructuredOutput, SummarizeConfig, parse_duration,
 };
 pub use inject::{InjectConfig, LongTermTrigger};
+pub use recall_cue::needs_memory;
 
 /// The memory sections of a configuration file. Other top-level sections are
 /// ignored (they belong to other components), except misspellings of the

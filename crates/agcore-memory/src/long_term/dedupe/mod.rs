@@ -21,7 +21,7 @@
 use chrono::{DateTime, Utc};
 
 use super::entry::{MemoryEntry, MemoryType};
-use crate::retriever::index_terms;
+use crate::retriever::{index_terms, is_cjk, is_cjk_unigram};
 
 mod join;
 mod memo;
@@ -29,6 +29,25 @@ mod memo;
 pub(crate) use memo::DedupeMemo;
 
 use join::{Index, Probe, ranked_terms};
+
+/// `terms` without the CJK unigrams whose character a CJK bigram of the
+/// same terms holds: the documents' unigrams
+/// ([`extract_document_keywords`](crate::retriever::extract_document_keywords))
+/// serve one-character searches; near-duplicates are compared on bigrams.
+fn without_covered_unigrams(terms: Vec<String>) -> Vec<String> {
+    if !terms.iter().any(|t| is_cjk_unigram(t)) {
+        return terms;
+    }
+    let covered: std::collections::HashSet<char> = terms
+        .iter()
+        .filter(|t| t.chars().count() == 2 && t.chars().all(is_cjk))
+        .flat_map(|t| t.chars())
+        .collect();
+    terms
+        .into_iter()
+        .filter(|t| !is_cjk_unigram(t) || t.chars().all(|c| !covered.contains(&c)))
+        .collect()
+}
 
 /// An active entry as the dedupe sees it
 /// ([`LongTermBackend::dedupe_terms`](super::LongTermBackend::dedupe_terms)).
@@ -73,7 +92,7 @@ impl TermSet {
             memory_type,
             weight,
             created_at,
-            terms,
+            terms: without_covered_unigrams(terms),
         }
     }
 }

@@ -56,7 +56,7 @@ fn sort_list(entries: &mut [MemoryEntry], order: ListOrder) {
 impl ScopeData {
     /// BM25 ([`Bm25`]) over the admitted entries' terms; best first, ties by id.
     pub(super) fn search(&self, query: &str, request: &SearchRequest) -> Vec<ScoredEntry> {
-        let query_terms = index_terms(query);
+        let query_terms = crate::retriever::query_terms(query);
         if query_terms.is_empty() || request.limit == 0 {
             return Vec::new();
         }

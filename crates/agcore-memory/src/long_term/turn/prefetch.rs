@@ -18,10 +18,13 @@ pub struct Prefetched {
     pub entries: Vec<MemoryEntry>,
 }
 
-/// Searches `scoped` with the user's `query` when the options allow it for a
-/// session holding `prior_messages` messages, and formats what fits the
+/// The scope's core memories ([`ScopedMemory::core`]: active, weight at or
+/// above `core_threshold`, heaviest first), offered on every turn, followed
+/// by the search of `scoped` with the user's `query` when the options allow
+/// it for a session holding `prior_messages` messages; formats what fits the
 /// token budget under the built-in preamble of the options' language. `None`
-/// when prefetch is off, a rule says no, or nothing is found.
+/// when prefetch is off, or no core memory exists and a rule says no or
+/// nothing is found.
 ///
 /// # Errors
 /// The search's [`MemoryError`].
@@ -47,14 +50,21 @@ pub async fn prefetch_with_header(
     query: &str,
     prior_messages: usize,
 ) -> Result<Option<Prefetched>, MemoryError> {
-    if !options.prefetch
-        || options.prefetch_limit == 0
-        || !options.inject.should_inject(query, prior_messages)
-    {
+    if !options.prefetch || options.prefetch_limit == 0 {
         return Ok(None);
     }
-    let hits = scoped.search(query, options.prefetch_limit).await?;
-    let entries: Vec<MemoryEntry> = hits.into_iter().map(|h| h.entry).collect();
+    let mut entries = scoped.core().await?;
+    if options.inject.should_inject(query, prior_messages) {
+        let hits = scoped.search(query, options.prefetch_limit).await?;
+        for hit in hits {
+            if !entries.iter().any(|e| e.id == hit.entry.id) {
+                entries.push(hit.entry);
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Ok(None);
+    }
     let counter = TokenCounter::estimate();
     Ok(
         format_memory_context(header, &entries, options.inject.token_budget, &counter)

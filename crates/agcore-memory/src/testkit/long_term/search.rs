@@ -97,8 +97,9 @@ pub async fn check_search_english(memory: LongTermMemory) -> CheckResult {
     .await
 }
 
-/// Chinese (CJK text as character bigrams) and mixed Chinese–English: the
-/// relevant entry ranks first.
+/// Chinese (CJK text as character bigrams, each character also a unigram)
+/// and mixed Chinese–English: the relevant entry ranks first, for queries
+/// of one character (`茶`) too.
 ///
 /// # Errors
 /// [`CheckFailure`](crate::testkit::CheckFailure) describing the first broken expectation.
@@ -132,6 +133,8 @@ pub async fn check_search_chinese(memory: LongTermMemory) -> CheckResult {
             ("PostgreSQL 迁移", 1),
             ("中文交流", 2),
             ("团队例会", 3),
+            ("茶", 0),
+            ("库", 1),
         ],
     )
     .await
