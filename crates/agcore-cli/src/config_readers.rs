@@ -120,8 +120,8 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.inject.short_term_count",
-        "crates/agcore-memory/src/long_term/turn/short_term.rs",
-        "short_term_count",
+        "crates/agcore-memory/src/long_term/turn/extraction_steps.rs",
+        "inject.short_term_count",
     ),
     (
         "memory.inject.long_term_trigger",
