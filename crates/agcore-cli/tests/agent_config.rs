@@ -193,7 +193,8 @@ async fn per_agent_memory_settings_act_in_chat() {
     run(&home, &args, "hello\n").await;
     let sent = bodies(&server).await;
     let quiet = sent.last().unwrap();
-    assert!(!quiet.to_string().contains("memory_save"), "{quiet}");
+    assert!(quiet.get("tools").is_none(), "no memory tools: {quiet}");
+    assert!(!system(quiet).contains("## Memory system"), "{quiet}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
