@@ -12,13 +12,14 @@
 //! `<config dir>/agcore.toml` (`directories`, e.g. `~/.config/agcore/agcore.toml`).
 //! A missing file in the config dir is not an error: every key has a default.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agcore::attach::{AttachConfig, ConfigFormat};
 use agcore::embedding::EmbeddingConfig;
 use agcore::memory::hybrid::HybridConfig;
-use agcore::memory::long_term::MemorySettings;
 use agcore::memory::long_term::suggest::{self, Notation};
+use agcore::memory::long_term::{BackendKind, MemorySettings};
 use serde::Deserialize;
 
 use crate::error::CliError;
@@ -27,8 +28,10 @@ use crate::error::CliError;
 pub const CONFIG_FILE: &str = "agcore.toml";
 
 /// The top-level keys of the file.
-const TOP_LEVEL_KEYS: [&str; 7] = [
+const TOP_LEVEL_KEYS: [&str; 9] = [
     "llm",
+    "providers",
+    "nodes",
     "storage",
     "embedding",
     "retrieval",
@@ -91,15 +94,26 @@ pub struct AppConfig {
     pub embedding: Option<EmbeddingConfig>,
     /// `[retrieval]`: how lexical and dense results are fused.
     pub retrieval: HybridConfig,
-    /// `memory.stores`, `memory.attachment_header` and `agents`: the memory
-    /// attachments (empty when the file declares none).
+    /// `memory.stores`, `memory.attachment_header` and `agents` (or seed
+    /// 003's `memory:` list and `nodes:`): the memory attachments and the
+    /// agents' own settings (empty when the file declares none).
     pub attach: AttachConfig,
+    /// `[providers.NAME]`: named endpoints agents choose with `provider`.
+    pub providers: BTreeMap<String, LlmSection>,
+    /// Where long-term memory lives when the configuration says so itself
+    /// (`memory.long_term.backend` other than `sqlite`, or an agent's
+    /// `memory.backend` / `sqlite_path`); it comes before `[storage] url`.
+    pub long_term_location: Option<String>,
+    /// Whether `llm` holds an agent's own `provider` / `model`, which then
+    /// come before `OPENAI_BASE_URL` / `AGCORE_MODEL`.
+    pub agent_endpoint: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct ProgramSections {
     llm: LlmSection,
+    providers: BTreeMap<String, LlmSection>,
     storage: StorageSection,
     embedding: Option<EmbeddingConfig>,
     retrieval: HybridConfig,
@@ -187,6 +201,20 @@ impl AppConfig {
             .url
             .filter(|u| !u.trim().is_empty())
             .map(|u| crate::storage::resolve_config_url(u.trim(), path));
+        let long_term = &settings.memory.long_term;
+        let long_term_location = if long_term.backend == BackendKind::Sqlite {
+            None
+        } else {
+            let place = crate::config_agent::long_term_location(
+                &long_term.backend,
+                &long_term.path,
+                storage_url.as_deref(),
+                Some(path),
+                "memory.long_term.backend",
+            )
+            .map_err(|e| bad(e.to_string()))?;
+            Some(place)
+        };
         Ok(Self {
             path: Some(path.to_path_buf()),
             settings,
@@ -197,6 +225,9 @@ impl AppConfig {
             embedding: program.embedding,
             retrieval: program.retrieval,
             attach,
+            providers: program.providers,
+            long_term_location,
+            agent_endpoint: false,
         })
     }
 
@@ -211,6 +242,9 @@ impl AppConfig {
             embedding: None,
             retrieval: HybridConfig::default(),
             attach: AttachConfig::default(),
+            providers: BTreeMap::new(),
+            long_term_location: None,
+            agent_endpoint: false,
         }
     }
 

@@ -11,6 +11,9 @@ const MEMORY_ATTACHMENT_KEYS: [&str; 2] = ["stores", "attachment_header"];
 /// The top-level key that belongs to memory attachments.
 const AGENTS_KEY: &str = "agents";
 
+/// Seed 003's (DevAll's) list of graph nodes, read by the memory attachments.
+const NODES_KEY: &str = "nodes";
+
 /// The document `text` in `format` as a table; an empty document is an
 /// empty table.
 ///
@@ -55,9 +58,14 @@ fn drop_nulls(value: &mut serde_json::Value) {
     }
 }
 
-/// Removes `memory.stores`, `memory.attachment_header` and `agents`.
+/// Removes `memory.stores`, `memory.attachment_header`, `agents`, and seed
+/// 003's `nodes` and `memory:` list of stores.
 pub fn remove_attachment_keys(table: &mut toml::Table) {
     table.remove(AGENTS_KEY);
+    table.remove(NODES_KEY);
+    if table.get("memory").is_some_and(toml::Value::is_array) {
+        table.remove("memory");
+    }
     if let Some(toml::Value::Table(memory)) = table.get_mut("memory") {
         for key in MEMORY_ATTACHMENT_KEYS {
             memory.remove(key);

@@ -7,8 +7,11 @@
 mod attach;
 mod chat;
 mod config;
+mod config_agent;
 mod config_cmd;
 mod config_doc;
+#[cfg(test)]
+mod config_readers;
 mod demo;
 mod error;
 mod eval;

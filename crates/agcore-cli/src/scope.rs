@@ -63,13 +63,15 @@ impl ScopeArgs {
         })
     }
 
-    /// The storage location: `--db`, `[storage] url`, `memory.long_term.path`, or
+    /// The storage location of `--agent`: `--db`, the agent's or the file's
+    /// own long-term backend, `[storage] url`, `memory.long_term.path`, or
     /// `<data dir>/memory.db` (see [`crate::storage::location`]).
     ///
     /// # Errors
     /// [`CliError::Config`] when no data dir is known.
     pub fn location(&self, config: &AppConfig) -> Result<String, CliError> {
-        crate::storage::location(self.db.as_deref(), config, true, "memory.db")
+        let config = config.for_agent(&self.agent)?;
+        crate::storage::location(self.db.as_deref(), &config, true, "memory.db")
     }
 }
 
@@ -164,6 +166,8 @@ pub async fn open_memory_with(
 ) -> Result<OpenedMemory, CliError> {
     let scope = args.scope()?;
     let location = args.location(config)?;
+    // The agent's own memory settings (`max_return`, weights) over `[memory]`.
+    let config = &config.for_agent(&args.agent)?;
     let storage = crate::storage::open(&location, "memory database").await?;
     let backend = storage.long_term().map_err(|e| {
         CliError::Config(format!(

@@ -13,7 +13,10 @@ use crate::error::CliError;
 
 /// The storage to open: a URL or a SQLite file path.
 ///
-/// Chosen in this order: `--db`; `[storage] url` of the configuration file
+/// Chosen in this order: `--db`; for long-term memory the place the
+/// configuration names itself (`memory.long_term.backend` other than
+/// `sqlite`, or the agent's `memory.backend` / `sqlite_path`, see
+/// [`AppConfig::for_agent`]); `[storage] url` of the configuration file
 /// (a relative file path there is taken from the file's folder); for long-term
 /// memory `memory.long_term.path`; else `default_file` in the user's data dir.
 ///
@@ -27,6 +30,9 @@ pub fn location(
 ) -> Result<String, CliError> {
     if let Some(db) = db.map(str::trim).filter(|d| !d.is_empty()) {
         return Ok(db.to_owned());
+    }
+    if long_term && let Some(place) = &config.long_term_location {
+        return Ok(place.clone());
     }
     if let Some(url) = &config.storage_url {
         return Ok(url.clone());

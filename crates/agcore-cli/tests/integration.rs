@@ -7,6 +7,7 @@
 mod cli_support;
 mod eval_support;
 
+mod agent_config;
 mod attach_cmd;
 mod chat_cmd;
 mod chat_setup;

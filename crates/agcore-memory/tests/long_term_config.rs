@@ -55,7 +55,10 @@ min_confidence = 0.9
 fn mistakes_are_clear_errors() {
     for (text, needle) in [
         ("[memory]\nenabeld = true", "enabeld"),
-        ("[memory.long_term]\nbackend = \"mysql\"", "mysql"),
+        (
+            "[memory.long_term]\nbackend = \"redis\"",
+            "Redis holds no long-term memory",
+        ),
         ("[memory_agent]\ntimeout = \"soon\"", "soon"),
         (
             "[memory_agent.extract]\nmin_confidence = 1.5",

@@ -168,22 +168,28 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
 }
 
 /// Opens long-term memory as a `[memory.long_term]` section says — `backend =
-/// "sqlite"` at `path` (parent folders created) or `"memory"` — with its
-/// weight rules, archive threshold and buffer retention.
+/// "sqlite"` at `path` (parent folders created), `"memory"`, or a storage
+/// URL (`mysql://…`, `postgres://…`, through [`open`]) — with its weight
+/// rules, archive threshold and buffer retention.
 ///
 /// # Errors
-/// [`MemoryError::InvalidInput`] for invalid weight rules or `sqlite`
-/// without the feature; the driver's errors when the database cannot be
-/// opened or migrated.
+/// [`MemoryError::InvalidInput`] for invalid weight rules, `sqlite`
+/// without the feature, or `mysql` / `postgres` without a URL (write the
+/// server's URL as the backend); the driver's errors when the database
+/// cannot be opened or migrated.
 pub async fn open_long_term(
     config: &long_term::LongTermConfig,
 ) -> Result<long_term::LongTermMemory, MemoryError> {
-    let storage = match config.backend {
+    let storage = match &config.backend {
         long_term::BackendKind::Memory => Storage::in_memory(),
         long_term::BackendKind::Sqlite => open_sqlite(&config.path.to_string_lossy()).await?,
+        long_term::BackendKind::Url(url) => open(url).await?,
         other => {
             return Err(MemoryError::InvalidInput(format!(
-                "long-term backend {other:?} is not supported here"
+                "long-term backend `{}` names no server: write its URL \
+                 (`memory.long_term.backend = \"{}://user@host/db\"`)",
+                other.as_str(),
+                other.server_scheme().unwrap_or("mysql")
             )));
         }
     };

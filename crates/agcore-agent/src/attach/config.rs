@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use agcore_memory::long_term::AgentMemoryConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -133,7 +134,9 @@ impl AttachmentConfig {
     }
 }
 
-/// One entry of `agents`: the agent's name and its attachments.
+/// One entry of `agents` (or a DevAll `nodes` entry of `type: agent`, its
+/// `id` as the name and its `config` as the rest): the agent's name, its
+/// attachments, and its own model, prompt and memory settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentMemories {
@@ -142,6 +145,38 @@ pub struct AgentMemories {
     /// Its attachments, in the order their memories are shown.
     #[serde(default)]
     pub memories: Vec<AttachmentConfig>,
+    /// The named LLM endpoint it talks to (seed 003's node `provider`;
+    /// the `agcore` program reads `providers.NAME`, `openai` being `[llm]`
+    /// unless declared). `None`: the program's endpoint.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Its model id (seed 003's node `model`). `None`: the endpoint's model.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The name of the prompt template of its system prompt (seed 003's
+    /// node `prompt_template`): a file `<name>.md` (or `.txt`, `.j2`,
+    /// `.jinja`) in the `prompts` folder beside the configuration file, or a
+    /// built-in prompt's name. `None`: the program's base prompt.
+    #[serde(default)]
+    pub prompt_template: Option<String>,
+    /// Its own long-term memory settings (seed 004 §8.1), over the
+    /// configuration's `[memory]` section.
+    #[serde(default)]
+    pub memory: Option<AgentMemoryConfig>,
+}
+
+impl AgentMemories {
+    /// An agent called `name` with no attachments and no settings of its own.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            memories: Vec::new(),
+            provider: None,
+            model: None,
+            prompt_template: None,
+            memory: None,
+        }
+    }
 }
 
 /// The `memory` keys this module reads; the section's other keys belong to

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::config::{
     AgentMemories, AttachConfig, AttachmentConfig, MemorySection, StoreDeclaration,
 };
+use super::devall;
 use super::keys::parse_config;
 use super::path::{child, one_of};
 use crate::AgentError;
@@ -99,12 +100,23 @@ impl AttachConfig {
                 ));
             }
         };
-        if let Some(memory) = object.get("memory") {
-            config.memory = memory_section(memory, &child(&root, "memory"))?;
+        match object.get("memory") {
+            // Seed 003 (DevAll): `memory:` is the list of stores.
+            Some(stores @ Value::Array(_)) => {
+                let wrapped = serde_json::json!({ "stores": stores });
+                config.memory = memory_section(&wrapped, &root)?;
+            }
+            Some(memory) => config.memory = memory_section(memory, &child(&root, "memory"))?,
+            None => {}
         }
+        let mut entries = Vec::new();
         if let Some(agents) = object.get("agents") {
-            config.agents = agents_section(agents, &child(&root, "agents"), &config.memory)?;
+            entries.extend(devall::agent_entries(agents, &child(&root, "agents"))?);
         }
+        if let Some(nodes) = object.get("nodes") {
+            entries.extend(devall::node_entries(nodes, &child(&root, "nodes"))?);
+        }
+        config.agents = agents_section(&entries, &config.memory)?;
         Ok(config)
     }
 }
@@ -182,25 +194,24 @@ fn memory_section(value: &Value, at: &ConfigLocation) -> Result<MemorySection, A
 }
 
 fn agents_section(
-    value: &Value,
-    at: &ConfigLocation,
+    entries: &[(Value, ConfigLocation)],
     memory: &MemorySection,
 ) -> Result<Vec<AgentMemories>, AgentError> {
     let declared: Vec<&str> = memory.stores.iter().map(|s| s.name.as_str()).collect();
     let mut agents: Vec<AgentMemories> = Vec::new();
-    for (i, entry) in list(value, at)?.iter().enumerate() {
-        let here = child(at, &format!("[{i}]"));
-        let mut agent: AgentMemories = parse_config(entry, &here, &[])?;
+    for (entry, here) in entries {
+        let mut agent: AgentMemories = parse_config(entry, here, &[])?;
         if let Some(first) = agents.iter().position(|a| a.name == agent.name) {
             return Err(AgentError::invalid_config(
-                child(&here, "name"),
+                child(here, "name"),
                 format!(
-                    "duplicate agent name `{}` (first at `{}[{first}]`)",
-                    agent.name, at.path
+                    "duplicate agent name `{}` (first at `{}`)",
+                    agent.name,
+                    entries.get(first).map_or("", |(_, at)| at.path.as_str())
                 ),
             ));
         }
-        let memories_at = child(&here, "memories");
+        let memories_at = child(here, "memories");
         for (j, attachment) in agent.memories.iter_mut().enumerate() {
             attachment.location = child(&memories_at, &format!("[{j}]"));
             check_attachment(attachment, &declared)?;

@@ -19,6 +19,7 @@
 mod chunking;
 mod config;
 mod dense;
+mod devall;
 mod embedding;
 mod file_index;
 mod file_sync;
@@ -58,5 +59,5 @@ pub use registry::{
 };
 pub use render::{DATA_NOTICE, DEFAULT_HEADER, MemoryBlock, render};
 pub use schema::schema;
-pub use similarity::{jaccard, rescore};
+pub use similarity::{LexicalMeasure, jaccard, lcs, rescore, rescore_with};
 pub use store::{AttachedStore, Recalled, UpdateOutcome};

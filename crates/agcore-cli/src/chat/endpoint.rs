@@ -50,8 +50,9 @@ fn non_empty(value: Option<&String>) -> Option<String> {
 
 impl Endpoint {
     /// Resolves the endpoint: `--base-url` / `--model`, then `OPENAI_BASE_URL`,
-    /// `OPENAI_API_KEY`, `AGCORE_MODEL`, then `[llm]` of the file. With only an
-    /// API key the OpenAI API is used.
+    /// `OPENAI_API_KEY`, `AGCORE_MODEL`, then `[llm]` of the file (an agent's
+    /// own `provider` / `model`, [`AppConfig::agent_endpoint`], come before
+    /// the variables). With only an API key the OpenAI API is used.
     ///
     /// # Errors
     /// [`CliError::Config`] (exit 2) with one sentence naming what to set.
@@ -61,14 +62,20 @@ impl Endpoint {
         config: &AppConfig,
     ) -> Result<Self, CliError> {
         let config_path = config.describe_path();
-        let api_key = env("OPENAI_API_KEY").or_else(|| non_empty(config.llm.api_key.as_ref()));
+        // An agent's own `provider` / `model` come before the environment.
+        let ordered = |env_value: Option<String>, file: Option<&String>| {
+            if config.agent_endpoint {
+                non_empty(file).or(env_value)
+            } else {
+                env_value.or_else(|| non_empty(file))
+            }
+        };
+        let api_key = ordered(env("OPENAI_API_KEY"), config.llm.api_key.as_ref());
         let base_url = non_empty(base_url)
-            .or_else(|| env("OPENAI_BASE_URL"))
-            .or_else(|| non_empty(config.llm.base_url.as_ref()))
+            .or_else(|| ordered(env("OPENAI_BASE_URL"), config.llm.base_url.as_ref()))
             .or_else(|| api_key.as_ref().map(|_| OPENAI_URL.to_owned()));
-        let model = non_empty(model)
-            .or_else(|| env("AGCORE_MODEL"))
-            .or_else(|| non_empty(config.llm.model.as_ref()));
+        let model =
+            non_empty(model).or_else(|| ordered(env("AGCORE_MODEL"), config.llm.model.as_ref()));
         let (base_url, model) = match (base_url, model) {
             (Some(b), Some(m)) => (b, m),
             (None, _) => {

@@ -4,6 +4,7 @@
 
 mod endpoint;
 mod memory_model;
+mod prompts;
 mod session;
 mod slash;
 
@@ -57,12 +58,14 @@ pub struct ChatArgs {
 /// [`CliError::Config`] / [`CliError::Endpoint`] (exit 2) when no endpoint is
 /// configured or the first turn cannot reach it; storage and I/O errors.
 pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError> {
-    let config = AppConfig::load(config.as_deref())?;
-    let endpoint = Endpoint::resolve(args.base_url.as_ref(), args.model.as_ref(), &config)?;
     let scope = args.scope.scope()?;
+    // The agent's own memory settings, provider and model over the file's.
+    let config = AppConfig::load(config.as_deref())?.for_agent(scope.agent())?;
+    let endpoint = Endpoint::resolve(args.base_url.as_ref(), args.model.as_ref(), &config)?;
     let attachments = crate::attach::open_manager(&config, scope.agent()).await?;
+    let prompts = prompts::load(&config).await?;
     let opened = scope::open_memory(&args.scope, &config).await?;
-    let mut chat = Chat::start(&endpoint, &config, &opened, attachments.clone())?;
+    let mut chat = Chat::start(&endpoint, &config, &opened, attachments.clone(), prompts)?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         if let Some(manager) = &attachments {

@@ -50,6 +50,7 @@ impl Chat {
         config: &AppConfig,
         opened: &OpenedMemory,
         attachments: Option<Arc<MemoryManager>>,
+        prompts: PromptTemplateRegistry,
     ) -> Result<Self, CliError> {
         let provider = endpoint.provider()?;
         let mut options = LongTermOptions::from_settings(&config.settings)
@@ -67,20 +68,33 @@ impl Chat {
             agent_config = agent_config
                 .with_llm(CycleConfig::new(endpoint.model.clone()).with_max_tokens(max_tokens));
         }
-        // The base layer is the built-in `cli.chat.base` prompt.
-        let base_prompt = PromptTemplateRegistry::new()
-            .render_or_builtin(names::CLI_CHAT_BASE, &TemplateContext::new())
-            .map_err(|e| CliError::Config(format!("prompt `{}`: {e}", names::CLI_CHAT_BASE)))?;
+        // The base layer: the agent's `prompt_template`, else `cli.chat.base`
+        // (each overridable from the prompts folder).
+        let scope = opened.scoped.scope();
+        let template = config
+            .attach
+            .agent(scope.agent())
+            .and_then(|a| a.prompt_template.as_deref())
+            .unwrap_or(names::CLI_CHAT_BASE);
+        let base_prompt = prompts
+            .render_or_builtin(template, &TemplateContext::new())
+            .map_err(|e| {
+                CliError::Config(format!(
+                    "prompt `{template}`: {e} (templates are files `<name>.md` in the `{}` \
+                     folder beside the configuration file, or built-in prompts)",
+                    super::prompts::PROMPTS_DIR
+                ))
+            })?;
         let mut builder = AgentBuilder::new()
             .provider(Arc::clone(&provider))
             .base_prompt(base_prompt)
+            .prompts(prompts)
             .config(agent_config)
             .long_term_memory(opened.memory.clone(), options);
         if let Some(manager) = attachments {
             builder = builder.memory_attachments(manager);
         }
         let bundle = builder.build()?;
-        let scope = opened.scoped.scope();
         let agent = Arc::new(SimpleAgent::new(scope.agent()));
         let user = scope.user().to_owned();
         let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user)?;

@@ -73,9 +73,9 @@ pub use backend::{
 };
 pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
-    BackendKind, ExtractConfig, InjectConfig, LongTermConfig, LongTermTrigger, MemoryAgentConfig,
-    MemoryConfig, MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig, needs_memory,
-    parse_duration, suggest,
+    AgentMemoryConfig, BACKEND_WORDS, BackendKind, ExtractConfig, InjectConfig, LongTermConfig,
+    LongTermTrigger, MemoryAgentConfig, MemoryConfig, MemorySettings, ShortTermConfig,
+    StructuredOutput, SummarizeConfig, needs_memory, parse_duration, suggest,
 };
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense::{LongTermDense, scope_namespace};

@@ -18,7 +18,7 @@ use crate::attach::embedding::EmbeddingSettings;
 use crate::attach::item::{AttachedItem, messages_text, summary_hash};
 use crate::attach::persist::open_items;
 use crate::attach::registry::{StoreContext, StoreSpec};
-use crate::attach::similarity::{jaccard, rescore, truncate_chars};
+use crate::attach::similarity::{LexicalMeasure, rescore_with, truncate_chars};
 use crate::attach::store::{AttachedStore, Recalled, UpdateOutcome};
 
 /// Metadata key of a persisted vector: `{"model": id, "hash": h, "vector": [...]}`.
@@ -42,6 +42,9 @@ pub struct SimpleStoreConfig {
     /// `[0, 1]`. Default 0.3.
     #[serde(default = "default_lexical_weight")]
     pub lexical_weight: f64,
+    /// The keyword overlap that re-scores hits: `jaccard` (default) or `lcs`.
+    #[serde(default)]
+    pub lexical_measure: LexicalMeasure,
 }
 
 fn default_max_content_length() -> usize {
@@ -215,7 +218,8 @@ impl AttachedStore for SimpleStore {
         if let Some(dense) = &self.dense {
             for (id, cosine) in dense.nearest(query, candidates).await? {
                 if let Some(item) = self.fetch(&id).await? {
-                    let score = rescore(
+                    let score = rescore_with(
+                        self.config.lexical_measure,
                         cosine,
                         query,
                         &item.content_summary,
@@ -240,7 +244,10 @@ impl AttachedStore for SimpleStore {
                     meta.remove(VECTOR_KEY);
                 }
                 let item = AttachedItem::from_memory_item(item);
-                let score = jaccard(query, &item.content_summary);
+                let score = self
+                    .config
+                    .lexical_measure
+                    .score(query, &item.content_summary);
                 out.push(Recalled {
                     item,
                     score: Some(score),

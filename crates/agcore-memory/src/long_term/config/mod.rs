@@ -12,16 +12,21 @@ use super::dedupe::DEFAULT_DEDUPE_THRESHOLD;
 use super::weights::WeightRules;
 
 mod agent;
+mod backend;
 mod inject;
 mod recall_cue;
+mod per_agent;
 pub mod suggest;
 
 use crate::MemoryError;
+use crate::long_term::turn::InstructionLanguage;
 pub use agent::{
     ExtractConfig, MemoryAgentConfig, StructuredOutput, SummarizeConfig, parse_duration,
 };
+pub use backend::{BACKEND_WORDS, BackendKind};
 pub use inject::{InjectConfig, LongTermTrigger};
 pub use recall_cue::needs_memory;
+pub use per_agent::AgentMemoryConfig;
 
 /// The memory sections of a configuration file. Other top-level sections are
 /// ignored (they belong to other components), except misspellings of the
@@ -120,6 +125,10 @@ pub struct MemoryConfig {
     pub long_term: LongTermConfig,
     /// `[memory.inject]`.
     pub inject: InjectConfig,
+    /// Language of the memory instructions and of the `<memory-context>`
+    /// preamble and headings: `en` (default), `zh` or `none` (no
+    /// instructions; English headings). Applied by `LongTermOptions::from_settings`.
+    pub language: InstructionLanguage,
 }
 
 impl Default for MemoryConfig {
@@ -130,6 +139,7 @@ impl Default for MemoryConfig {
             short_term: ShortTermConfig::default(),
             long_term: LongTermConfig::default(),
             inject: InjectConfig::default(),
+            language: InstructionLanguage::English,
         }
     }
 }
@@ -160,18 +170,6 @@ impl Default for ShortTermConfig {
     }
 }
 
-/// Which long-term backend to open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum BackendKind {
-    /// `agcore_memory_sqlite::SqliteLongTerm` at `path` (the default; opened by `agcore::memory::open_long_term`).
-    #[default]
-    Sqlite,
-    /// [`InMemoryLongTerm`](super::InMemoryLongTerm): nothing persists.
-    Memory,
-}
-
 /// `[memory.long_term]`: the store and its weight rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -179,7 +177,7 @@ pub enum BackendKind {
 pub struct LongTermConfig {
     /// Long-term memory on (default `true`).
     pub enabled: bool,
-    /// Backend (default `sqlite`).
+    /// Backend (default `sqlite`): a word or a storage URL, see [`BackendKind`].
     pub backend: BackendKind,
     /// SQLite file (default `memory/long_term.db`, relative to the working directory).
     pub path: PathBuf,

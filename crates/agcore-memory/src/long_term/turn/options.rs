@@ -10,15 +10,19 @@ use super::WritableTypes;
 
 /// Language of the memory-usage instructions appended to the system prompt
 /// (see `docs/memory.md`, *Memory instructions*).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// In a configuration file: `en`, `zh` or `none` (`[memory] language`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum InstructionLanguage {
     /// [`MEMORY_INSTRUCTIONS_EN`](super::MEMORY_INSTRUCTIONS_EN) (default).
     #[default]
+    #[serde(rename = "en", alias = "english")]
     English,
     /// [`MEMORY_INSTRUCTIONS_ZH`](super::MEMORY_INSTRUCTIONS_ZH), the original text.
+    #[serde(rename = "zh", alias = "chinese")]
     Chinese,
     /// No instructions appended.
+    #[serde(rename = "none")]
     None,
 }
 
@@ -144,7 +148,7 @@ impl LongTermOptions {
     /// when `memory.enabled` and `memory.long_term.enabled`, the inject
     /// rules, `long_term.max_return` as the prefetch limit, the extract
     /// settings, extraction when `memory_agent.enabled`, its model (when not
-    /// empty) and timeout.
+    /// empty) and timeout, and `memory.language`.
     ///
     /// # Errors
     /// [`crate::MemoryError::InvalidInput`] for an unreadable `timeout`.
@@ -161,6 +165,7 @@ impl LongTermOptions {
             extract: agent.extract.clone(),
             extraction_model: (!agent.model.trim().is_empty()).then(|| agent.model.clone()),
             extraction_timeout: agent.timeout()?,
+            language: settings.memory.language,
             ..Self::default()
         })
     }

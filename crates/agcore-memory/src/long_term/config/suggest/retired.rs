@@ -11,8 +11,8 @@ pub(super) const RETIRED: [(&str, &str); 5] = [
     ),
     (
         "memory.backend",
-        "seed 004 §8's `backend` is `memory.long_term.backend` (`sqlite` or `memory`; \
-         a MySQL or PostgreSQL server is chosen by `[storage] url`)",
+        "seed 004 §8's `backend` is `memory.long_term.backend` (`sqlite`, `memory`, \
+         `mysql`, `postgres` or a storage URL), or an agent's own `memory.backend`",
     ),
     (
         "memory.sqlite_path",
@@ -29,20 +29,8 @@ pub(super) const RETIRED: [(&str, &str); 5] = [
 ];
 
 /// Values spelled otherwise in agcore: (key path, value, hint).
-pub(super) const VALUE_HINTS: [(&str, &str, &str); 3] = [
-    (
-        "memory.long_term.backend",
-        "mysql",
-        "a MySQL server is chosen by `[storage] url = \"mysql://…\"`",
-    ),
-    (
-        "memory.long_term.backend",
-        "postgres",
-        "a PostgreSQL server is chosen by `[storage] url = \"postgres://…\"`",
-    ),
-    (
-        "memory.long_term.backend",
-        "redis",
-        "Redis holds no long-term memory; use `[storage] url` with sqlite, postgres or mysql",
-    ),
-];
+pub(super) const VALUE_HINTS: [(&str, &str, &str); 1] = [(
+    "memory.long_term.backend",
+    "redis",
+    "Redis holds no long-term memory; use `sqlite`, `mysql`, `postgres` or a URL of one of them",
+)];
