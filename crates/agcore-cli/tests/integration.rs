@@ -19,6 +19,7 @@ mod eval_servers;
 mod kill_import;
 mod memory_cmd;
 mod memory_cross_backend;
+mod memory_import_scopes;
 mod memory_maintain;
 mod memory_transfer;
 mod scope_ids;
