@@ -21,6 +21,7 @@ mod kill_import;
 mod memory_admin;
 mod memory_cmd;
 mod memory_cross_backend;
+mod memory_import_scopes;
 mod memory_maintain;
 mod memory_transfer;
 mod scope_ids;

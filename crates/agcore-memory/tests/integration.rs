@@ -14,6 +14,7 @@ mod context_field;
 mod contextual_bm25;
 mod conversation;
 mod hybrid;
+mod hybrid_bulk;
 mod hybrid_feedback;
 mod hybrid_group;
 mod hybrid_long_term;

@@ -10,6 +10,8 @@
 //! # api key: AGCORE_EMBEDDING_API_KEY or OPENAI_API_KEY (never in the file)
 //!
 //! # provider = "local"  model_path = "models/all-MiniLM-L6-v2"   (feature `local-embeddings`)
+//! #   engine = "auto" runs the folder's own ONNX export (model.onnx) with ONNX
+//! #   Runtime when ORT_DYLIB_PATH is set, candle otherwise; "candle" | "onnx" force one
 //! # provider = "onnx"   model_path = "models/all-MiniLM-L6-v2-onnx-int8"
 //! #   (feature `local-embeddings-onnx`; ONNX Runtime from ORT_DYLIB_PATH)
 //! ```
@@ -20,6 +22,8 @@ use std::sync::Arc;
 use agcore_llm::LlmError;
 use agcore_llm::embedding::{EmbeddingModel, HashingEmbedder};
 use serde::{Deserialize, Serialize};
+
+pub use crate::local_engine::LocalEngine;
 
 /// Which kind of embedding model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +78,10 @@ pub struct EmbeddingConfig {
     /// Vector length to request from the server (OpenAI text-embedding-3
     /// models can shorten vectors); `hashing`: the number of buckets (default 384).
     pub dimensions: Option<usize>,
+    /// The engine of a `local` folder ([`LocalEngine`]; default `auto`:
+    /// ONNX Runtime for the folder's own ONNX export when the runtime is
+    /// present, else candle).
+    pub engine: LocalEngine,
 }
 
 /// Opens the embedding model `config` describes (a server is asked once
@@ -136,6 +144,14 @@ async fn open_local(config: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>,
     if config.query_style == QueryStyle::E5Prefix {
         options = options.query_prefix("query: ").document_prefix("passage: ");
     }
+    if let Some(file) = crate::local_engine::onnx_file(config.engine, dir) {
+        // The same model on ONNX Runtime, under the id candle would record.
+        let id = config
+            .model
+            .clone()
+            .unwrap_or_else(|| crate::local_engine::local_model_id(dir));
+        return open_onnx_file(dir, options.model_id(id), file).await;
+    }
     let model = LocalEmbedder::load_with(dir, options)
         .await
         .map_err(|e| LlmError::Config(format!("local model {}: {e}", dir.display())))?;
@@ -168,6 +184,31 @@ async fn open_onnx(config: &EmbeddingConfig) -> Result<Arc<dyn EmbeddingModel>, 
         .await
         .map_err(|e| LlmError::Config(format!("ONNX model {}: {e}", dir.display())))?;
     Ok(Arc::new(model))
+}
+
+/// `file` of folder `dir` on ONNX Runtime (`engine` of a `local` folder).
+#[cfg(feature = "local-embeddings-onnx")]
+async fn open_onnx_file(
+    dir: &std::path::Path,
+    options: agcore_embed_local::LocalEmbedderOptions,
+    file: PathBuf,
+) -> Result<Arc<dyn EmbeddingModel>, LlmError> {
+    let options = agcore_embed_local::OnnxEmbedderOptions::from(options).model_file(file);
+    let model = agcore_embed_local::OnnxEmbedder::load_with(dir, options)
+        .await
+        .map_err(|e| LlmError::Config(format!("ONNX model {}: {e}", dir.display())))?;
+    Ok(Arc::new(model))
+}
+
+#[cfg(all(feature = "local-embeddings", not(feature = "local-embeddings-onnx")))]
+async fn open_onnx_file(
+    _: &std::path::Path,
+    _: agcore_embed_local::LocalEmbedderOptions,
+    _: PathBuf,
+) -> Result<Arc<dyn EmbeddingModel>, LlmError> {
+    Err(LlmError::Config(
+        "embedding engine `onnx` needs the `local-embeddings-onnx` feature of agcore".into(),
+    ))
 }
 
 #[cfg(not(feature = "local-embeddings-onnx"))]

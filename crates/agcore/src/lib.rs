@@ -75,6 +75,8 @@ pub use agcore_llm as llm;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod embedding;
+#[cfg(feature = "llm")]
+mod local_engine;
 
 #[cfg(feature = "prompt")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prompt")))]

@@ -14,6 +14,7 @@ pub mod embedder;
 pub mod locomo;
 pub mod metrics;
 pub mod plot;
+pub mod query_cache;
 pub mod report;
 pub mod retriever_name;
 pub mod retrievers;
@@ -24,6 +25,9 @@ pub mod store;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use agcore::llm::embedding::EmbeddingModel;
 use agcore::memory::hybrid::HybridConfig;
 use clap::Args;
 
@@ -156,7 +160,10 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         dataset.kind
     );
     let model = match &args.embedder {
-        Some(spec) => Some(spec.build(args.query_style).await?),
+        // Every dense row asks the same questions: embedded once, shared.
+        Some(spec) => Some(Arc::new(query_cache::QueryCache::new(
+            spec.build(args.query_style).await?,
+        )) as Arc<dyn EmbeddingModel>),
         None => None,
     };
     let embedder = model.as_ref().map(|m| m.space().to_string());
@@ -223,7 +230,7 @@ async fn measure(
     CliError,
 > {
     let ingest = runner::ingest(&store.stores, dataset).await?;
-    let embedding = runner::embed(&store.stores, dataset.documents()).await?;
+    let embedding = runner::embed(&store.stores).await?;
     let options = retrievers::ContextualOptions {
         window: args.context_window,
         stemming: !args.no_stemming,

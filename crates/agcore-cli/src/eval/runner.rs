@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use agcore::memory::hybrid::HybridStore;
-use agcore::memory::{MemoryItem, MemoryStore};
+use agcore::memory::{MemoryFilter, MemoryItem};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::ceiling::{CeilingAccumulator, TwoLists};
@@ -31,9 +31,8 @@ fn progress(len: usize, message: &'static str) -> ProgressBar {
     bar
 }
 
-/// Writes every namespace's documents into its store through the public `MemoryStore` API;
-/// returns the time taken. Embedding runs in the background meanwhile:
-/// [`embed`] waits for it.
+/// Writes every namespace's documents into its store's lexical side (the
+/// inner store; [`embed`] embeds them after); returns the time taken.
 ///
 /// # Errors
 /// Store errors.
@@ -52,7 +51,7 @@ pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duratio
             })
             .collect();
         for chunk in items.chunks(BATCH) {
-            store.save_many(chunk.to_vec()).await?;
+            store.inner().save_many(chunk.to_vec()).await?;
             bar.inc(u64::try_from(chunk.len()).unwrap_or(0));
         }
     }
@@ -60,45 +59,39 @@ pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duratio
     Ok(started.elapsed())
 }
 
-/// Waits until the background queue the stores share has embedded every
-/// document (and window), with a progress bar; returns the time waited
-/// (zero without an embedder).
+/// Embeds every document and every window of the sequences they are in,
+/// of every store, in one bulk call on the index the stores share
+/// ([`DenseIndex::embed_all`](agcore::memory::hybrid::DenseIndex::embed_all):
+/// each distinct text once, length-sorted batches of the model's size),
+/// with a progress bar; returns the time taken (zero without an embedder).
 ///
 /// # Errors
-/// [`CliError::Config`] when documents are left unembedded (server down).
-pub async fn embed(stores: &[HybridStore], documents: usize) -> Result<Duration, CliError> {
-    if stores.iter().all(|s| s.dense().is_none()) {
+/// Store errors; embedding errors (server down, model refusal).
+pub async fn embed(stores: &[HybridStore]) -> Result<Duration, CliError> {
+    // The stores share one index (see `EvalStore::open`).
+    let Some(dense) = stores.iter().find_map(HybridStore::dense) else {
         return Ok(Duration::ZERO);
-    }
-    let started = Instant::now();
-    let bar = progress(documents, "embedding");
-    // The stores share one queue (see `EvalStore::open`): its counters.
-    let counts = |stores: &[HybridStore]| {
-        let c = stores
-            .first()
-            .map(HybridStore::queue_counts)
-            .unwrap_or_default();
-        (c.pending, c.failures)
     };
-    let flush = futures::future::join_all(stores.iter().map(HybridStore::flush));
-    tokio::pin!(flush);
-    loop {
-        tokio::select! {
-            _ = &mut flush => break,
-            () = tokio::time::sleep(Duration::from_millis(200)) => {
-                let left = counts(stores).0;
-                bar.set_position(u64::try_from(documents.saturating_sub(left)).unwrap_or(0));
-            }
-        }
+    let started = Instant::now();
+    let mut texts = Vec::new();
+    for store in stores {
+        texts.extend(store.texts_to_embed(&MemoryFilter::default()).await?);
     }
+    let bar = crate::progress::rate_bar("embedding");
+    let report = dense
+        .embed_all(texts, Some(&crate::progress::embed_reporter(&bar)))
+        .await?;
     bar.finish_and_clear();
-    let (pending, failures) = counts(stores);
-    if pending > 0 {
-        return Err(CliError::Config(format!(
-            "{pending} documents could not be embedded ({failures} failed calls); is the embedding server up?"
-        )));
-    }
-    Ok(started.elapsed())
+    let elapsed = started.elapsed();
+    tracing::info!(
+        texts = report.texts,
+        model_texts = report.model_texts,
+        up_to_date = report.up_to_date,
+        seconds = elapsed.as_secs_f64(),
+        texts_per_second = report.model_texts as f64 / elapsed.as_secs_f64().max(1e-9),
+        "embedded documents and windows"
+    );
+    Ok(elapsed)
 }
 
 /// Runs every query of `dataset` through retriever `name`.

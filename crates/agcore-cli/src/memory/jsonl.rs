@@ -1,11 +1,14 @@
 //! `memory export` and `memory import`: one [`MemoryEntry`] per JSONL line,
 //! every field kept (ids are reassigned on import).
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agcore::memory::MemoryError;
-use agcore::memory::long_term::{ArchivedFilter, ListOrder, ListRequest, MemoryEntry};
+use agcore::memory::long_term::{
+    ArchivedFilter, ListOrder, ListRequest, MemoryEntry, MemoryScope, ScopedMemory,
+};
 use clap::Args;
 
 use super::jsonl_reader::JsonlReader;
@@ -34,8 +37,20 @@ pub struct ImportArgs {
     /// A JSONL file written by `agcore memory export`.
     file: PathBuf,
     /// Keep each line's own agent and user instead of importing into --agent/--user.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "into_scope")]
     all_scopes: bool,
+    /// Import every line into this scope, whatever scopes the file holds
+    /// (merging them). A file holding several scopes needs this or --all-scopes.
+    #[arg(long, value_name = "AGENT/USER", value_parser = parse_scope)]
+    into_scope: Option<MemoryScope>,
+}
+
+/// Parses `AGENT/USER` (the user may not contain `/`).
+fn parse_scope(text: &str) -> Result<MemoryScope, String> {
+    let (agent, user) = text
+        .split_once('/')
+        .ok_or_else(|| format!("{text:?} is not AGENT/USER"))?;
+    MemoryScope::new(agent, user).map_err(|e| e.to_string())
 }
 
 fn everything() -> ListRequest {
@@ -102,65 +117,108 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Where the lines of an import go.
+enum Target {
+    /// Each line into its own scope (`--all-scopes`).
+    OwnScopes,
+    /// Every line into this scope.
+    Into(Box<ScopedMemory>),
+}
+
+/// First pass of `memory import`: every line read and checked before
+/// anything is written; returns the number of lines and the scopes they
+/// name (`agent/user`, sorted).
+fn check_file(path: &Path, all_scopes: bool) -> Result<(usize, BTreeSet<String>), CliError> {
+    let mut reader = JsonlReader::open(path)?;
+    let mut n = 0usize;
+    let mut scopes = BTreeSet::new();
+    while let Some(entry) = reader.next_entry()? {
+        n += 1;
+        if all_scopes {
+            entry
+                .scope()
+                .map_err(|err| CliError::input(path, format!("memory {n} of the file: {err}")))?;
+        }
+        scopes.insert(format!("{}/{}", entry.agent_name, entry.user_id));
+    }
+    Ok((n, scopes))
+}
+
+/// The target of an import: `--all-scopes`, `--into-scope`, or
+/// --agent/--user when the file holds at most one scope.
+fn target(
+    opened: &OpenedMemory,
+    args: &ImportArgs,
+    scopes: &BTreeSet<String>,
+) -> Result<Target, CliError> {
+    if args.all_scopes {
+        return Ok(Target::OwnScopes);
+    }
+    if let Some(scope) = &args.into_scope {
+        return Ok(Target::Into(Box::new(opened.memory.scoped(scope.clone()))));
+    }
+    if scopes.len() > 1 {
+        let names: Vec<&str> = scopes.iter().map(String::as_str).collect();
+        return Err(CliError::input(
+            &args.file,
+            format!(
+                "the file holds memories of {} scopes ({}); pass --all-scopes to keep each \
+                 line's scope, or --into-scope AGENT/USER to import them all into one scope",
+                scopes.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    Ok(Target::Into(Box::new(opened.scoped.clone())))
+}
+
 /// Runs `memory import`: the whole file is read and checked before
 /// anything is written (line by line: memory use does not grow with the
-/// file), then imported in batches of 256, one transaction each.
+/// file), then imported in batches of 256, one transaction each. A file
+/// holding several scopes needs `--all-scopes` or `--into-scope`.
 ///
 /// # Errors
-/// [`CliError::Input`] (exit 3) for a missing or unreadable file or a bad
-/// line; storage errors.
+/// [`CliError::Input`] (exit 3) for a missing or unreadable file, a bad
+/// line, or several scopes without a flag saying what to do; storage errors.
 pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Result<(), CliError> {
     let path = &args.file;
-    // First pass: every line is read and checked before anything is written.
-    let total = {
-        let mut reader = JsonlReader::open(path)?;
-        let mut n = 0usize;
-        while let Some(entry) = reader.next_entry()? {
-            n += 1;
-            if args.all_scopes {
-                entry.scope().map_err(|err| {
-                    CliError::input(path, format!("memory {n} of the file: {err}"))
-                })?;
-            }
-        }
-        n
-    };
+    let (total, scopes) = check_file(path, args.all_scopes)?;
+    let target = target(opened, args, &scopes)?;
     let bad_input = |err: MemoryError| match err {
         MemoryError::InvalidInput(m) => CliError::input(path, m),
         other => CliError::Memory(other),
     };
     // Second pass: batches of IMPORT_BATCH, one transaction each, so only one
     // batch is in memory; a re-run skips what an interrupted one imported.
-    let scope = opened.scoped.scope().clone();
     let bar = progress::bar(total as u64, "import");
     let (mut created, mut skipped) = (0usize, 0usize);
     let mut reader = JsonlReader::open(path)?;
     loop {
         let mut batch: Vec<MemoryEntry> = Vec::with_capacity(IMPORT_BATCH);
         while batch.len() < IMPORT_BATCH {
-            let Some(mut entry) = reader.next_entry()? else {
+            let Some(entry) = reader.next_entry()? else {
                 break;
             };
-            if !args.all_scopes {
-                scope.agent().clone_into(&mut entry.agent_name);
-                scope.user().clone_into(&mut entry.user_id);
-            }
             batch.push(entry);
         }
         if batch.is_empty() {
             break;
         }
         let n = batch.len() as u64;
-        let outcomes = opened
-            .memory
-            .import_entries(batch)
-            .await
-            .map_err(bad_input)?;
+        let outcomes = match &target {
+            Target::OwnScopes => opened.memory.import_entries(batch).await,
+            Target::Into(scoped) => scoped.import_entries_merged(batch).await,
+        }
+        .map_err(bad_input)?;
         created += outcomes.iter().filter(|o| o.created).count();
         skipped += outcomes.iter().filter(|o| !o.created).count();
         bar.inc(n);
     }
     bar.finish_and_clear();
+    if let Some(dense) = &opened.dense {
+        // Imported texts are embedded by the queue, length-sorted in blocks.
+        super::reembed::wait_for_queue(dense, created).await;
+    }
     if json {
         return output::json(&serde_json::json!({
             "read": total,
@@ -168,10 +226,9 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
             "skipped": skipped,
         }));
     }
-    let into = if args.all_scopes {
-        "their own scopes".to_owned()
-    } else {
-        scope_label(opened)
+    let into = match &target {
+        Target::OwnScopes => "their own scopes".to_owned(),
+        Target::Into(scoped) => scoped.scope().to_string(),
     };
     output::line(&format!(
         "imported {created} memories into {into} ({skipped} skipped: same text already there)"

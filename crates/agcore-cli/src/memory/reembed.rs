@@ -3,6 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use agcore::memory::MemoryError;
+use agcore::memory::hybrid::DenseIndex;
+
 use clap::Args;
 
 use crate::error::CliError;
@@ -18,13 +21,15 @@ pub struct ReembedArgs {
     pub reset: bool,
 }
 
-/// Queues the memories of every scope and waits while the background queue
-/// embeds them, with a progress bar on a terminal. Memories whose vector is
-/// up to date cost no model call.
+/// Embeds the memories of every scope now, in bulk
+/// ([`LongTermMemory::reembed`](agcore::memory::long_term::LongTermMemory::reembed):
+/// each distinct text once, length-sorted batches of the model's size),
+/// with a progress bar (texts/s, time left) on a terminal. Memories whose
+/// vector is up to date cost no model call.
 ///
 /// # Errors
-/// [`CliError::Config`] without `[embedding]`, or when memories are left
-/// unembedded (server down); storage errors.
+/// [`CliError::Config`] without `[embedding]`, or when the model or its
+/// server fails; storage errors.
 pub async fn reembed(
     opened: &OpenedMemory,
     args: &ReembedArgs,
@@ -36,9 +41,47 @@ pub async fn reembed(
         ));
     };
     let started = Instant::now();
-    let before = dense.counts();
-    let queued = opened.memory.backfill_vectors().await?;
-    let bar = crate::progress::bar(u64::try_from(queued).unwrap_or(u64::MAX), "embedding");
+    let bar = crate::progress::rate_bar("embedding");
+    let done = opened
+        .memory
+        .reembed(Some(&crate::progress::embed_reporter(&bar)))
+        .await;
+    bar.finish_and_clear();
+    let report = done.map_err(|e| match e {
+        MemoryError::Embedding(m) => CliError::Config(format!(
+            "memories could not be embedded: {m}; is the embedding server up?"
+        )),
+        other => CliError::Memory(other),
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    if json {
+        return output::json(&serde_json::json!({
+            "model": dense.embedder().space().to_string(),
+            "reset": args.reset,
+            "memories": report.texts,
+            "embedded": report.embedded,
+            "up_to_date": report.up_to_date,
+            "model_texts": report.model_texts,
+            "pending": 0,
+            "seconds": seconds,
+        }));
+    }
+    output::line(&format!(
+        "{} memories: {} embedded, {} already up to date ({}) in {seconds:.1} s",
+        report.texts,
+        report.embedded,
+        report.up_to_date,
+        dense.embedder().space(),
+    ))
+}
+
+/// Waits while the background queue of `dense` embeds what was just
+/// written (`queued` texts), with a progress bar (texts/s, time left) on a
+/// terminal; returns how many are still pending (their embedding failed;
+/// `memory reembed` catches up).
+pub async fn wait_for_queue(dense: &DenseIndex, queued: usize) -> usize {
+    let bar = crate::progress::rate_bar("embedding");
+    bar.set_length(u64::try_from(queued).unwrap_or(u64::MAX));
     let flush = dense.flush();
     tokio::pin!(flush);
     loop {
@@ -51,31 +94,5 @@ pub async fn reembed(
         }
     }
     bar.finish_and_clear();
-    let after = dense.counts();
-    let report = serde_json::json!({
-        "model": dense.embedder().space().to_string(),
-        "reset": args.reset,
-        "memories": queued,
-        "embedded": after.embedded - before.embedded,
-        "up_to_date": after.skipped - before.skipped,
-        "pending": after.pending,
-        "seconds": started.elapsed().as_secs_f64(),
-    });
-    if after.pending > 0 {
-        return Err(CliError::Config(format!(
-            "{} memories could not be embedded ({} failed calls); is the embedding server up?",
-            after.pending, after.failures
-        )));
-    }
-    if json {
-        return output::json(&report);
-    }
-    output::line(&format!(
-        "{} memories: {} embedded, {} already up to date ({}) in {:.1} s",
-        queued,
-        after.embedded - before.embedded,
-        after.skipped - before.skipped,
-        dense.embedder().space(),
-        started.elapsed().as_secs_f64()
-    ))
+    dense.counts().pending
 }

@@ -13,9 +13,14 @@
 //! - [`ScoreBreakdown`] / [`SearchReport`]: why each memory was recalled.
 //!
 //! Saves return after the lexical write; until a memory's vector exists it
-//! is found by its words. An embedding server that is down never fails a
+//! is found by its words. Bulk writes ([`HybridStore::save_bulk`],
+//! [`HybridStore::reembed`], [`DenseIndex::embed_all`]) embed before they
+//! return instead, each distinct text and window once, in length-sorted
+//! batches of the model's size, with a progress callback. An embedding server that is down never fails a
 //! save or a search: the queue retries, and searches fall back to words.
 
+mod bulk;
+mod bulk_store;
 mod config;
 mod context;
 mod dense;
@@ -36,6 +41,7 @@ use async_trait::async_trait;
 
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 
+pub use bulk::{BulkReport, EmbedProgress, KeyedText, ProgressFn};
 pub use config::{HybridConfig, RetrievalMode};
 pub use context::{ContextConfig, ContextLists};
 pub use dense::DenseIndex;

@@ -24,6 +24,9 @@ pub fn content_hash(model_id: &str, text: &str) -> String {
     format!("{:x}", hasher.finalize())
 }
 
+/// Model calls' worth of texts the queue takes at once and sorts by length.
+const SORTED_BATCHES: usize = 8;
+
 pub(super) enum Job {
     Embed { key: Key, text: String },
     Delete { key: Key },
@@ -58,6 +61,9 @@ impl Worker {
     /// Runs until every sender is dropped and the last batch is written.
     pub async fn run(self, mut rx: mpsc::Receiver<Job>) {
         let batch_size = self.batch_size.min(self.embedder.max_batch()).max(1);
+        // Texts taken at once: sorted by length, then embedded `batch_size`
+        // at a time, so a backlog is embedded with little padding.
+        let block = batch_size.saturating_mul(SORTED_BATCHES);
         // Latest text per id, in arrival order of first appearance.
         let mut waiting: Vec<(Key, String)> = Vec::new();
         let mut index: HashMap<Key, usize> = HashMap::new();
@@ -71,7 +77,7 @@ impl Worker {
                     None => open = false,
                 }
             }
-            while waiting.len() < batch_size {
+            while waiting.len() < block {
                 match rx.try_recv() {
                     Ok(job) => self.accept(job, &mut waiting, &mut index, &mut flushes),
                     Err(mpsc::error::TryRecvError::Empty) => break,
@@ -85,13 +91,13 @@ impl Worker {
                 answer(&mut flushes);
                 continue;
             }
-            let take = waiting.len().min(batch_size);
+            let take = waiting.len().min(block);
             let batch: Vec<(Key, String)> = waiting.drain(..take).collect();
             index.clear();
             for (i, (id, _)) in waiting.iter().enumerate() {
                 index.insert(id.clone(), i);
             }
-            match self.write_batch(&batch).await {
+            match self.write_batch(&batch, batch_size).await {
                 Ok((embedded, skipped)) => {
                     self.stats.embedded.fetch_add(embedded, Ordering::Relaxed);
                     self.stats.skipped.fetch_add(skipped, Ordering::Relaxed);
@@ -170,9 +176,14 @@ impl Worker {
         }
     }
 
-    /// Embeds and writes the texts whose vector is missing or stale; returns
-    /// (embedded, skipped as up to date).
-    async fn write_batch(&self, batch: &[(Key, String)]) -> Result<(u64, u64), MemoryError> {
+    /// Embeds and writes the texts whose vector is missing or stale, sorted
+    /// by length, `batch_size` per model call; returns (embedded, skipped as
+    /// up to date). After an error, the calls before it are written.
+    async fn write_batch(
+        &self,
+        batch: &[(Key, String)],
+        batch_size: usize,
+    ) -> Result<(u64, u64), MemoryError> {
         let model = self.embedder.model_id().to_owned();
         // Stored hashes, asked per namespace.
         let mut by_namespace: HashMap<&str, Vec<String>> = HashMap::new();
@@ -199,18 +210,35 @@ impl Worker {
         if todo.is_empty() {
             return Ok((0, skipped));
         }
+        todo.sort_by_key(|(_, text, _)| text.len());
+        let mut n = 0u64;
+        for chunk in todo.chunks(batch_size.max(1)) {
+            n += self.write_chunk(chunk).await?;
+        }
+        Ok((n, skipped))
+    }
+}
+
+/// A failed embedding call as a [`MemoryError`]: recoverable failures
+/// (server down, timeout) are [`MemoryError::Embedding`], refusals
+/// [`MemoryError::InvalidInput`].
+pub(super) fn model_error(e: agcore_llm::LlmError) -> MemoryError {
+    if e.is_recoverable() {
+        MemoryError::Embedding(e.to_string())
+    } else {
+        MemoryError::InvalidInput(format!("embedding model refused the texts: {e}"))
+    }
+}
+
+impl Worker {
+    /// Embeds one model call's texts and writes their vectors; returns how many.
+    async fn write_chunk(&self, todo: &[(Key, String, String)]) -> Result<u64, MemoryError> {
         let texts: Vec<String> = todo.iter().map(|(_, text, _)| text.clone()).collect();
         let embedded = self
             .embedder
             .embed(&texts, InputKind::Document)
             .await
-            .map_err(|e| {
-                if e.is_recoverable() {
-                    MemoryError::Embedding(e.to_string())
-                } else {
-                    MemoryError::InvalidInput(format!("embedding model refused the texts: {e}"))
-                }
-            })?;
+            .map_err(model_error)?;
         if embedded.vectors.len() != todo.len() {
             return Err(MemoryError::InvalidInput(format!(
                 "the embedding model returned {} vectors for {} texts",
@@ -227,7 +255,7 @@ impl Worker {
             .collect();
         let n = records.len() as u64;
         self.vectors.upsert(records).await?;
-        Ok((n, skipped))
+        Ok(n)
     }
 }
 

@@ -30,6 +30,27 @@ pub(super) fn touched(context: &DenseContext, items: &[MemoryItem]) -> Touched {
     out
 }
 
+/// The window texts `(id, text)` of sequence `group` as `inner` holds it
+/// now: those holding one of `ids`, or every window when `ids` is empty.
+///
+/// # Errors
+/// Errors of `inner` listing the sequence.
+pub(super) async fn group_windows(
+    inner: &dyn MemoryStore,
+    context: &DenseContext,
+    group: serde_json::Value,
+    ids: &[String],
+) -> Result<Vec<(String, String)>, crate::MemoryError> {
+    let filter = MemoryFilter::default().metadata_eq(context.group_key.clone(), group);
+    let members = inner.list(&filter).await?;
+    let targets = if ids.is_empty() {
+        (0..members.len()).collect()
+    } else {
+        context.affected(&members, ids)
+    };
+    Ok(context.window_texts(&members, targets))
+}
+
 /// Counts the window tasks in flight so `flush` can wait for them (any
 /// number of concurrent waiters, no missed wake-ups).
 #[derive(Clone, Default)]
@@ -91,20 +112,14 @@ impl HybridStore {
         runtime.spawn(async move {
             let _running = running;
             for (group, ids) in touched {
-                let filter = MemoryFilter::default().metadata_eq(context.group_key.clone(), group);
-                let members = match inner.list(&filter).await {
-                    Ok(members) => members,
+                let windows = match group_windows(inner.as_ref(), &context, group, &ids).await {
+                    Ok(windows) => windows,
                     Err(error) => {
                         tracing::warn!(%error, "listing a sequence failed; its window vectors stay as they were");
                         continue;
                     }
                 };
-                let targets = if ids.is_empty() {
-                    (0..members.len()).collect()
-                } else {
-                    context.affected(&members, &ids)
-                };
-                for (id, text) in context.window_texts(&members, targets) {
+                for (id, text) in windows {
                     dense.enqueue(&namespace, &id, &text).await;
                 }
             }

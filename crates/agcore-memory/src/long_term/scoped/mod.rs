@@ -3,7 +3,10 @@
 use std::sync::Arc;
 
 mod buffer;
+mod import;
 mod usage;
+
+pub use import::import_scopes;
 
 use super::normalize::now;
 
@@ -273,31 +276,6 @@ impl ScopedMemory {
     /// [`MemoryError::Storage`].
     pub async fn archived(&self) -> Result<Vec<MemoryEntry>, MemoryError> {
         self.list(&ListRequest::archived_only()).await
-    }
-
-    /// Restores whole entries into this scope (backup import): each entry's
-    /// `agent_name` / `user_id` are replaced by this scope's, its id is newly
-    /// assigned, every other field (timestamps, weight, archive flag, use
-    /// count, metadata, tags) is kept. Entries whose text is already in the
-    /// scope are skipped (`created = false`, the stored entry returned).
-    /// Everything is checked before anything is written; then all or nothing.
-    ///
-    /// # Errors
-    /// [`MemoryError::InvalidInput`] naming the position of an entry with
-    /// empty or oversized content or a non-finite weight (nothing written);
-    /// [`MemoryError::Storage`].
-    pub async fn import_entries(
-        &self,
-        mut entries: Vec<MemoryEntry>,
-    ) -> Result<Vec<SaveOutcome>, MemoryError> {
-        for entry in &mut entries {
-            self.scope.agent().clone_into(&mut entry.agent_name);
-            self.scope.user().clone_into(&mut entry.user_id);
-        }
-        validate_import(&entries)?;
-        let outcomes = self.backend.import_entries(entries).await?;
-        self.embed_outcomes(&outcomes).await;
-        Ok(outcomes)
     }
 
     pub(crate) fn backend_ref(&self) -> &Arc<dyn LongTermBackend> {

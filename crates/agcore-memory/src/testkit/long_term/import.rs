@@ -52,9 +52,11 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
     a.weight_updated_at = a.created_at + Duration::hours(2);
     a.updated_at = a.created_at + Duration::hours(3);
     a.id = 424_242;
-    let dup_stored = backup_entry(&m, m.scope(), "tea", "likes GREEN tea");
-    let b = backup_entry(&m, m.scope(), "b", "Second imported note");
-    let dup_batch = backup_entry(&m, m.scope(), "b2", "second  IMPORTED note");
+    // One scope in the batch (not this one): imported here.
+    let backup = a.scope()?;
+    let dup_stored = backup_entry(&m, &backup, "tea", "likes GREEN tea");
+    let b = backup_entry(&m, &backup, "b", "Second imported note");
+    let dup_batch = backup_entry(&m, &backup, "b2", "second  IMPORTED note");
     let outcomes = m
         .import_entries(vec![a.clone(), dup_stored, b, dup_batch])
         .await?;
@@ -98,6 +100,7 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
     let u3 = MemoryScope::new("planner", "u3")?;
     let c = backup_entry(&m, &u2, "c", "Likes green tea");
     let d = backup_entry(&m, &u3, "d", "Planner note");
+    check_several_scopes_refused(&m, &c, &d).await?;
     let outcomes = memory.import_entries(vec![c, d]).await?;
     ensure(
         outcomes.len() == 2 && outcomes.iter().all(|o| o.created),
@@ -119,6 +122,38 @@ pub async fn check_import(memory: LongTermMemory) -> CheckResult {
     ensure(n == 3, || {
         format!("another scope's import changed this one: {n}")
     })
+}
+
+/// Entries of two scopes are refused by `ScopedMemory::import_entries`
+/// (naming both, nothing written) and merged into the scope by
+/// `import_entries_merged` (then removed again).
+async fn check_several_scopes_refused(
+    m: &ScopedMemory,
+    c: &MemoryEntry,
+    d: &MemoryEntry,
+) -> CheckResult {
+    let before = m.list(&super::including_archived()).await?.len();
+    let result = m.import_entries(vec![c.clone(), d.clone()]).await;
+    ensure(
+        matches!(&result, Err(MemoryError::InvalidInput(msg))
+            if msg.contains("2 scopes") && msg.contains("agent/u2") && msg.contains("planner/u3")),
+        || format!("entries of two scopes must be refused, naming them: {result:?}"),
+    )?;
+    let n = m.list(&super::including_archived()).await?.len();
+    ensure(n == before, || {
+        format!("a refused import of two scopes wrote entries: {n}")
+    })?;
+    let mut d = d.clone();
+    d.content = "Merged planner note".into();
+    let merged = m.import_entries_merged(vec![c.clone(), d]).await?;
+    ensure(merged.len() == 2, || format!("merged import: {merged:?}"))?;
+    for outcome in merged.iter().filter(|o| o.created) {
+        ensure(outcome.entry.scope()? == *m.scope(), || {
+            format!("a merged entry must land here: {:?}", outcome.entry)
+        })?;
+        m.delete(outcome.entry.id).await?;
+    }
+    Ok(())
 }
 
 /// A batch with one invalid entry — first, middle or last; empty, NUL or
