@@ -22,5 +22,6 @@ mod memory_cross_backend;
 mod memory_maintain;
 mod memory_transfer;
 mod scope_ids;
+mod serve_cmd;
 mod wiki_cmd;
 mod zh_dialogue;
