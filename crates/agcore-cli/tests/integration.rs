@@ -25,5 +25,6 @@ mod memory_import_scopes;
 mod memory_maintain;
 mod memory_transfer;
 mod scope_ids;
+mod serve_cmd;
 mod wiki_cmd;
 mod zh_dialogue;
