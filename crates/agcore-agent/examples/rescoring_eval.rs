@@ -5,7 +5,13 @@
 //! the Chinese queries, and the time of one scoring.
 //!
 //! `cargo run -p agcore-agent --release --example rescoring_eval [FOLDER]`
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::HashMap;
 use std::path::PathBuf;

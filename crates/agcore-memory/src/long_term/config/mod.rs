@@ -14,8 +14,8 @@ use super::weights::WeightRules;
 mod agent;
 mod backend;
 mod inject;
-mod recall_cue;
 mod per_agent;
+mod recall_cue;
 pub mod suggest;
 
 use crate::MemoryError;
@@ -25,8 +25,8 @@ pub use agent::{
 };
 pub use backend::{BACKEND_WORDS, BackendKind};
 pub use inject::{InjectConfig, LongTermTrigger};
-pub use recall_cue::needs_memory;
 pub use per_agent::AgentMemoryConfig;
+pub use recall_cue::needs_memory;
 
 /// The memory sections of a configuration file. Other top-level sections are
 /// ignored (they belong to other components), except misspellings of the
