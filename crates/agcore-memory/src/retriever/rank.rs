@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Bm25, Scorer, query_terms, rescoring_terms};
+use super::{Bm25, Scorer, index_terms, query_terms};
 use crate::{MemoryError, MemoryItem, ScoredItem, SearchOptions};
 
 /// Checks [`SearchOptions`]: a valid filter (its `limit` is ignored),
@@ -40,9 +40,10 @@ pub fn compare_hits(a: &ScoredItem, b: &ScoredItem) -> Ordering {
 /// Candidates not matching `options.filter` are dropped (its `limit` is
 /// ignored); so are candidates sharing no keyword with the query (score 0) and
 /// those scoring below `options.min_score`. Corpus statistics come from the
-/// candidates that pass the filter. Query and candidates are tokenised with
-/// [`index_terms`](super::index_terms) (the stores' analyzer); the query is literal text, and a
-/// query without terms returns nothing.
+/// candidates that pass the filter. The query is tokenised with
+/// [`query_terms`](super::query_terms) and candidates with [`index_terms`]
+/// (the stores' analyzer, as their indexes do); the query is literal text,
+/// and a query without terms returns nothing.
 ///
 /// Cost: tokenises every candidate — O(total candidate text). Backends with an
 /// index override [`MemoryStore::search`](crate::MemoryStore::search) instead.
@@ -78,7 +79,7 @@ pub fn rank_items_with(
         .collect();
     let documents: Vec<Vec<String>> = candidates
         .iter()
-        .map(|item| rescoring_terms(&query_terms, &item.content))
+        .map(|item| index_terms(&item.content))
         .collect();
     let scores = scorer.score_all(&query_terms, &documents);
     let hits: Vec<ScoredItem> = candidates

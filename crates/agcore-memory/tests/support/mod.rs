@@ -101,12 +101,18 @@ impl EmbeddingModel for TermHashing {
     fn dimensions(&self) -> usize {
         TERM_DIMS
     }
-    async fn embed(&self, texts: &[String], _: InputKind) -> Result<EmbeddingBatch, LlmError> {
+    async fn embed(&self, texts: &[String], kind: InputKind) -> Result<EmbeddingBatch, LlmError> {
         let vectors = texts
             .iter()
             .map(|t| {
                 let mut v = vec![0.0f32; TERM_DIMS];
-                for term in agcore_memory::retriever::index_terms(t) {
+                // Terms as the lexical side analyses them: queries without
+                // the documents' CJK unigrams.
+                let terms = match kind {
+                    InputKind::Query => agcore_memory::retriever::query_terms(t),
+                    _ => agcore_memory::retriever::index_terms(t),
+                };
+                for term in terms {
                     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
                     for b in term.as_bytes() {
                         h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
