@@ -210,7 +210,7 @@ proptest! {
         let analyzer = Analyzer::english();
         let index = ContextualBm25::new(items.clone(), config(false, 0));
         let got = scores(&index, &query);
-        let documents: Vec<Vec<String>> = items.iter().map(|i| analyzer.analyze(&i.content)).collect();
+        let documents: Vec<Vec<String>> = items.iter().map(|i| analyzer.analyze_document(&i.content)).collect();
         let expected = Bm25::default().score_all(&analyzer.analyze(&query), &documents);
         for (item, e) in items.iter().zip(expected) {
             let g = got.get(&item.id).copied().unwrap_or(0.0);
