@@ -53,7 +53,7 @@ fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
 /// recovers the complete elements of an array cut off mid-way; reads raw
 /// line breaks and other control characters inside strings as if escaped. Element
 /// fields: `content` (required), `type` (default `user`; also `preference`
-/// and `fact`, kept in [`Fact::fact_type`]), `tags`, `confidence` (required,
+/// and `fact`, kept in [`Fact::fact_type`](super::Fact::fact_type)), `tags`, `confidence` (required,
 /// 0–1; 1–100 read as percent), `replace` (a memory id, a number or a string
 /// of digits; text is refused). Never panics.
 ///

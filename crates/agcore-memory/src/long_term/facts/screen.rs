@@ -86,7 +86,7 @@ pub(crate) fn instruction_lines(text: &str) -> Vec<String> {
 /// - a fact whose `replace` names an id not in `known_ids` (the memories of
 ///   the scope the request showed): an id of another scope, or none at all;
 /// - a fact that repeats verbatim an instruction-like line of a tool result
-///   (`tool_lines`, from [`instruction_lines`]): its content holds the line,
+///   (`tool_lines`, from `instruction_lines`): its content holds the line,
 ///   or is a part of it at least 16 characters long (compared lowercased
 ///   with spaces collapsed).
 ///
