@@ -11,7 +11,7 @@ use agcore::memory::{InMemoryStore, MemoryStore, Storage};
 
 use super::StoreKind;
 use super::server::ServerStores;
-use crate::error::CliError;
+use crate::EvalError;
 
 /// The stores under evaluation, as agents use them: one [`HybridStore`] per
 /// namespace (a LoCoMo conversation is one user's memory, searched on its
@@ -40,7 +40,7 @@ impl EvalStore {
         embedder: Option<Arc<dyn EmbeddingModel>>,
         config: HybridConfig,
         namespaces: usize,
-    ) -> Result<Self, CliError> {
+    ) -> Result<Self, EvalError> {
         let dir = match kind {
             StoreKind::Sqlite => Some(tempfile::Builder::new().prefix("agcore-eval-").tempdir()?),
             StoreKind::Memory | StoreKind::Server(..) => None,
@@ -74,7 +74,7 @@ impl EvalStore {
         embedder: Option<Arc<dyn EmbeddingModel>>,
         config: HybridConfig,
         namespaces: usize,
-    ) -> Result<Vec<HybridStore>, CliError> {
+    ) -> Result<Vec<HybridStore>, EvalError> {
         let mut bases: Vec<Arc<dyn MemoryStore>> = Vec::with_capacity(namespaces);
         let mut first: Option<Storage> = None;
         for n in 0..namespaces {
@@ -126,9 +126,9 @@ impl EvalStore {
     /// this is dropped).
     ///
     /// # Errors
-    /// [`CliError::Config`] naming a schema, database or prefix that could
+    /// [`EvalError::Config`] naming a schema, database or prefix that could
     /// not be removed.
-    pub async fn close(self) -> Result<(), CliError> {
+    pub async fn close(self) -> Result<(), EvalError> {
         drop(self.stores);
         match self.server {
             Some(server) => server.remove().await,

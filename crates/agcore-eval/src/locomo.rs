@@ -10,10 +10,11 @@ use serde_json::{Map, Value, json};
 
 use super::dataset::{Dataset, Doc, Namespace, Query};
 use super::json_error;
-use crate::error::CliError;
+use crate::EvalError;
 
 /// How a conversation turn is rendered into a memory's content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum TurnFormat {
     /// The turn text only.
@@ -56,12 +57,12 @@ struct Turn {
 /// without evidence are skipped (counted).
 ///
 /// # Errors
-/// [`CliError::Input`] for an unreadable file, truncated or invalid JSON, a
+/// [`EvalError::Input`] for an unreadable file, truncated or invalid JSON, a
 /// wrong shape (with the offending sample and field), no turns, or no
 /// question with evidence.
-pub fn load(path: &Path, format: TurnFormat) -> Result<Dataset, CliError> {
+pub fn load(path: &Path, format: TurnFormat) -> Result<Dataset, EvalError> {
     let bytes =
-        std::fs::read(path).map_err(|e| CliError::input(path, format!("cannot read: {e}")))?;
+        std::fs::read(path).map_err(|e| EvalError::input(path, format!("cannot read: {e}")))?;
     let samples: Vec<Sample> = serde_json::from_slice(&bytes)
         .map_err(|e| json_error(path, "a LoCoMo list of samples", &e))?;
     let mut dataset = Dataset {
@@ -102,13 +103,13 @@ pub fn load(path: &Path, format: TurnFormat) -> Result<Dataset, CliError> {
         });
     }
     if dataset.documents() == 0 {
-        return Err(CliError::input(
+        return Err(EvalError::input(
             path,
             "the corpus is empty: no conversation turns",
         ));
     }
     if dataset.queries() == 0 {
-        return Err(CliError::input(
+        return Err(EvalError::input(
             path,
             "no question has evidence turns to score",
         ));
@@ -117,7 +118,7 @@ pub fn load(path: &Path, format: TurnFormat) -> Result<Dataset, CliError> {
 }
 
 /// The turns of one sample, in session order.
-fn turns(path: &Path, sample: &Sample, format: TurnFormat) -> Result<Vec<Doc>, CliError> {
+fn turns(path: &Path, sample: &Sample, format: TurnFormat) -> Result<Vec<Doc>, EvalError> {
     let mut sessions: BTreeMap<u32, &Value> = BTreeMap::new();
     for (key, value) in &sample.conversation {
         if let Some(n) = key
@@ -136,7 +137,7 @@ fn turns(path: &Path, sample: &Sample, format: TurnFormat) -> Result<Vec<Doc>, C
             .unwrap_or("");
         let start = session_start(date, n);
         let turns: Vec<Turn> = serde_json::from_value((*value).clone()).map_err(|e| {
-            CliError::input(
+            EvalError::input(
                 path,
                 format!(
                     "wrong schema: sample `{}` session_{n}: {e}",

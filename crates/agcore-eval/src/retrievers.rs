@@ -17,7 +17,7 @@ use agcore::memory::{InMemoryStore, MemoryFilter, MemoryStore, SearchOptions};
 use super::ceiling::TwoLists;
 use super::dataset::Dataset;
 pub use super::retriever_name::RetrieverName;
-use crate::error::CliError;
+use crate::EvalError;
 
 /// A retriever ready to answer queries of each namespace.
 pub enum Engine {
@@ -84,14 +84,14 @@ impl Engine {
     /// for store-backed retrievers).
     ///
     /// # Errors
-    /// Store errors while listing memories; [`CliError::Config`] for a
+    /// Store errors while listing memories; [`EvalError::Config`] for a
     /// dense retriever without an embedder.
     pub async fn prepare(
         name: RetrieverName,
         stores: &[HybridStore],
         dataset: &Dataset,
         options: ContextualOptions,
-    ) -> Result<(Self, Duration), CliError> {
+    ) -> Result<(Self, Duration), EvalError> {
         let prefixes: Vec<String> = dataset.namespaces.iter().map(|n| n.prefix()).collect();
         let views = |mode: RetrievalMode, config: &dyn Fn(HybridConfig) -> HybridConfig| {
             stores
@@ -154,7 +154,7 @@ impl Engine {
             | RetrieverName::HybridPrf
             | RetrieverName::DensePrf => {
                 if stores.iter().any(|s| s.dense().is_none()) {
-                    return Err(CliError::Config(format!(
+                    return Err(EvalError::Config(format!(
                         "--retriever {} needs --embedder",
                         name.label()
                     )));
@@ -257,7 +257,7 @@ impl Engine {
     ///
     /// # Errors
     /// Store and retriever errors.
-    pub async fn search(&self, ns: usize, query: &str, lists: bool) -> Result<Searched, CliError> {
+    pub async fn search(&self, ns: usize, query: &str, lists: bool) -> Result<Searched, EvalError> {
         let started = Instant::now();
         let plain = |ids: Vec<String>, took: Duration| Searched {
             ids,

@@ -3,11 +3,12 @@
 //! can be named alone (`--retriever hybrid-z-score`); `all` runs them too.
 
 /// Every retriever agcore ships, by its command-line name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RetrieverName {
     /// The product's lexical path: the store's own BM25 search
     /// (`MemoryStore::search`), what agents use without an embedder.
-    #[value(alias = "store")]
+    #[cfg_attr(feature = "clap", value(alias = "store"))]
     Lexical,
     /// The product's dense path: cosine nearest neighbours of the query's
     /// embedding (`HybridStore` in dense mode; needs `--embedder`).
@@ -18,53 +19,53 @@ pub enum RetrieverName {
     Hybrid,
     /// Eval-only ablation: `lexical` without the stores' context field
     /// (plain BM25 in a second in-memory store holding the same memories).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     LexicalNoContextField,
     /// Eval-only ablation: `lexical` with every namespace in one store, so
     /// BM25's collection statistics (idf, mean lengths) are those of all
     /// namespaces together (the protocol before one store per namespace).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     LexicalOneStore,
     /// Eval-only ablation: `lexical` with neighbouring-turn context.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     LexicalContext,
     /// Eval-only ablation: `hybrid` with neighbouring-turn context on the lexical list.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridContext,
     /// Eval-only ablation: `hybrid` with context on both lists.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridContextBoth,
     /// Eval-only ablation: `hybrid` fused by reciprocal rank fusion (k = 60).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridRrf,
     /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
     /// theoretical-minimum–max normalisation (`Fusion::TheoreticalMinMax`).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridTmm,
     /// Eval-only ablation: `hybrid` with one vector per memory (no
     /// contextual window embeddings).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridOneVector,
     /// Eval-only ablation: `dense` with one vector per memory.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     DenseOneVector,
     /// Eval-only ablation: `hybrid` with group evidence (`GroupEvidence`
     /// over sessions, off in the product by default).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridGroup,
     /// Eval-only ablation: `dense` with group evidence.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     DenseGroup,
     /// Eval-only ablation: `hybrid` fused by the equal-weight sum with
     /// z-score normalisation (`Fusion::ZScore`).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridZScore,
     /// Eval-only ablation: `hybrid` with Rocchio pseudo-relevance feedback
     /// on the query vector (`DenseFeedback`, off in the product by default).
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     HybridPrf,
     /// Eval-only ablation: `dense` with Rocchio pseudo-relevance feedback.
-    #[value(hide = true)]
+    #[cfg_attr(feature = "clap", value(hide = true))]
     DensePrf,
     /// `MemoryRetriever` rescoring store candidates with `TextOverlap` (Dice).
     TextOverlap,
@@ -175,7 +176,7 @@ impl RetrieverName {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "clap"))]
 mod tests {
     use clap::ValueEnum;
 

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 
 use super::metrics::CURVE_DEPTH;
 use super::report::Report;
-use crate::error::CliError;
+use crate::EvalError;
 
 /// Line colours, one per retriever in report order (repeats after eight).
 const COLOURS: [RGBColor; 8] = [
@@ -24,10 +24,10 @@ const COLOURS: [RGBColor; 8] = [
 /// `report` into an SVG file at `path`.
 ///
 /// # Errors
-/// [`CliError::Io`] when the file cannot be written.
-pub fn recall_curves(path: &Path, report: &Report) -> Result<(), CliError> {
+/// [`EvalError::Io`] when the file cannot be written.
+pub fn recall_curves(path: &Path, report: &Report) -> Result<(), EvalError> {
     draw(path, report).map_err(|e| {
-        CliError::Io(std::io::Error::other(format!(
+        EvalError::Io(std::io::Error::other(format!(
             "cannot draw {}: {e}",
             path.display()
         )))

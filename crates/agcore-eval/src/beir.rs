@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::dataset::{Dataset, Doc, Namespace, Query};
 use super::json_error;
-use crate::error::CliError;
+use crate::EvalError;
 
 #[derive(Deserialize)]
 struct CorpusLine {
@@ -45,19 +45,19 @@ struct QueryMetadata {
 /// a relevant document are skipped (counted).
 ///
 /// # Errors
-/// [`CliError::Input`] for a missing file, a truncated or invalid JSON line,
+/// [`EvalError::Input`] for a missing file, a truncated or invalid JSON line,
 /// a line missing `_id`/`text`, a malformed qrels row, an empty corpus, or no
 /// query with relevant documents.
-pub fn load(dir: &Path) -> Result<Dataset, CliError> {
+pub fn load(dir: &Path) -> Result<Dataset, EvalError> {
     if !dir.is_dir() {
-        return Err(CliError::input(
+        return Err(EvalError::input(
             dir,
             "not a folder (expected corpus.jsonl, queries.jsonl, qrels/test.tsv)",
         ));
     }
     let corpus: Vec<CorpusLine> = read_jsonl(&dir.join("corpus.jsonl"), "`{_id, title, text}`")?;
     if corpus.is_empty() {
-        return Err(CliError::input(
+        return Err(EvalError::input(
             dir.join("corpus.jsonl"),
             "the corpus is empty: no documents",
         ));
@@ -65,7 +65,7 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
     let queries: Vec<QueryLine> = read_jsonl(&dir.join("queries.jsonl"), "`{_id, text}`")?;
     let qrels_path = dir.join("qrels").join("test.tsv");
     let qrels = std::fs::read_to_string(&qrels_path).map_err(|e| {
-        CliError::input(
+        EvalError::input(
             &qrels_path,
             format!("cannot read the relevance judgements (qrels): {e}"),
         )
@@ -81,7 +81,7 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
         }
         let cols: Vec<&str> = line.split('\t').collect();
         let [query, doc, score] = cols.as_slice() else {
-            return Err(CliError::input(
+            return Err(EvalError::input(
                 &qrels_path,
                 format!(
                     "line {}: expected `query-id<TAB>corpus-id<TAB>score`",
@@ -90,7 +90,7 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
             ));
         };
         let score: f64 = score.trim().parse().map_err(|_| {
-            CliError::input(
+            EvalError::input(
                 &qrels_path,
                 format!("line {}: score `{score}` is not a number", n + 1),
             )
@@ -123,7 +123,7 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
         }
     }
     if scored.is_empty() {
-        return Err(CliError::input(
+        return Err(EvalError::input(
             &qrels_path,
             "no query has a relevant document in the qrels",
         ));
@@ -157,19 +157,19 @@ pub fn load(dir: &Path) -> Result<Dataset, CliError> {
 }
 
 /// One JSON object per non-blank line.
-fn read_jsonl<T: DeserializeOwned>(path: &Path, shape: &str) -> Result<Vec<T>, CliError> {
+fn read_jsonl<T: DeserializeOwned>(path: &Path, shape: &str) -> Result<Vec<T>, EvalError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::input(path, format!("cannot read: {e}")))?;
+        .map_err(|e| EvalError::input(path, format!("cannot read: {e}")))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let value = serde_json::from_str(line).map_err(|e| {
-            let CliError::Input { message, .. } = json_error(path, shape, &e) else {
+            let EvalError::Input { message, .. } = json_error(path, shape, &e) else {
                 return json_error(path, shape, &e);
             };
-            CliError::input(path, format!("line {}: {message}", n + 1))
+            EvalError::input(path, format!("line {}: {message}", n + 1))
         })?;
         out.push(value);
     }

@@ -9,10 +9,11 @@ use agcore::llm::embedding::{
     EmbeddingModel, HashingEmbedder, OpenAiEmbedder, OpenAiEmbeddingConfig, QueryMode,
 };
 
-use crate::error::CliError;
+use crate::EvalError;
 
 /// How queries and documents are told apart for an OpenAI-compatible server.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum QueryStyle {
     /// Sent alike (symmetric models, OpenAI's).
     #[default]
@@ -101,9 +102,9 @@ impl EmbedderSpec {
     /// Builds the model (for a server: connects once to learn the vector length).
     ///
     /// # Errors
-    /// [`CliError::Config`] when the server cannot be reached, the model
+    /// [`EvalError::Config`] when the server cannot be reached, the model
     /// folder cannot be loaded, or local models are not compiled in.
-    pub async fn build(&self, style: QueryStyle) -> Result<Arc<dyn EmbeddingModel>, CliError> {
+    pub async fn build(&self, style: QueryStyle) -> Result<Arc<dyn EmbeddingModel>, EvalError> {
         match self {
             Self::Hashing(dim) => Ok(Arc::new(HashingEmbedder::new(*dim))),
             Self::OpenAi { base_url, model } => {
@@ -124,7 +125,7 @@ impl EmbedderSpec {
                 });
                 let embedder = OpenAiEmbedder::connect(config)
                     .await
-                    .map_err(|e| CliError::Config(format!("embedding server {base_url}: {e}")))?;
+                    .map_err(|e| EvalError::Config(format!("embedding server {base_url}: {e}")))?;
                 Ok(Arc::new(embedder))
             }
             Self::Local(dir) => load_local(dir).await,
@@ -133,17 +134,17 @@ impl EmbedderSpec {
     }
 }
 
-async fn load_local(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, CliError> {
+async fn load_local(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, EvalError> {
     let model = agcore::embed_local::LocalEmbedder::load(dir)
         .await
-        .map_err(|e| CliError::Config(format!("local model {}: {e}", dir.display())))?;
+        .map_err(|e| EvalError::Config(format!("local model {}: {e}", dir.display())))?;
     Ok(Arc::new(model))
 }
 
-async fn load_onnx(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, CliError> {
+async fn load_onnx(dir: &std::path::Path) -> Result<Arc<dyn EmbeddingModel>, EvalError> {
     let model = agcore::embed_local::OnnxEmbedder::load(dir)
         .await
-        .map_err(|e| CliError::Config(format!("ONNX model {}: {e}", dir.display())))?;
+        .map_err(|e| EvalError::Config(format!("ONNX model {}: {e}", dir.display())))?;
     Ok(Arc::new(model))
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use agcore::memory::hybrid::HybridStore;
+use agcore::memory::hybrid::{HybridStore, ProgressFn};
 use agcore::memory::{MemoryFilter, MemoryItem};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -13,7 +13,7 @@ use super::dataset::Dataset;
 use super::metrics::{Accumulator, Latency};
 use super::report::RetrieverReport;
 use super::retrievers::{ContextualOptions, Engine, K, RetrieverName};
-use crate::error::CliError;
+use crate::EvalError;
 
 /// Memories written per `save_many` call.
 const BATCH: usize = 256;
@@ -36,7 +36,7 @@ fn progress(len: usize, message: &'static str) -> ProgressBar {
 ///
 /// # Errors
 /// Store errors.
-pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duration, CliError> {
+pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duration, EvalError> {
     let bar = progress(dataset.documents(), "ingesting");
     let started = Instant::now();
     for (ns, store) in dataset.namespaces.iter().zip(stores) {
@@ -63,11 +63,14 @@ pub async fn ingest(stores: &[HybridStore], dataset: &Dataset) -> Result<Duratio
 /// of every store, in one bulk call on the index the stores share
 /// ([`DenseIndex::embed_all`](agcore::memory::hybrid::DenseIndex::embed_all):
 /// each distinct text once, length-sorted batches of the model's size),
-/// with a progress bar; returns the time taken (zero without an embedder).
+/// reporting to `progress`; returns the time taken (zero without an embedder).
 ///
 /// # Errors
 /// Store errors; embedding errors (server down, model refusal).
-pub async fn embed(stores: &[HybridStore]) -> Result<Duration, CliError> {
+pub async fn embed(
+    stores: &[HybridStore],
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Duration, EvalError> {
     // The stores share one index (see `EvalStore::open`).
     let Some(dense) = stores.iter().find_map(HybridStore::dense) else {
         return Ok(Duration::ZERO);
@@ -77,11 +80,7 @@ pub async fn embed(stores: &[HybridStore]) -> Result<Duration, CliError> {
     for store in stores {
         texts.extend(store.texts_to_embed(&MemoryFilter::default()).await?);
     }
-    let bar = crate::progress::rate_bar("embedding");
-    let report = dense
-        .embed_all(texts, Some(&crate::progress::embed_reporter(&bar)))
-        .await?;
-    bar.finish_and_clear();
+    let report = dense.embed_all(texts, progress).await?;
     let elapsed = started.elapsed();
     tracing::info!(
         texts = report.texts,
@@ -104,7 +103,7 @@ pub async fn evaluate(
     dataset: &Dataset,
     ingest: Duration,
     options: ContextualOptions,
-) -> Result<RetrieverReport, CliError> {
+) -> Result<RetrieverReport, EvalError> {
     let (engine, build) = Engine::prepare(name, stores, dataset, options).await?;
     let bar = progress(dataset.queries(), name.label());
     let mut per_category: BTreeMap<String, Accumulator> = BTreeMap::new();

@@ -11,7 +11,7 @@ use agcore::memory::postgres::PostgresDatabase;
 use agcore::memory::redis::RedisStore;
 use mysql_async::prelude::Queryable;
 
-use crate::error::CliError;
+use crate::EvalError;
 
 /// Connections per namespace's store at most: the evaluation searches one
 /// store at a time, and a LoCoMo file holds ten conversations (a server's
@@ -65,8 +65,8 @@ pub struct ServerStores {
     made: Vec<Made>,
 }
 
-fn failed(url: &str, what: &str, err: impl std::fmt::Display) -> CliError {
-    CliError::Config(format!(
+fn failed(url: &str, what: &str, err: impl std::fmt::Display) -> EvalError {
+    EvalError::Config(format!(
         "cannot {what} on {}: {err}",
         agcore::memory::storage::redact_url(url)
     ))
@@ -101,9 +101,9 @@ impl ServerStores {
     /// Makes the empty store of namespace `n`, with its vector storage.
     ///
     /// # Errors
-    /// [`CliError::Config`] when the server refuses (unreachable, no right
+    /// [`EvalError::Config`] when the server refuses (unreachable, no right
     /// to create a schema or database); store errors.
-    pub async fn open(&mut self, n: usize) -> Result<Storage, CliError> {
+    pub async fn open(&mut self, n: usize) -> Result<Storage, EvalError> {
         let name = format!("agcore_eval_{}_{n}", std::process::id());
         let url = self.url.clone();
         Ok(match self.kind {
@@ -154,8 +154,8 @@ impl ServerStores {
     /// the prefixes deleted. Each is tried; the first failure is returned.
     ///
     /// # Errors
-    /// [`CliError::Config`] naming what could not be removed.
-    pub async fn remove(self) -> Result<(), CliError> {
+    /// [`EvalError::Config`] naming what could not be removed.
+    pub async fn remove(self) -> Result<(), EvalError> {
         let mut first = None;
         let url = self.url;
         for made in self.made {
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn store_arguments_parse() {
-        use crate::eval::StoreKind;
+        use crate::StoreKind;
         assert_eq!(StoreKind::parse("memory"), Ok(StoreKind::Memory));
         assert_eq!(StoreKind::parse(" sqlite "), Ok(StoreKind::Sqlite));
         assert_eq!(
