@@ -39,7 +39,7 @@ fn text(n: usize) -> String {
 }
 
 fn entry(scope: &MemoryScope, n: usize) -> MemoryEntry {
-    let value = json!({"id": 0, "agent_name": scope.agent(), "user_id": scope.user(), "type": "user",
+    let value = json!({"id": 0, "agent_name": scope.agent(), "user_id": scope.user(), "memory_type": "user",
         "name": format!("note {n}"), "content": text(n), "description": "", "metadata": {}, "tags": [],
         "weight": 1.0, "archived": false, "use_count": 0, "last_used_at": null,
         "weight_updated_at": "2026-01-01T00:00:00Z", "created_at": "2026-01-01T00:00:00Z",
