@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use agcore_memory::testkit::{service_url, services_required};
+use agcore_memory_testkit::{service_url, services_required};
 use serde_json::Value;
 
 fn campaign(args: &[&str]) -> Value {

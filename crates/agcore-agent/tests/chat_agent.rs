@@ -259,7 +259,7 @@ async fn an_embedder_makes_recall_hybrid() {
 #[cfg(feature = "mcp")]
 #[tokio::test]
 async fn mcp_server_tools_are_registered_and_called() {
-    let Some(command) = agcore_memory::testkit::service_url("AGCORE_TEST_MCP_STDIO_CMD") else {
+    let Some(command) = agcore_memory_testkit::service_url("AGCORE_TEST_MCP_STDIO_CMD") else {
         return;
     };
     let model = MockProvider::new()

@@ -48,7 +48,7 @@ const DIALOGUES: [(&str, &str); 20] = [
 
 /// The server's settings, or `None` (skipped) on a machine without it.
 fn server() -> Option<OpenAiConfig> {
-    let base = agcore_memory::testkit::service_url("AGCORE_TEST_OPENAI_BASE_URL")?;
+    let base = agcore_memory_testkit::service_url("AGCORE_TEST_OPENAI_BASE_URL")?;
     let model = std::env::var("AGCORE_TEST_OPENAI_MODEL").unwrap_or_else(|_| "smollm2".into());
     Some(OpenAiConfig::new(base).with_default_model(model))
 }

@@ -6,7 +6,7 @@
 
 use crate::cli_support;
 
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 use cli_support::Home;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};

@@ -44,7 +44,7 @@ fn group<'a>(report: &'a Value, retriever: &str, label: &str) -> &'a Value {
 }
 
 fn e5() -> Option<String> {
-    let url = agcore_memory::testkit::service_url("AGCORE_TEST_E5_BASE_URL")?;
+    let url = agcore_memory_testkit::service_url("AGCORE_TEST_E5_BASE_URL")?;
     let model = std::env::var("AGCORE_TEST_E5_MODEL").unwrap_or_default();
     Some(format!("openai:{url}:{model}"))
 }

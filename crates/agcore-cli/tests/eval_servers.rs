@@ -8,7 +8,7 @@
 use crate::eval_support;
 
 use agcore::memory::postgres::PostgresDatabase;
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 use eval_support::{agcore, fixture};
 use mysql_async::prelude::Queryable;
 use serde_json::Value;

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agcore::memory::long_term::{ArchivedFilter, ListOrder, ListRequest, MemoryType, NewMemory};
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 
 const LINES: usize = 6_000;
 /// Entries per import transaction (`IMPORT_BATCH` of the command).

@@ -12,7 +12,7 @@ use serde_json::Value;
 /// exports byte for byte the same JSONL (ids are reassigned 1..n in order).
 #[test]
 fn export_from_sqlite_imports_into_postgres_identically() {
-    let Some(pg) = agcore_memory::testkit::service_url("AGCORE_TEST_POSTGRES_URL") else {
+    let Some(pg) = agcore_memory_testkit::service_url("AGCORE_TEST_POSTGRES_URL") else {
         return;
     };
     let sep = if pg.contains('?') { '&' } else { '?' };
@@ -63,7 +63,7 @@ fn export_from_sqlite_imports_into_postgres_identically() {
 #[test]
 fn export_from_sqlite_imports_into_mysql_identically() {
     use mysql_async::prelude::Queryable;
-    let Some(base) = agcore_memory::testkit::service_url("AGCORE_TEST_MYSQL_URL") else {
+    let Some(base) = agcore_memory_testkit::service_url("AGCORE_TEST_MYSQL_URL") else {
         return;
     };
     let database = format!("agt_cli_move_{}", std::process::id());

@@ -162,13 +162,13 @@ fn wiki_runs_on_postgres_mysql_redis_and_json_file_urls() {
     let mut schema = None;
     let home = Home::new();
     urls.push(format!("json-file://{}", home.path("wiki.json").display()));
-    if let Some(pg) = agcore_memory::testkit::service_url("AGCORE_TEST_POSTGRES_URL") {
+    if let Some(pg) = agcore_memory_testkit::service_url("AGCORE_TEST_POSTGRES_URL") {
         let sep = if pg.contains('?') { '&' } else { '?' };
         let own = format!("agt_cli_wiki_{}", std::process::id());
         urls.push(format!("{pg}{sep}schema={own}"));
         schema = Some((pg, own));
     }
-    if let Some(my) = agcore_memory::testkit::service_url("AGCORE_TEST_MYSQL_URL") {
+    if let Some(my) = agcore_memory_testkit::service_url("AGCORE_TEST_MYSQL_URL") {
         urls.push(my);
     }
     let docs = home.path("docs");

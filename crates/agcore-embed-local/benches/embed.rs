@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use agcore_embed_local::{LocalEmbedder, LocalEmbedderOptions};
 use agcore_llm::embedding::{EmbeddingModel, InputKind};
-use agcore_memory::testkit::corpus::{Percentiles, ms};
+use agcore_memory_testkit::corpus::{Percentiles, ms};
 use criterion::{Criterion, Throughput};
 use tokio::runtime::Runtime;
 

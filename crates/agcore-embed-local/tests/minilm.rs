@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use agcore_embed_local::{LocalEmbedError, LocalEmbedder, LocalEmbedderOptions, Pooling};
 use agcore_llm::embedding::{EmbeddingModel, InputKind};
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 use tokio::sync::OnceCell;
 
 use crate::support;

@@ -17,7 +17,7 @@ use agcore_embed_local::{
     Pooling,
 };
 use agcore_llm::embedding::{EmbeddingModel, InputKind};
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 use tokio::sync::OnceCell;
 
 use crate::support;

@@ -2,7 +2,7 @@
 //! namespace, each apart from the others and from what the server already
 //! holds — a PostgreSQL schema, a MySQL / MariaDB database, a Redis key
 //! prefix — named `agcore_eval_{process id}_{n}`, with the backend's default
-//! settings (context field included; pools of [`POOL_SIZE`] connections),
+//! settings (context field included; pools of `POOL_SIZE` (4) connections),
 //! and removed when the evaluation ends.
 
 use agcore::memory::Storage;

@@ -6,7 +6,8 @@ use crate::support;
 
 use std::sync::Arc;
 
-use agcore_memory::{EvictionConfig, MemoryStore, testkit};
+use agcore_memory::{EvictionConfig, MemoryStore};
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mysql_store_passes_the_conformance_suite() {

@@ -8,9 +8,9 @@
 use crate::support;
 
 use agcore_memory::retriever::{ContextField, KEYWORDS_ANALYZER_ID};
-use agcore_memory::testkit::turn;
 use agcore_memory::{EvictionConfig, InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::turn;
 use mysql_async::prelude::Queryable;
 
 const WORDS: [&str; 7] = [
@@ -63,7 +63,7 @@ async fn ranks_like_the_reference(store: &dyn MemoryStore) {
         let pairs = |h: &[agcore_memory::ScoredItem]| -> Vec<(String, f64)> {
             h.iter().map(|h| (h.item.id.clone(), h.score)).collect()
         };
-        if let Err(why) = agcore_memory::testkit::ranking::same_ranking(&pairs(&got), &pairs(&want))
+        if let Err(why) = agcore_memory_testkit::ranking::same_ranking(&pairs(&got), &pairs(&want))
         {
             panic!("{word}: {why}");
         }

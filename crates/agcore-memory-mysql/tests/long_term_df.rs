@@ -12,8 +12,8 @@ use agcore_memory::long_term::{
     MemoryType, MemoryUpdate, NewMemory, SearchRequest, WeightRules,
 };
 use agcore_memory::retriever::{Bm25, index_terms, unique_index_terms};
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory_mysql::{MysqlDatabase, MysqlLongTerm};
+use agcore_memory_testkit::corpus::Corpus;
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
 

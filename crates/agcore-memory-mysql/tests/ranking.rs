@@ -8,9 +8,9 @@
 use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScoredEntry};
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::{EvictionConfig, MemoryFilter, MemoryStore, ScoredItem, SearchOptions};
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::corpus::Corpus;
 
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;
@@ -24,9 +24,9 @@ const TINY: [&str; 4] = [
 ];
 
 /// The same hits in the same order with the same scores, near-ties in
-/// either order ([`same_ranking`](agcore_memory::testkit::ranking::same_ranking)).
+/// either order ([`same_ranking`](agcore_memory_testkit::ranking::same_ranking)).
 fn assert_same(query: &str, sqlite: &[(String, f64)], mysql: &[(String, f64)]) {
-    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(mysql, sqlite) {
+    if let Err(why) = agcore_memory_testkit::ranking::same_ranking(mysql, sqlite) {
         panic!("`{query}`, mysql against sqlite: {why}");
     }
 }

@@ -11,13 +11,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::support;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::corpus::Corpus;
-use agcore_memory::testkit::ranking::same_ranking;
-use agcore_memory::testkit::turn;
 use agcore_memory::{
     EvictionConfig, InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::corpus::Corpus;
+use agcore_memory_testkit::ranking::same_ranking;
+use agcore_memory_testkit::turn;
 use mysql_async::prelude::Queryable;
 
 /// The kept frequencies (rows other than 0) and a count made from the

@@ -8,10 +8,10 @@ use crate::support;
 
 use std::sync::{Arc, Mutex};
 
-use agcore_memory::testkit::vectors;
 use agcore_memory::vector::{EmbeddingSpace, VectorFilter, VectorRecord, VectorStore};
 use agcore_memory::{EvictionConfig, MemoryError};
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::vectors;
 
 async fn reopen(url: String, space: EmbeddingSpace) -> vectors::OpenResult {
     let db = MysqlDatabase::builder().pool_size(2).open(&url).await?;

@@ -1,9 +1,9 @@
 //! The context field's cost on PostgreSQL: the bench corpus
-//! (`agcore_memory::testkit::corpus`, 10k memories; `AGCORE_BENCH_CONTEXT_N`
+//! (`agcore_memory_testkit::corpus`, 10k memories; `AGCORE_BENCH_CONTEXT_N`
 //! for another size) saved plain (no session: plain BM25) and as turns of
 //! sessions (20 consecutive memories each, one second apart), into a store
 //! with the default context field and, for the sessions, into one without
-//! it, measured alike on every backend (`agcore_memory::testkit::turns`).
+//! it, measured alike on every backend (`agcore_memory_testkit::turns`).
 //! For each: batched insert rate (`save_many` of 1,000), single save p50
 //! (a turn appended to a session), search p50/p99 (top 10, 500 queries)
 //! after `VACUUM (ANALYZE)` of the store's tables (steady state).
@@ -24,9 +24,9 @@
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::corpus::Corpus;
-use agcore_memory::testkit::turns::{as_turns, measure_turns};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::corpus::Corpus;
+use agcore_memory_testkit::turns::{as_turns, measure_turns};
 use vacuum::vacuum;
 
 #[path = "support/vacuum.rs"]

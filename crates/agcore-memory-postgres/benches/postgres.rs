@@ -1,5 +1,5 @@
 //! PostgreSQL beside SQLite, in one run on the same data
-//! (`agcore_memory::testkit::corpus`): batched insert rate (`save_many` of
+//! (`agcore_memory_testkit::corpus`): batched insert rate (`save_many` of
 //! 1,000 items), single save, get by id, and search p50/p99 (top 10) at 10k
 //! and 100k memories. Ratios are SQLite / PostgreSQL for times (above 1:
 //! PostgreSQL faster) and PostgreSQL / SQLite for rates. Then long-term
@@ -29,10 +29,10 @@ mod vacuum;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agcore_memory::testkit::corpus::{Corpus, Percentiles, ms, percentiles, sizes};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_postgres::PostgresDatabase;
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::corpus::{Corpus, Percentiles, ms, percentiles, sizes};
 use criterion::Criterion;
 use tokio::runtime::Runtime;
 use vacuum::vacuum;

@@ -20,11 +20,11 @@
 
 use std::time::{Duration, Instant};
 
-use agcore_memory::testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 use agcore_memory::vector::{
     EmbeddingSpace, InMemoryVectors, VectorFilter, VectorRecord, VectorStore,
 };
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 use vacuum::vacuum;
 
 #[path = "support/vacuum.rs"]

@@ -9,10 +9,10 @@
 use crate::support;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::turn;
 use agcore_memory::{EvictionConfig, InMemoryStore, MemoryItem, MemoryStore, ScoredItem};
 use agcore_memory_postgres::{PostgresDatabase, PostgresStore};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::turn;
 
 use crate::context_support;
 

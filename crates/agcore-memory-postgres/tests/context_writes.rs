@@ -10,10 +10,10 @@ use crate::context_support;
 use crate::support;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::turn;
 use agcore_memory::{MemoryFilter, MemoryItem, MemoryStore};
 use agcore_memory_postgres::PostgresDatabase;
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::turn;
 use context_support::{assert_same, rederived, search, snapshot};
 use proptest::prelude::*;
 
@@ -68,7 +68,7 @@ fn item(id: usize, session: usize, seq: i64, words: &[usize]) -> MemoryItem {
     let text: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
     let id = format!("t{id:02}");
     if session == 3 {
-        MemoryItem::new(id, text.join(" ")).with_created_at(agcore_memory::testkit::at(seq))
+        MemoryItem::new(id, text.join(" ")).with_created_at(agcore_memory_testkit::at(seq))
     } else {
         turn(&id, &format!("s{session}"), seq, &text.join(" "))
     }

@@ -5,7 +5,8 @@ use crate::support;
 
 use std::sync::Arc;
 
-use agcore_memory::{EvictionConfig, testkit};
+use agcore_memory::EvictionConfig;
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wiki_and_conversation_run_on_postgres() {

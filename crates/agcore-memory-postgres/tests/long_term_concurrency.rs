@@ -10,8 +10,8 @@ use crate::support;
 
 use agcore_memory::EvictionConfig;
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, content_key};
-use agcore_memory::testkit::long_term::check_concurrent_new_scopes;
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::long_term::check_concurrent_new_scopes;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_saves_into_new_scopes_from_many_connections_all_land() {

@@ -6,7 +6,7 @@ use crate::support;
 
 use agcore_memory::EvictionConfig;
 use agcore_memory::long_term::LongTermMemory;
-use agcore_memory::testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
+use agcore_memory_testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_long_term_passes_the_conformance_suite() {

@@ -9,19 +9,19 @@
 use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScoredEntry};
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::{
     EvictionConfig, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::corpus::Corpus;
 
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;
 
 /// The same hits in the same order with the same scores, near-ties in
-/// either order ([`same_ranking`](agcore_memory::testkit::ranking::same_ranking)).
+/// either order ([`same_ranking`](agcore_memory_testkit::ranking::same_ranking)).
 fn assert_same(query: &str, sqlite: &[(String, f64)], postgres: &[(String, f64)]) {
-    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(postgres, sqlite) {
+    if let Err(why) = agcore_memory_testkit::ranking::same_ranking(postgres, sqlite) {
         panic!("`{query}`, postgres against sqlite: {why}");
     }
 }
@@ -71,7 +71,7 @@ fn turns(n: usize, seed: u64) -> Vec<MemoryItem> {
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
-            let item = item.with_created_at(agcore_memory::testkit::at(i as i64));
+            let item = item.with_created_at(agcore_memory_testkit::at(i as i64));
             if i % 50 == 49 {
                 item
             } else {
@@ -100,9 +100,9 @@ async fn store_search_in_sessions_ranks_like_sqlite() {
         let session = format!("s{}", (n * 7) % 40);
         let mut item = MemoryItem::new(id.clone(), other.content.clone())
             .with_metadata(serde_json::json!({ "session": session }))
-            .with_created_at(agcore_memory::testkit::at((n * 23 + n % 3) as i64));
+            .with_created_at(agcore_memory_testkit::at((n * 23 + n % 3) as i64));
         if n % 4 == 0 {
-            item = item.with_created_at(agcore_memory::testkit::at(5_000 + n as i64));
+            item = item.with_created_at(agcore_memory_testkit::at(5_000 + n as i64));
         }
         for store in [&sqlite as &dyn MemoryStore, &postgres] {
             if n % 5 == 4 {

@@ -8,9 +8,9 @@ use crate::support;
 use std::sync::{Arc, Mutex};
 
 use agcore_memory::EvictionConfig;
-use agcore_memory::testkit::vectors;
 use agcore_memory::vector::{EmbeddingSpace, VectorStore};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::vectors;
 
 async fn reopen(url: String, schema: String, space: EmbeddingSpace) -> vectors::OpenResult {
     let db = PostgresDatabase::builder()

@@ -1,5 +1,5 @@
 //! Redis beside SQLite, in one run on the same data
-//! (`agcore_memory::testkit::corpus`): single save p50/p99, batched insert
+//! (`agcore_memory_testkit::corpus`): single save p50/p99, batched insert
 //! rate (`save_many` of 1,000), get and search p50/p99 (top 10) at 10k
 //! memories. Ratios are SQLite / Redis for times (above 1: Redis faster).
 //! Then the context field's cost: the same memories as turns of 20-turn
@@ -21,10 +21,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::corpus::{Corpus, Percentiles, ms, percentiles};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_redis::RedisStore;
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::corpus::{Corpus, Percentiles, ms, percentiles};
 use criterion::Criterion;
 use tokio::runtime::Runtime;
 

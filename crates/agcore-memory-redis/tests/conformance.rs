@@ -7,7 +7,8 @@ use crate::support;
 
 use std::sync::Arc;
 
-use agcore_memory::{EvictionConfig, MemoryStore, testkit};
+use agcore_memory::{EvictionConfig, MemoryStore};
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_store_passes_the_conformance_suite() {

@@ -5,10 +5,10 @@
 
 use crate::support;
 
-use agcore_memory::testkit::corpus::Corpus;
-use agcore_memory::testkit::ranking::same_ranking;
 use agcore_memory::{EvictionConfig, MemoryFilter, MemoryStore, ScoredItem, SearchOptions};
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::corpus::Corpus;
+use agcore_memory_testkit::ranking::same_ranking;
 
 const MEMORIES: usize = 1_500;
 const QUERIES: usize = 120;

@@ -139,7 +139,7 @@ async fn ranked(store: &dyn MemoryStore, query: &str) -> Vec<(String, f64)> {
 }
 
 fn assert_close(got: &[(String, f64)], want: &[(String, f64)], what: &str) {
-    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(got, want) {
+    if let Err(why) = agcore_memory_testkit::ranking::same_ranking(got, want) {
         panic!("{what}: {why}");
     }
 }
@@ -148,7 +148,7 @@ fn assert_close(got: &[(String, f64)], want: &[(String, f64)], what: &str) {
 async fn opening_with_other_context_settings_derives_every_field_again() {
     use agcore_memory::InMemoryStore;
     use agcore_memory::retriever::ContextField;
-    use agcore_memory::testkit::turn;
+    use agcore_memory_testkit::turn;
 
     let Some(url) = support::url() else { return };
     let turns: Vec<MemoryItem> = (0..700)

@@ -8,10 +8,10 @@ use crate::support;
 
 use std::sync::{Arc, Mutex};
 
-use agcore_memory::testkit::vectors;
 use agcore_memory::vector::{EmbeddingSpace, VectorFilter, VectorRecord, VectorStore};
 use agcore_memory::{EvictionConfig, MemoryError, MemoryItem, MemoryStore};
 use agcore_memory_redis::RedisStore;
+use agcore_memory_testkit::vectors;
 
 async fn reopen(url: String, prefix: String, space: EmbeddingSpace) -> vectors::OpenResult {
     let store = RedisStore::builder().prefix(prefix).open(&url).await?;

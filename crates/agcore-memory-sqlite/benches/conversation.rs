@@ -15,9 +15,9 @@
     clippy::cast_possible_wrap
 )]
 
-use agcore_memory::testkit::corpus::{ms, percentiles};
 use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::corpus::{ms, percentiles};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -79,7 +79,7 @@ fn conversation(seed: u64) -> (Vec<MemoryItem>, Vec<String>) {
             let text = format!("{date} {}: {}", speakers[i % 2], words.join(" "));
             MemoryItem::new(format!("t{i:04}"), text)
                 .with_metadata(serde_json::json!({ "session": s }))
-                .with_created_at(agcore_memory::testkit::at(i as i64))
+                .with_created_at(agcore_memory_testkit::at(i as i64))
         })
         .collect();
     let queries = (0..QUERIES)

@@ -21,8 +21,8 @@
 use std::time::{Duration, Instant};
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
-use agcore_memory::testkit::corpus::{Corpus, ms, sizes};
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::corpus::{Corpus, ms, sizes};
 use criterion::Criterion;
 use tokio::runtime::Runtime;
 

@@ -18,9 +18,9 @@ use std::sync::Arc;
 use agcore_llm::embedding::{EmbeddingModel, HashingEmbedder};
 use agcore_memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig};
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::vector::VectorStore;
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::corpus::Corpus;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const ENTRIES: usize = 600;

@@ -29,8 +29,8 @@ use agcore_memory::long_term::{
     DEFAULT_DEDUPE_THRESHOLD, LongTermBackend, LongTermMemory, MemoryEntry, MemoryScope,
     MemoryType, NewMemory, WeightRules, apply, near_duplicates,
 };
-use agcore_memory::testkit::corpus::{Corpus, sizes};
 use agcore_memory_sqlite::{SqliteDatabase, SqliteLongTerm};
+use agcore_memory_testkit::corpus::{Corpus, sizes};
 use chrono::{DateTime, Utc};
 
 #[path = "support/realistic.rs"]

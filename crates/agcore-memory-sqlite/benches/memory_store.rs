@@ -33,8 +33,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore_memory::retriever::rank_items;
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory::{InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory_testkit::corpus::Corpus;
 use criterion::{BenchmarkId, Criterion, Throughput};
 use support::{cached_sqlite, ms, percentiles, sizes};
 use tokio::runtime::Runtime;

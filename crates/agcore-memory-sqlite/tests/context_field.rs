@@ -6,11 +6,11 @@
 #![cfg(test)]
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::turn;
 use agcore_memory::{
     InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::turn;
 use proptest::prelude::*;
 
 fn ids(hits: &[ScoredItem]) -> Vec<&str> {
@@ -33,12 +33,12 @@ async fn sqlite(context: Option<ContextField>) -> SqliteStore {
 }
 
 /// The same hits in the same order with the same scores, near-ties in
-/// either order ([`same_ranking`](agcore_memory::testkit::ranking::same_ranking)).
+/// either order ([`same_ranking`](agcore_memory_testkit::ranking::same_ranking)).
 fn assert_same(got: &[ScoredItem], want: &[ScoredItem], what: &str) {
     let pairs = |h: &[ScoredItem]| -> Vec<(String, f64)> {
         h.iter().map(|h| (h.item.id.clone(), h.score)).collect()
     };
-    if let Err(why) = agcore_memory::testkit::ranking::same_ranking(&pairs(got), &pairs(want)) {
+    if let Err(why) = agcore_memory_testkit::ranking::same_ranking(&pairs(got), &pairs(want)) {
         panic!("{what}: {why}");
     }
 }
@@ -271,7 +271,7 @@ fn item(id: usize, session: usize, seq: i64, words: &[usize]) -> MemoryItem {
     let text: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
     let id = format!("t{id:02}");
     if session == 3 {
-        MemoryItem::new(id, text.join(" ")).with_created_at(agcore_memory::testkit::at(seq))
+        MemoryItem::new(id, text.join(" ")).with_created_at(agcore_memory_testkit::at(seq))
     } else {
         turn(&id, &format!("s{session}"), seq, &text.join(" "))
     }

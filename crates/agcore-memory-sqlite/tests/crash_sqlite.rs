@@ -88,7 +88,7 @@ fn run_child_and_kill(db: &std::path::Path, round: u32, kill_after: usize) -> Ve
     let mut child = Command::new(exe)
         .args([
             "--exact",
-            &agcore_memory::libtest_name!("crash_child_writer"),
+            &agcore_memory_testkit::libtest_name!("crash_child_writer"),
             "--nocapture",
             "--ignored",
             "--test-threads=1",

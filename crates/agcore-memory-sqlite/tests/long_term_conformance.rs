@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::long_term::LongTermMemory;
-use agcore_memory::testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
-use agcore_memory::testkit::run_long_term_conformance;
 use agcore_memory_sqlite::SqliteLongTerm;
+use agcore_memory_testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
+use agcore_memory_testkit::run_long_term_conformance;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_file_long_term_passes_the_conformance_suite() {

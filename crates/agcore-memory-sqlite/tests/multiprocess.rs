@@ -71,7 +71,7 @@ async fn eight_processes_lose_and_double_nothing() {
             Command::new(&exe)
                 .args([
                     "--exact",
-                    &agcore_memory::libtest_name!("multiprocess_child_writer"),
+                    &agcore_memory_testkit::libtest_name!("multiprocess_child_writer"),
                     "--ignored",
                     "--test-threads=1",
                     "--nocapture",

@@ -99,8 +99,8 @@ fn saved(w: &Write) -> MemoryItem {
     let id = item_id(w.id);
     let seq = i64::try_from(w.id % 7).unwrap();
     match w.doc.first().map_or(3, |d| d % 4) {
-        3 => MemoryItem::new(id, text(&w.doc)).with_created_at(agcore_memory::testkit::at(seq)),
-        s => agcore_memory::testkit::turn(&id, &format!("s{s}"), seq, &text(&w.doc)),
+        3 => MemoryItem::new(id, text(&w.doc)).with_created_at(agcore_memory_testkit::at(seq)),
+        s => agcore_memory_testkit::turn(&id, &format!("s{s}"), seq, &text(&w.doc)),
     }
 }
 

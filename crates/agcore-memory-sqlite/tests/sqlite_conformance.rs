@@ -6,7 +6,8 @@ use agcore_memory_sqlite::SqliteStore;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agcore_memory::{EvictionConfig, MemoryStore, testkit};
+use agcore_memory::{EvictionConfig, MemoryStore};
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sqlite_on_disk_passes_the_conformance_suite() {

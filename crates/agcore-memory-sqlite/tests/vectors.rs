@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use agcore_memory::testkit::vectors;
 use agcore_memory::vector::{EmbeddingSpace, VectorStore};
 use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_testkit::vectors;
 
 async fn open(path: PathBuf, space: EmbeddingSpace) -> vectors::OpenResult {
     let db = SqliteDatabase::open(&path).await?;

@@ -39,10 +39,10 @@ use agcore_llm::embedding::{EmbeddingBatch, EmbeddingModel, InputKind, l2_normal
 use agcore_memory::hybrid::{
     DenseIndex, EmbeddingQueueConfig, HybridConfig, HybridStore, RetrievalMode,
 };
-use agcore_memory::testkit::corpus::{Corpus, Percentiles, ms, percentiles};
-use agcore_memory::testkit::vectors::random_unit_vectors;
 use agcore_memory::vector::{InMemoryVectors, InMemoryVectorsConfig, VectorFilter};
 use agcore_memory::{InMemoryStore, MemoryStore, SearchOptions};
+use agcore_memory_testkit::corpus::{Corpus, Percentiles, ms, percentiles};
+use agcore_memory_testkit::vectors::random_unit_vectors;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

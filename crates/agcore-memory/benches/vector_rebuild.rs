@@ -17,10 +17,10 @@
 use std::time::{Duration, Instant};
 
 use agcore_llm::embedding::EmbeddingSpace;
-use agcore_memory::testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 use agcore_memory::vector::{
     InMemoryVectors, InMemoryVectorsConfig, VectorFilter, VectorRecord, VectorStore,
 };
+use agcore_memory_testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 
 const D: usize = 384;
 

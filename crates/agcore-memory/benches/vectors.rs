@@ -19,8 +19,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use agcore_memory::testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 use agcore_memory::vector::{FlatIndex, HnswConfig, HnswIndex, VectorKey, rank_order};
+use agcore_memory_testkit::vectors::{clustered_unit_vectors, random_unit_vectors};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const D: usize = 384;

@@ -20,7 +20,8 @@
 //!   background embedding queue) and [`HybridStore`](hybrid::HybridStore):
 //!   BM25 and dense similarity fused, with a score breakdown per hit.
 //! - [`MemoryError`]: every failure, with [`MemoryError::is_recoverable`].
-//! - `testkit` (feature `testkit`): the conformance suite every backend passes.
+//! - `testkit` (feature): the exhaustive reference searches of the in-memory
+//!   store, which the conformance suites of `agcore-memory-testkit` compare with.
 //!
 //! # Examples
 //!
@@ -54,9 +55,6 @@ mod page;
 pub mod retriever;
 pub mod storage;
 mod store;
-#[cfg(any(test, feature = "testkit"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "testkit")))]
-pub mod testkit;
 mod types;
 pub mod vector;
 

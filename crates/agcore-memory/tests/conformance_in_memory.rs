@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use agcore_memory::{EvictionConfig, InMemoryStore, MemoryStore, testkit};
+use agcore_memory::{EvictionConfig, InMemoryStore, MemoryStore};
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_memory_store_passes_the_conformance_suite() {

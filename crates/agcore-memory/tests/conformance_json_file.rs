@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use agcore_memory::{EvictionConfig, JsonFileStore, MemoryStore, testkit};
+use agcore_memory::{EvictionConfig, JsonFileStore, MemoryStore};
+use agcore_memory_testkit as testkit;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_file_store_passes_the_conformance_suite() {

@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 
 use agcore_memory::retriever::{ContextField, ContextualBm25, ContextualBm25Config};
-use agcore_memory::testkit::{at, turn};
 use agcore_memory::{
     InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
+use agcore_memory_testkit::{at, turn};
 use proptest::prelude::*;
 
 fn ids(hits: &[ScoredItem]) -> Vec<&str> {
@@ -250,7 +250,7 @@ fn context_field_defaults_are_the_contextual_bm25_constants() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_memory_store_passes_the_context_conformance_suite() {
-    let report = agcore_memory::testkit::context::context_conformance_report(
+    let report = agcore_memory_testkit::context::context_conformance_report(
         |field: Option<ContextField>, eviction: agcore_memory::EvictionConfig| async move {
             std::sync::Arc::new(InMemoryStore::with_eviction(eviction).with_context_field(field))
                 as std::sync::Arc<dyn MemoryStore>
@@ -263,7 +263,7 @@ async fn in_memory_store_passes_the_context_conformance_suite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_ignoring_the_field_fails_the_context_suite() {
-    let report = agcore_memory::testkit::context::context_conformance_report(
+    let report = agcore_memory_testkit::context::context_conformance_report(
         |_field: Option<ContextField>, eviction: agcore_memory::EvictionConfig| async move {
             std::sync::Arc::new(InMemoryStore::with_eviction(eviction).with_context_field(None))
                 as std::sync::Arc<dyn MemoryStore>

@@ -13,8 +13,9 @@ use agcore_memory::hybrid::{
 use agcore_memory::retriever::Fusion;
 use agcore_memory::vector::{InMemoryVectors, VectorFilter, VectorStore};
 use agcore_memory::{
-    EvictionConfig, InMemoryStore, MemoryError, MemoryItem, MemoryStore, SearchOptions, testkit,
+    EvictionConfig, InMemoryStore, MemoryError, MemoryItem, MemoryStore, SearchOptions,
 };
+use agcore_memory_testkit as testkit;
 
 use crate::support;
 use support::{Scripted, TermHashing};

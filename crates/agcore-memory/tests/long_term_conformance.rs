@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use agcore_memory::long_term::{InMemoryLongTerm, LongTermMemory};
-use agcore_memory::testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
-use agcore_memory::testkit::run_long_term_conformance;
+use agcore_memory_testkit::long_term::{LONG_TERM_CHECKS, long_term_report};
+use agcore_memory_testkit::run_long_term_conformance;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_memory_long_term_passes_the_conformance_suite() {
@@ -25,7 +25,7 @@ async fn the_entry_point_accepts_a_shared_backend() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_isolation_campaign_makes_every_attempt_and_refuses_bad_ids() {
-    use agcore_memory::testkit::long_term::{ISOLATION_ATTEMPTS, isolation_campaign};
+    use agcore_memory_testkit::long_term::{ISOLATION_ATTEMPTS, isolation_campaign};
     let memory = agcore_memory::long_term::LongTermMemory::new(
         agcore_memory::long_term::InMemoryLongTerm::new(),
     );

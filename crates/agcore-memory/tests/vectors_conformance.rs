@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use agcore_llm::embedding::EmbeddingSpace;
 use agcore_memory::MemoryError;
-use agcore_memory::testkit::vectors;
 use agcore_memory::vector::{
     CachedVectors, InMemoryVectors, InMemoryVectorsConfig, VectorRecord, VectorRows, VectorStore,
     check_space,
 };
+use agcore_memory_testkit::vectors;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_memory_vectors_pass_the_suite() {

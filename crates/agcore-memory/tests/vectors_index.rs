@@ -3,11 +3,11 @@
 #![cfg(test)]
 
 use agcore_llm::embedding::EmbeddingSpace;
-use agcore_memory::testkit::vectors::{brute_force, clustered_unit_vectors, random_unit_vectors};
 use agcore_memory::vector::{
     FlatIndex, HnswConfig, InMemoryVectors, InMemoryVectorsConfig, VectorFilter, VectorKey,
     VectorRecord, VectorStore,
 };
+use agcore_memory_testkit::vectors::{brute_force, clustered_unit_vectors, random_unit_vectors};
 use proptest::prelude::*;
 
 proptest! {

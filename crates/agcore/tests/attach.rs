@@ -92,7 +92,7 @@ async fn an_unsupported_url_names_the_store() {
 #[cfg(feature = "local-embeddings")]
 #[tokio::test]
 async fn a_file_store_embedded_by_a_local_model_finds_the_chunk() {
-    let Some(model) = agcore_memory::testkit::service_url("AGCORE_TEST_MINILM_DIR") else {
+    let Some(model) = agcore_memory_testkit::service_url("AGCORE_TEST_MINILM_DIR") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

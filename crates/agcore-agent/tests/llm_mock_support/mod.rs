@@ -9,7 +9,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 
 /// A running `llmock`.
 pub struct LlmMock {

@@ -8,8 +8,8 @@
 use std::time::Instant;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
-use agcore_memory::testkit::corpus::{Corpus, ms, percentiles, sizes};
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::corpus::{Corpus, ms, percentiles, sizes};
 use mysql_async::prelude::Queryable;
 use tokio::runtime::Runtime;
 use tokio::task::JoinSet;

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::EvictionConfig;
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::service_url;
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::service_url;
 use mysql_async::prelude::Queryable;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);

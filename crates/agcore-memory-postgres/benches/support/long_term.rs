@@ -10,8 +10,8 @@
 use std::time::Instant;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
-use agcore_memory::testkit::corpus::{Corpus, ms, percentiles, sizes};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::corpus::{Corpus, ms, percentiles, sizes};
 use tokio::runtime::Runtime;
 use tokio::task::JoinSet;
 

@@ -5,10 +5,10 @@
 #![allow(dead_code)]
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::ranking::same_ranking;
-use agcore_memory::testkit::turn;
 use agcore_memory::{MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::ranking::same_ranking;
+use agcore_memory_testkit::turn;
 
 pub fn ids(hits: &[ScoredItem]) -> Vec<&str> {
     hits.iter().map(|h| h.item.id.as_str()).collect()

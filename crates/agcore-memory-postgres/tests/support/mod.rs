@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::EvictionConfig;
-use agcore_memory::testkit::service_url;
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::service_url;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 

@@ -1,14 +1,14 @@
 //! The cached SQLite bench databases (the data comes from
-//! `agcore_memory::testkit::corpus`).
+//! `agcore_memory_testkit::corpus`).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use agcore_memory::MemoryStore;
-use agcore_memory::testkit::corpus::Corpus;
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::corpus::Corpus;
 
-pub use agcore_memory::testkit::corpus::{ms, percentiles, sizes};
+pub use agcore_memory_testkit::corpus::{ms, percentiles, sizes};
 
 /// The SQLite bench database of `n` memories, built once and cached in the
 /// temp dir (`agcore-memory-bench/v3-{n}.db`: store schema 5, so a binary

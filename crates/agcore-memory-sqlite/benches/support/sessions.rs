@@ -6,9 +6,9 @@
 use std::time::Instant;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::testkit::corpus::{Corpus, ms, percentiles};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::corpus::{Corpus, ms, percentiles};
 
 /// Memories per session.
 const TURNS: usize = 20;
@@ -22,7 +22,7 @@ pub async fn report(corpus: &Corpus, n: usize, queries: &[String], top_k: usize)
         .enumerate()
         .map(|(i, item)| {
             item.with_metadata(serde_json::json!({ "session": i / TURNS }))
-                .with_created_at(agcore_memory::testkit::at(i as i64))
+                .with_created_at(agcore_memory_testkit::at(i as i64))
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();

@@ -132,7 +132,7 @@ pub struct VectorHit {
 /// similarity, bound to one [`EmbeddingSpace`]. `Send + Sync`; share it as
 /// `Arc<dyn VectorStore>`.
 ///
-/// The public testkit (`agcore_memory::testkit::vectors`) states the
+/// The public testkit (`agcore_memory_testkit::vectors`) states the
 /// contract and runs unchanged against every implementation.
 #[async_trait]
 pub trait VectorStore: Send + Sync {
