@@ -8,8 +8,9 @@ use agcore_types::ChatMessage;
 use tokio::sync::OnceCell;
 
 use super::config::{AttachConfig, AttachmentConfig, Stage};
+use super::factory::StoreContext;
 use super::path::{child, one_of};
-use super::registry::{MemoryStoreRegistry, StoreContext};
+use super::registry::MemoryStoreRegistry;
 use super::render::{DEFAULT_HEADER, MemoryBlock, render};
 use super::store::{AttachedStore, UpdateOutcome};
 use crate::AgentError;

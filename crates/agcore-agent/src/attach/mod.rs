@@ -21,6 +21,7 @@ mod config;
 mod dense;
 mod devall;
 mod embedding;
+mod factory;
 mod file_index;
 mod file_sync;
 mod interpolate;
@@ -45,6 +46,7 @@ pub use config::{
 pub use embedding::{
     DefaultEmbedders, EmbedderFactory, EmbeddingParams, EmbeddingProviderKind, EmbeddingSettings,
 };
+pub use factory::{BackendOpener, StoreContext, StoreSpec, parse_store_config};
 pub use file_index::{FileIndex, INDEX_FORMAT, IndexedChunk, IndexedFile};
 pub use file_sync::{IndexStats, LoadProgress, ProgressFn};
 pub use interpolate::{ProcessEnv, Secret, VarSource, interpolate, scrub};
@@ -54,9 +56,7 @@ pub use load::ConfigFormat;
 pub use location::ConfigLocation;
 pub use manager::MemoryManager;
 pub use persist::AUTO;
-pub use registry::{
-    BackendOpener, MemoryStoreRegistry, StoreContext, StoreFuture, StoreSpec, parse_store_config,
-};
+pub use registry::{MemoryStoreRegistry, StoreFuture};
 pub use render::{DATA_NOTICE, DEFAULT_HEADER, MemoryBlock, render};
 pub use schema::schema;
 pub use similarity::{LexicalMeasure, jaccard, lcs, rescore, rescore_with};

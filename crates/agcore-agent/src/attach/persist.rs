@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use agcore_memory::{InMemoryStore, JsonFileStore, MemoryStore};
 
+use super::factory::{StoreContext, StoreSpec};
 use super::path::child;
-use super::registry::{StoreContext, StoreSpec};
 use crate::AgentError;
 use crate::attach::ConfigLocation;
 

@@ -3,37 +3,16 @@
 //! [`ScopedMemory::search_with`](super::ScopedMemory::search_with) fuses
 //! lexical and dense lists when one is configured.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::backend::{ArchivedFilter, ListRequest, SaveOutcome, ScoredEntry, SearchRequest};
+use super::dense_index::scope_namespace;
 use super::entry::MemoryEntry;
-use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;
 use crate::MemoryError;
 use crate::hybrid::rank::{ItemKeys, Lists, rank};
-use crate::hybrid::{DenseIndex, HybridConfig, RetrievalMode, SearchReport};
+use crate::hybrid::{HybridConfig, RetrievalMode, SearchReport};
 use crate::vector::VectorFilter;
-
-/// The dense side of long-term memory: the index and how searches rank.
-#[derive(Debug, Clone)]
-pub struct LongTermDense {
-    /// Embedder, vectors and queue.
-    pub index: Arc<DenseIndex>,
-    /// Ranking settings (its `namespace` is unused: each scope has its own).
-    pub config: HybridConfig,
-}
-
-/// The vector namespace of a scope: `lt:` + the agent's byte length + `:` +
-/// agent + user, so no two scopes share one whatever their names hold.
-pub fn scope_namespace(scope: &MemoryScope) -> String {
-    format!(
-        "lt:{}:{}{}",
-        scope.agent().len(),
-        scope.agent(),
-        scope.user()
-    )
-}
 
 fn admits(request: &SearchRequest, entry: &MemoryEntry) -> bool {
     request.archived.admits(entry.archived)

@@ -7,7 +7,7 @@ use super::normalize::now;
 
 use super::backend::LongTermBackend;
 use super::config::LongTermConfig;
-use super::dense::{LongTermDense, scope_namespace};
+use super::dense_index::{LongTermDense, scope_namespace};
 use super::maintain::{self, Upkeep};
 use super::scope::MemoryScope;
 use super::scoped::ScopedMemory;

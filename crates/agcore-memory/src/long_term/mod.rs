@@ -48,6 +48,7 @@ mod changes;
 mod config;
 mod dedupe;
 mod dense;
+mod dense_index;
 mod entry;
 mod facts;
 mod facts_schema;
@@ -79,7 +80,7 @@ pub use config::{
     StructuredOutput, SummarizeConfig, needs_memory, parse_duration, suggest,
 };
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
-pub use dense::{LongTermDense, scope_namespace};
+pub use dense_index::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType, entries_in_order};
 pub use facts::{
     ExtractionPrompt, FACT_TYPE_KEY, Fact, ParsedFacts, extractor_prompt, extractor_prompt_with,

@@ -2,7 +2,7 @@
 
 use super::LongTermMemory;
 use super::backend::{ArchivedFilter, ListRequest};
-use super::dense::scope_namespace;
+use super::dense_index::scope_namespace;
 use crate::MemoryError;
 use crate::hybrid::{BulkReport, KeyedText, ProgressFn};
 

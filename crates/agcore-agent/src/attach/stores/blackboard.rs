@@ -12,9 +12,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::AgentError;
+use crate::attach::factory::{StoreContext, StoreSpec};
 use crate::attach::item::{AttachedItem, summary_hash};
 use crate::attach::persist::open_items;
-use crate::attach::registry::{StoreContext, StoreSpec};
 use crate::attach::similarity::truncate_chars;
 use crate::attach::store::{AttachedStore, Recalled, UpdateOutcome};
 use crate::attach::stores::simple::turn_summary;

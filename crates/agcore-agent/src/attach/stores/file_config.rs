@@ -11,9 +11,9 @@ use crate::AgentError;
 use crate::attach::ConfigLocation;
 use crate::attach::chunking::ChunkingConfig;
 use crate::attach::embedding::EmbeddingSettings;
+use crate::attach::factory::parse_store_config;
 use crate::attach::interpolate::VarSource;
 use crate::attach::path::child;
-use crate::attach::registry::parse_store_config;
 
 /// One entry of `file_sources`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

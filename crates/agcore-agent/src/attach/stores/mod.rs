@@ -7,8 +7,18 @@ pub mod simple;
 
 use std::sync::Arc;
 
-use super::registry::{MemoryStoreRegistry, parse_store_config};
+use super::factory::parse_store_config;
+use super::registry::MemoryStoreRegistry;
 use super::store::AttachedStore;
+
+impl MemoryStoreRegistry {
+    /// `simple`, `file` and `blackboard`.
+    pub fn with_builtins() -> Self {
+        let mut registry = Self::new();
+        register_builtins(&mut registry);
+        registry
+    }
+}
 
 /// Registers the built-in types in `registry`.
 pub fn register_builtins(registry: &mut MemoryStoreRegistry) {

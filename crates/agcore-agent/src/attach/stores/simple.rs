@@ -15,9 +15,9 @@ use tokio::sync::OnceCell;
 use crate::AgentError;
 use crate::attach::dense::DenseSide;
 use crate::attach::embedding::EmbeddingSettings;
+use crate::attach::factory::{StoreContext, StoreSpec};
 use crate::attach::item::{AttachedItem, messages_text, summary_hash};
 use crate::attach::persist::open_items;
-use crate::attach::registry::{StoreContext, StoreSpec};
 use crate::attach::similarity::{LexicalMeasure, rescore_with, truncate_chars};
 use crate::attach::store::{AttachedStore, Recalled, UpdateOutcome};
 

@@ -16,7 +16,7 @@ use super::backend::{
     SearchRequest,
 };
 use super::changes::{MemoryUpdate, NewMemory};
-use super::dense::LongTermDense;
+use super::dense_index::LongTermDense;
 use super::entry::MemoryEntry;
 use super::limits::{clip_query, validate_fields};
 use super::maintain::Upkeep;

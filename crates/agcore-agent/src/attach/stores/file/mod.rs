@@ -24,12 +24,12 @@ pub use super::file_config::{
 };
 use crate::AgentError;
 use crate::attach::dense::DenseSide;
+use crate::attach::factory::{StoreContext, StoreSpec};
 use crate::attach::file_index::FileIndex;
 use crate::attach::file_sync::{IndexStats, Source};
 use crate::attach::item::AttachedItem;
 use crate::attach::path::child;
 use crate::attach::persist::ensure_writable;
-use crate::attach::registry::{StoreContext, StoreSpec};
 use crate::attach::similarity::{jaccard, rescore};
 use crate::attach::store::{AttachedStore, Recalled, UpdateOutcome};
 
