@@ -59,9 +59,27 @@ pub struct AgentRecord {
     /// Its system prompt.
     #[serde(default)]
     pub instructions: String,
+    /// The model id its chat turns ask for (absent: the server's `[llm] model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Its memory settings.
     #[serde(default)]
     pub memory: AgentMemory,
+}
+
+impl AgentRecord {
+    /// An agent named `name` with the default settings (memory on,
+    /// prefetch 5, no instructions): what a chat turn uses for an agent the
+    /// store does not hold.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: String::new(),
+            instructions: String::new(),
+            model: None,
+            memory: AgentMemory::default(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -20,6 +20,7 @@
 mod access_log;
 pub mod agents;
 pub mod auth;
+pub mod chat;
 mod error;
 pub mod keys;
 pub mod mcp;
@@ -29,6 +30,7 @@ mod serve;
 mod state;
 
 pub use agents::{AgentMemory, AgentRecord, AgentStore};
+pub use chat::{ChatEvent, ChatRequest, ChatRuntime, chat_turn};
 pub use error::ServerError;
 pub use keys::{Grant, KeyRecord, KeyStore};
 pub use mcp::MemoryMcp;

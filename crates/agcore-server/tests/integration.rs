@@ -7,5 +7,7 @@
 mod common;
 
 mod api;
+mod chat;
+mod chat_real;
 mod isolation;
 mod mcp;

@@ -1,6 +1,7 @@
 //! The HTTP routes and [`router`], which assembles them with their layers.
 
 pub mod agents;
+pub mod chat;
 pub mod jsonl;
 pub mod memories;
 pub mod search;
@@ -90,12 +91,15 @@ fn mcp_service(state: &Arc<AppState>) -> StreamableHttpService<MemoryMcp, LocalS
 /// | `/v1/agents`, `/v1/agents/{name}` | agents and their memory settings |
 /// | `/v1/memories…` | the memories of a scoped key's scope |
 /// | `/v1/scopes/{agent}/{user}/memories…` | any scope, admin keys |
+/// | `POST /v1/chat`, `POST /v1/scopes/{agent}/{user}/chat` | a chat turn, SSE |
 /// | `/mcp` | MCP over streamable HTTP (scoped keys) |
 pub fn router(state: Arc<AppState>) -> Router {
     let limiter = KeyRateLimiter::new(&state.limits);
     let protected = Router::new()
         .route("/v1/agents", get(agents::list).post(agents::create))
         .route("/v1/agents/{name}", get(agents::get).put(agents::update))
+        .route("/v1/chat", post(chat::chat))
+        .route("/v1/scopes/{agent}/{user}/chat", post(chat::chat))
         .nest("/v1/memories", memory_routes())
         .nest("/v1/scopes/{agent}/{user}/memories", memory_routes())
         .nest_service("/mcp", mcp_service(&state))
