@@ -11,7 +11,7 @@ use tokio::sync::RwLock;
 use crate::ServerError;
 
 /// The memory section of an agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentMemory {
     /// Long-term memory on or off for the agent's turns.
@@ -48,7 +48,7 @@ impl Default for AgentMemory {
 }
 
 /// One agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentRecord {
     /// The agent's name (the `agent` of its memory scopes).

@@ -11,3 +11,4 @@ mod chat;
 mod chat_real;
 mod isolation;
 mod mcp;
+mod openapi;

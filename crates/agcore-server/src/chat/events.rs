@@ -4,7 +4,7 @@ use axum::response::sse::Event;
 use serde::{Deserialize, Serialize};
 
 /// Body of `POST /v1/chat` and `POST /v1/scopes/{agent}/{user}/chat`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatRequest {
     /// The user's message (not empty).
@@ -20,7 +20,7 @@ pub struct ChatRequest {
 /// any number of [`ChatEvent::Delta`], then [`ChatEvent::Done`] or
 /// [`ChatEvent::Error`]. Serialized (and sent as SSE data) as its fields
 /// only, e.g. `{"text":"Hel"}`; the SSE event name is [`ChatEvent::event_name`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum ChatEvent {
     /// The `<memory-context>` block the turn put in the system prompt, tags
