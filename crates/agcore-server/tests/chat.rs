@@ -34,8 +34,12 @@ where
 
 /// A server whose chat turns run on `provider` with `options`.
 pub async fn chat_server(provider: Arc<dyn LlmProvider>, options: LongTermOptions) -> TestServer {
+    chat_server_with(ChatRuntime::new(provider, "mock").with_long_term(options)).await
+}
+
+/// A server whose chat turns run on `runtime`.
+pub async fn chat_server_with(runtime: ChatRuntime) -> TestServer {
     let storage = agcore::memory::open("memory://").await.unwrap();
-    let runtime = ChatRuntime::new(provider, "mock").with_long_term(options);
     let state = AppState::new(storage.long_term().unwrap(), KeyStore::in_memory())
         .with_storage(storage)
         .with_chat(runtime);

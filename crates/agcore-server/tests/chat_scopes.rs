@@ -1,5 +1,6 @@
 //! Chat and scopes: a scoped key never chats in another scope nor
-//! continues another scope's conversation (the isolation checks of chat).
+//! continues another scope's conversation (the isolation checks of chat);
+//! the conversations held are bounded.
 
 use std::sync::Arc;
 
@@ -8,7 +9,9 @@ use agcore::llm::MockProvider;
 use axum::http::StatusCode;
 use serde_json::json;
 
-use crate::chat::{chat, chat_server, parts, save};
+use agcore_server::ChatRuntime;
+
+use crate::chat::{chat, chat_server, chat_server_with, parts, save};
 
 #[tokio::test]
 async fn a_scoped_key_never_chats_in_another_scope() {
@@ -62,4 +65,55 @@ async fn a_scoped_key_never_chats_in_another_scope() {
         "another scope's conversation leaked: {seen}"
     );
     assert_eq!(provider.request_count(), 2);
+}
+
+#[tokio::test]
+async fn the_least_recently_used_conversation_leaves_when_the_map_is_full() {
+    let provider = Arc::new(
+        MockProvider::new()
+            .push_text("one")
+            .push_text("two")
+            .push_text("three")
+            .push_text("four")
+            .push_text("five"),
+    );
+    let runtime = ChatRuntime::new(provider.clone(), "mock")
+        .with_long_term(LongTermOptions::default().extraction(false))
+        .with_max_conversations(2);
+    let server = chat_server_with(runtime).await;
+    let key = server.key("helper", "alice");
+    for (session, message) in [
+        ("s1", "first words"),
+        ("s2", "second words"),
+        ("s1", "again"),
+    ] {
+        let body = json!({"message": message, "session": session});
+        let (status, _) = chat(&server, "/v1/chat", &key, body).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let seen = |n: usize| -> Vec<String> {
+        provider.requests()[n]
+            .messages
+            .iter()
+            .map(|m| m.text())
+            .collect()
+    };
+    assert!(
+        seen(2).contains(&"first words".to_owned()),
+        "s1 is still open"
+    );
+    // s3 takes the place of s2, the least recently used.
+    let body = json!({"message": "third words", "session": "s3"});
+    chat(&server, "/v1/chat", &key, body).await;
+    let body = json!({"message": "back to two", "session": "s2"});
+    let (status, events) = chat(&server, "/v1/chat", &key, body).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(events.last().unwrap().1["reply"], "five", "{events:?}");
+    assert_eq!(provider.request_count(), 5);
+    let last = 4;
+    assert!(
+        !seen(last).contains(&"second words".to_owned()),
+        "s2 left the map and starts afresh: {:?}",
+        seen(last)
+    );
 }
