@@ -235,7 +235,7 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "llm.max_tokens",
-        "crates/agcore-cli/src/chat/session.rs",
+        "crates/agcore-cli/src/chat/setup.rs",
         "config.llm.max_tokens",
     ),
     (

@@ -7,5 +7,9 @@
 mod common;
 
 mod api;
+mod chat;
+mod chat_real;
+mod chat_scopes;
 mod isolation;
 mod mcp;
+mod openapi;
