@@ -27,6 +27,7 @@ mod rate;
 pub mod routes;
 mod serve;
 mod state;
+pub mod web;
 
 pub use agents::{AgentMemory, AgentRecord, AgentStore};
 pub use error::ServerError;

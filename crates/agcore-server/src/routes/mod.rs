@@ -91,6 +91,7 @@ fn mcp_service(state: &Arc<AppState>) -> StreamableHttpService<MemoryMcp, LocalS
 /// | `/v1/memories…` | the memories of a scoped key's scope |
 /// | `/v1/scopes/{agent}/{user}/memories…` | any scope, admin keys |
 /// | `/mcp` | MCP over streamable HTTP (scoped keys) |
+/// | `/ui/…` | the management page ([`crate::web`]), signed in with a key |
 pub fn router(state: Arc<AppState>) -> Router {
     let limiter = KeyRateLimiter::new(&state.limits);
     let protected = Router::new()
@@ -109,6 +110,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/health", get(health))
         .merge(protected)
+        .merge(crate::web::router(Arc::clone(&state)))
         .layer(RequestBodyLimitLayer::new(state.limits.body_bytes))
         .layer(middleware::from_fn(explain_too_large))
         .with_state(state)

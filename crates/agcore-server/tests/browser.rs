@@ -1,0 +1,2 @@
+//! The management page in a real browser (written next).
+#![cfg(test)]
