@@ -11,7 +11,7 @@ use tokio::sync::RwLock;
 use crate::ServerError;
 
 /// The memory section of an agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentMemory {
     /// Long-term memory on or off for the agent's turns.
@@ -48,7 +48,7 @@ impl Default for AgentMemory {
 }
 
 /// One agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentRecord {
     /// The agent's name (the `agent` of its memory scopes).
@@ -59,9 +59,27 @@ pub struct AgentRecord {
     /// Its system prompt.
     #[serde(default)]
     pub instructions: String,
+    /// The model id its chat turns ask for (absent: the server's `[llm] model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Its memory settings.
     #[serde(default)]
     pub memory: AgentMemory,
+}
+
+impl AgentRecord {
+    /// An agent named `name` with the default settings (memory on,
+    /// prefetch 5, no instructions): what a chat turn uses for an agent the
+    /// store does not hold.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: String::new(),
+            instructions: String::new(),
+            model: None,
+            memory: AgentMemory::default(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -37,6 +37,10 @@ pub enum ServerError {
     /// A chat endpoint failed (502).
     #[error("chat endpoint: {0}")]
     Upstream(String),
+    /// The server is not set up for this request, such as chat without a
+    /// configured LLM endpoint (503).
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl From<MemoryError> for ServerError {
@@ -61,6 +65,7 @@ impl ServerError {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Memory(_) | Self::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Upstream(_) => StatusCode::BAD_GATEWAY,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }

@@ -20,9 +20,11 @@
 mod access_log;
 pub mod agents;
 pub mod auth;
+pub mod chat;
 mod error;
 pub mod keys;
 pub mod mcp;
+pub mod openapi;
 mod rate;
 pub mod routes;
 mod serve;
@@ -30,9 +32,11 @@ mod state;
 pub mod web;
 
 pub use agents::{AgentMemory, AgentRecord, AgentStore};
+pub use chat::{ChatEvent, ChatRequest, ChatRuntime, chat_turn};
 pub use error::ServerError;
 pub use keys::{Grant, KeyRecord, KeyStore};
 pub use mcp::MemoryMcp;
+pub use openapi::openapi;
 pub use routes::router;
 pub use serve::{serve, serve_stdio, shutdown_signal};
 pub use state::{AppState, Limits};

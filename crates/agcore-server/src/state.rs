@@ -7,6 +7,7 @@ use agcore::memory::hybrid::DenseIndex;
 use agcore::memory::long_term::LongTermMemory;
 
 use crate::agents::AgentStore;
+use crate::chat::ChatRuntime;
 use crate::keys::KeyStore;
 
 /// Request limits of the server.
@@ -48,6 +49,8 @@ pub struct AppState {
     pub keys: KeyStore,
     /// The agents and their memory settings.
     pub agents: AgentStore,
+    /// The LLM endpoint and conversations of chat turns (`None`: chat answers 503).
+    pub chat: Option<ChatRuntime>,
     /// Request limits.
     pub limits: Limits,
     /// `Host` values the MCP endpoint accepts (empty: loopback names only,
@@ -64,6 +67,7 @@ impl AppState {
             dense: None,
             keys,
             agents: AgentStore::in_memory(),
+            chat: None,
             limits: Limits::default(),
             allowed_hosts: Vec::new(),
         }
@@ -90,6 +94,13 @@ impl AppState {
         self
     }
 
+    /// Turns chat on with `chat` (its LLM endpoint and settings).
+    #[must_use]
+    pub fn with_chat(mut self, chat: ChatRuntime) -> Self {
+        self.chat = Some(chat);
+        self
+    }
+
     /// Sets the limits.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
@@ -104,9 +115,13 @@ impl AppState {
         self
     }
 
-    /// Finishes background memory work (embeddings queued by saves): called
-    /// by [`serve`](crate::serve) after the last request.
+    /// Finishes background memory work (the extraction of open chat
+    /// conversations, embeddings queued by saves): called by
+    /// [`serve`](crate::serve) after the last request.
     pub async fn finish(&self) {
+        if let Some(chat) = &self.chat {
+            chat.finish().await;
+        }
         if let Some(dense) = &self.dense {
             dense.flush().await;
         }

@@ -7,5 +7,8 @@
 mod common;
 
 mod api;
+mod chat;
+mod chat_real;
 mod isolation;
 mod mcp;
+mod openapi;

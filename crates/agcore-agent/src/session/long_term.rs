@@ -43,11 +43,18 @@ impl AgentSession {
     }
 
     /// Prefetch for the turn whose user message is `query`: the
-    /// `<memory-context>` body, or `None`.
+    /// `<memory-context>` body, or `None`; the ids of the entries it holds
+    /// go to `recalled_ids`.
     pub(super) async fn long_term_before_turn(&mut self, query: &str) -> Option<String> {
+        self.recalled_ids.clear();
         let history = std::mem::take(&mut self.history);
         let context = match self.turn_memory() {
-            Some(memory) => memory.before_turn(query, &history).await,
+            Some(memory) => {
+                let context = memory.before_turn(query, &history).await;
+                let ids = memory.injected().iter().map(|e| e.id).collect();
+                self.recalled_ids = ids;
+                context
+            }
             None => None,
         };
         self.history = history;

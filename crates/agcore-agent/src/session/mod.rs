@@ -40,6 +40,10 @@ pub struct AgentSession {
     /// The long-term memory steps of the current agent and user, once a
     /// turn needed them.
     long_term: Option<agcore_memory::long_term::turn::TurnMemory>,
+    /// The `<memory-context>` block of the running (or last) turn's prompt.
+    memory_block: String,
+    /// Ids of the long-term memories prefetched into that block.
+    recalled_ids: Vec<i64>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -84,6 +88,8 @@ impl AgentSession {
             pending_reminder: None,
             bridged: Vec::new(),
             long_term: None,
+            memory_block: String::new(),
+            recalled_ids: Vec::new(),
         }
     }
 
@@ -112,6 +118,16 @@ impl AgentSession {
     /// [`crate::DEFAULT_USER_ID`], which a test checks).
     pub(crate) fn with_checked_user_id(mut self, user_id: String) -> Self {
         self.user_id = Some(user_id);
+        self
+    }
+
+    /// Continues the conversation `history` (user, assistant and tool
+    /// messages, no system prompt; for example [`AgentSession::history`] of
+    /// a session of the same conversation built on another bundle, when the
+    /// agent's settings changed). The turn counter starts at 0.
+    #[must_use]
+    pub fn with_history(mut self, history: Vec<ChatMessage>) -> Self {
+        self.history = history;
         self
     }
 

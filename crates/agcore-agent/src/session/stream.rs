@@ -17,6 +17,16 @@ pub enum AgentEvent {
         /// 0-based index of the turn.
         turn_index: u32,
     },
+    /// The `<memory-context>` block the turn put in its system prompt
+    /// (session memory, prefetched long-term memories, memory attachments),
+    /// sent once right after `TurnStarted`; `text` is `""` when the block is
+    /// empty.
+    MemoryContext {
+        /// The block, tags included, as the model sees it.
+        text: String,
+        /// Ids of the long-term memories prefetched into it, best match first.
+        memory_ids: Vec<i64>,
+    },
     /// A model or tool event of the turn's cycle (text deltas, tool calls,
     /// tool results, each complete model response).
     Cycle(CycleEvent),
@@ -34,7 +44,7 @@ pub type AgentStream<'a> = Pin<Box<dyn Stream<Item = Result<AgentEvent, AgentErr
 
 impl AgentSession {
     /// The same turn as [`AgentSession::submit_turn`], as a stream of
-    /// [`AgentEvent`]s: `TurnStarted`, the cycle's events as they happen, and
+    /// [`AgentEvent`]s: `TurnStarted`, `MemoryContext`, the cycle's events as they happen, and
     /// `TurnCompleted` once the history is updated.
     ///
     /// Dropping the stream early abandons the turn: the history is unchanged.
@@ -47,6 +57,10 @@ impl AgentSession {
             let turn_index = self.turn_index;
             let mut cycle = self.begin_turn(Stage::Gen, &input).await?;
             yield AgentEvent::TurnStarted { turn_index };
+            yield AgentEvent::MemoryContext {
+                text: self.memory_block.clone(),
+                memory_ids: self.recalled_ids.clone(),
+            };
             let content = self.user_content(input);
             let mut last = None;
             let mut failure = None;

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use agcore_llm::compact::CompactConfig;
 use agcore_llm::{HookContext, HookEvent, LlmCycle};
 use agcore_prompt::builtin::names;
-use agcore_prompt::{PromptComposer, TemplateContext, system_reminder};
+use agcore_prompt::{PromptComposer, SystemLayer, TemplateContext, system_reminder};
 use agcore_tools::ToolContext;
 use agcore_types::{ChatResponse, MessageContent};
 use tokio_util::sync::CancellationToken;
@@ -114,7 +114,8 @@ impl AgentSession {
             (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
             (a, b) => a.or(b),
         };
-        let system_prompt = self.compose_system_prompt(recalled).await?;
+        let (system_prompt, block) = self.compose_system_prompt(recalled).await?;
+        self.memory_block = block;
         Ok(self.build_cycle(system_prompt))
     }
 
@@ -129,15 +130,16 @@ impl AgentSession {
     /// [`AgentError::Prompt`] when an override of `memory.instructions.*`
     /// fails to render.
     pub async fn system_prompt(&self) -> Result<Option<String>, AgentError> {
-        self.compose_system_prompt(None).await
+        Ok(self.compose_system_prompt(None).await?.0)
     }
 
     /// The system prompt with `recalled` (a `<memory-context>` body from
-    /// long-term memory) added to the memory layer.
+    /// long-term memory) added to the memory layer, and that layer's
+    /// `<memory-context>` block (`""` when empty).
     async fn compose_system_prompt(
         &self,
         recalled: Option<String>,
-    ) -> Result<Option<String>, AgentError> {
+    ) -> Result<(Option<String>, String), AgentError> {
         let mut composer = PromptComposer::new();
         if let Some(base) = &self.bundle.base_prompt {
             composer.set_base(base.clone());
@@ -165,11 +167,18 @@ impl AgentSession {
             )?,
             None => None,
         };
-        Ok(match (composer.system_prompt(), instructions) {
+        let block = composer
+            .layers()
+            .into_iter()
+            .find(|(layer, _)| *layer == SystemLayer::MemoryContext)
+            .map(|(_, text)| text)
+            .unwrap_or_default();
+        let prompt = match (composer.system_prompt(), instructions) {
             (Some(prompt), Some(extra)) => Some(format!("{prompt}\n\n{extra}")),
             (None, Some(extra)) => Some(extra),
             (prompt, None) => prompt,
-        })
+        };
+        Ok((prompt, block))
     }
 
     fn build_cycle(&self, system_prompt: Option<String>) -> LlmCycle {

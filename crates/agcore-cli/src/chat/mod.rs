@@ -2,10 +2,11 @@
 //! memory (the `memory_save` / `memory_recall` tools, prefetch into the
 //! system prompt, background fact extraction) in the SQLite memory database.
 
-mod endpoint;
+pub(crate) mod endpoint;
 mod memory_model;
-mod prompts;
+pub(crate) mod prompts;
 mod session;
+pub(crate) mod setup;
 mod slash;
 
 use std::io::IsTerminal;

@@ -4,24 +4,19 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use agcore::agent::{
-    AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentSession, LongTermOptions, SimpleAgent,
-};
+use agcore::agent::{AgentBuilder, AgentError, AgentEvent, AgentSession, SimpleAgent};
 use agcore::attach::MemoryManager;
-use agcore::llm::{CycleConfig, CycleEvent};
+use agcore::llm::CycleEvent;
 use agcore::memory::long_term::{MaintenanceSchedule, MaintenanceTask};
+use agcore::prompt::PromptTemplateRegistry;
 use agcore::prompt::builtin::names;
-use agcore::prompt::{PromptTemplateRegistry, TemplateContext};
 use futures::StreamExt;
 
 use super::endpoint::Endpoint;
-use super::memory_model::memory_provider;
+use super::setup;
 use crate::config::AppConfig;
 use crate::error::CliError;
 use crate::scope::OpenedMemory;
-
-/// Most turns of one session.
-const MAX_TURNS: u32 = 100_000;
 
 /// When scheduled maintenance first runs after the chat starts (or after
 /// `maintenance_interval` when that is shorter): late enough to stay off
@@ -53,21 +48,8 @@ impl Chat {
         prompts: PromptTemplateRegistry,
     ) -> Result<Self, CliError> {
         let provider = endpoint.provider()?;
-        let mut options = LongTermOptions::from_settings(&config.settings)
-            .map_err(|e| CliError::Config(format!("[memory_agent]: {e}")))?;
-        if !config.extraction_configured {
-            options = options.extraction(true);
-        }
-        if let Some(memory_model) = memory_provider(&config.settings.memory_agent)? {
-            options = options.extraction_provider(memory_model);
-        }
-        let mut agent_config = AgentConfig::new(endpoint.model.clone())
-            .with_max_turns(MAX_TURNS)
-            .with_memory_settings(&config.settings);
-        if let Some(max_tokens) = config.llm.max_tokens {
-            agent_config = agent_config
-                .with_llm(CycleConfig::new(endpoint.model.clone()).with_max_tokens(max_tokens));
-        }
+        let options = setup::long_term_options(config)?;
+        let agent_config = setup::agent_config(config, &endpoint.model);
         // The base layer: the agent's `prompt_template`, else `cli.chat.base`
         // (each overridable from the prompts folder).
         let scope = opened.scoped.scope();
@@ -76,15 +58,7 @@ impl Chat {
             .agent(scope.agent())
             .and_then(|a| a.prompt_template.as_deref())
             .unwrap_or(names::CLI_CHAT_BASE);
-        let base_prompt = prompts
-            .render_or_builtin(template, &TemplateContext::new())
-            .map_err(|e| {
-                CliError::Config(format!(
-                    "prompt `{template}`: {e} (templates are files `<name>.md` in the `{}` \
-                     folder beside the configuration file, or built-in prompts)",
-                    super::prompts::PROMPTS_DIR
-                ))
-            })?;
+        let base_prompt = setup::base_prompt(&prompts, template)?;
         let mut builder = AgentBuilder::new()
             .provider(Arc::clone(&provider))
             .base_prompt(base_prompt)

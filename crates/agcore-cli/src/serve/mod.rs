@@ -1,6 +1,8 @@
 //! `agcore serve` (the HTTP and MCP server), `agcore serve keys create` and
 //! `agcore mcp` (the memory tools over stdio): thin callers of `agcore-server`.
 
+mod chat;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -137,12 +139,16 @@ pub async fn run(args: ServeArgs, config_path: Option<PathBuf>) -> Result<(), Cl
     if !hosts.is_empty() {
         hosts.extend(["localhost", "127.0.0.1", "::1"].map(str::to_owned));
     }
-    let state = AppState::new(opened.memory.clone(), keys)
+    let chat = chat::runtime(&config).await?;
+    let mut state = AppState::new(opened.memory.clone(), keys)
         .with_storage(opened.storage.clone())
         .with_dense(opened.dense.clone())
         .with_agents(agents)
         .with_limits(limits)
         .with_allowed_hosts(hosts);
+    if let Some(chat) = chat {
+        state = state.with_chat(chat);
+    }
     let listener = tokio::net::TcpListener::bind(args.bind).await?;
     tracing::info!(bind = %args.bind, backend = %opened.info(), "agcore serve listening");
     eprintln!(

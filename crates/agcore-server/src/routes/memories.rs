@@ -15,11 +15,13 @@ use crate::auth::{CallerScope, MemoryId};
 use crate::{AppState, ServerError};
 
 /// Query of a listing: `?type=&archived=&min_weight=&order=&offset=&limit=`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only memories of this type.
     #[serde(rename = "type")]
+    #[param(value_type = Option<String>)]
     pub memory_type: Option<MemoryType>,
     /// `exclude` (default), `include` or `only`.
     pub archived: Option<String>,
@@ -34,9 +36,10 @@ pub struct ListQuery {
 }
 
 /// A page of memories.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MemoryPage {
     /// The memories of the page.
+    #[schema(value_type = Vec<Object>)]
     pub memories: Vec<MemoryEntry>,
     /// The `offset` of the next page, absent on the last one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +73,7 @@ fn list_order(value: Option<&str>) -> Result<ListOrder, ServerError> {
 }
 
 /// `GET …/memories`: a page of the scope's memories.
+#[utoipa::path(get, path = "/v1/memories", tag = "memories", params(ListQuery), responses((status = 200, body = MemoryPage), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,
@@ -95,11 +99,12 @@ pub async fn list(
 }
 
 /// Body of `POST …/memories`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewMemoryBody {
     /// Memory type (default `user`).
     #[serde(rename = "type", default)]
+    #[schema(value_type = Option<String>)]
     pub memory_type: Option<MemoryType>,
     /// Title (default: the first words of the content).
     #[serde(default)]
@@ -117,15 +122,17 @@ pub struct NewMemoryBody {
     pub weight: Option<f64>,
     /// Free metadata; `source` defaults to `"http api"`.
     #[serde(default)]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
 }
 
 /// Answer of a save.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Saved {
     /// `false` when the scope already held the same text (that memory was updated).
     pub created: bool,
     /// The stored memory.
+    #[schema(value_type = Object)]
     pub memory: MemoryEntry,
 }
 
@@ -138,6 +145,7 @@ fn default_name(content: &str) -> String {
 }
 
 /// `POST …/memories`: saves a memory (same text: the existing one is updated).
+#[utoipa::path(post, path = "/v1/memories", tag = "memories", request_body = NewMemoryBody, responses((status = 201, description = "Created.", body = Saved), (status = 200, description = "The scope held the same text; that memory was updated.", body = Saved), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn add(
     CallerScope(scoped): CallerScope,
     Json(body): Json<NewMemoryBody>,
@@ -183,6 +191,7 @@ fn not_found(id: i64) -> ServerError {
 }
 
 /// `GET …/memories/{id}`.
+#[utoipa::path(get, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn get(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -191,11 +200,12 @@ pub async fn get(
 }
 
 /// Body of `PATCH …/memories/{id}`: the fields to change.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateBody {
     /// New type.
     #[serde(rename = "type", default)]
+    #[schema(value_type = Option<String>)]
     pub memory_type: Option<MemoryType>,
     /// New title.
     pub name: Option<String>,
@@ -208,10 +218,12 @@ pub struct UpdateBody {
     /// New weight.
     pub weight: Option<f64>,
     /// New metadata.
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Value>>,
 }
 
 /// `PATCH …/memories/{id}`.
+#[utoipa::path(patch, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = UpdateBody, responses((status = 200, description = "The changed memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn update(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -241,6 +253,7 @@ async fn change(
 }
 
 /// `DELETE …/memories/{id}`: 204, or 404 when the scope has no such memory.
+#[utoipa::path(delete, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 204, description = "Deleted."), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn delete(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -253,6 +266,7 @@ pub async fn delete(
 }
 
 /// `POST …/memories/{id}/archive`.
+#[utoipa::path(post, path = "/v1/memories/{id}/archive", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The archived memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn archive(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -261,6 +275,7 @@ pub async fn archive(
 }
 
 /// `POST …/memories/{id}/restore`.
+#[utoipa::path(post, path = "/v1/memories/{id}/restore", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The restored memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn restore(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -273,7 +288,7 @@ pub async fn restore(
 }
 
 /// Body of `PUT …/memories/{id}/weight`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WeightBody {
     /// The new weight.
@@ -281,6 +296,7 @@ pub struct WeightBody {
 }
 
 /// `PUT …/memories/{id}/weight`.
+#[utoipa::path(put, path = "/v1/memories/{id}/weight", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = WeightBody, responses((status = 200, description = "The memory with its new weight.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn weight(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,

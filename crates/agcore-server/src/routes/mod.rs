@@ -1,6 +1,7 @@
 //! The HTTP routes and [`router`], which assembles them with their layers.
 
 pub mod agents;
+pub mod chat;
 pub mod jsonl;
 pub mod memories;
 pub mod search;
@@ -42,9 +43,20 @@ fn memory_routes() -> Router<Arc<AppState>> {
         .route("/{id}/weight", put(memories::weight))
 }
 
-/// `GET /health`: `{"status":"ok"}`, without a key.
-async fn health() -> Json<serde_json::Value> {
+/// `GET /health`: `{"status":"ok","version":"…"}`, without a key.
+#[utoipa::path(get, path = "/health", tag = "server", security(()),
+    responses((status = 200, description = "`{\"status\": \"ok\", \"version\": \"…\"}`", body = serde_json::Value)))]
+pub async fn health() -> Json<serde_json::Value> {
     Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+/// `GET /openapi.json`: the OpenAPI 3.1 document of this API, without a key.
+#[utoipa::path(get, path = "/openapi.json", tag = "server", security(()),
+    responses((status = 200, description = "This document.", body = serde_json::Value)))]
+pub async fn openapi_json() -> Json<&'static utoipa::openapi::OpenApi> {
+    static DOCUMENT: std::sync::LazyLock<utoipa::openapi::OpenApi> =
+        std::sync::LazyLock::new(crate::openapi::openapi);
+    Json(&DOCUMENT)
 }
 
 /// Turns the plain-text 413 of the body limit into the JSON error shape.
@@ -87,9 +99,11 @@ fn mcp_service(state: &Arc<AppState>) -> StreamableHttpService<MemoryMcp, LocalS
 /// | route | what |
 /// |---|---|
 /// | `GET /health` | liveness, no key |
+/// | `GET /openapi.json` | the OpenAPI 3.1 document, no key |
 /// | `/v1/agents`, `/v1/agents/{name}` | agents and their memory settings |
 /// | `/v1/memories…` | the memories of a scoped key's scope |
 /// | `/v1/scopes/{agent}/{user}/memories…` | any scope, admin keys |
+/// | `POST /v1/chat`, `POST /v1/scopes/{agent}/{user}/chat` | a chat turn, SSE |
 /// | `/mcp` | MCP over streamable HTTP (scoped keys) |
 /// | `/ui/…` | the management page ([`crate::web`]), signed in with a key |
 pub fn router(state: Arc<AppState>) -> Router {
@@ -97,6 +111,8 @@ pub fn router(state: Arc<AppState>) -> Router {
     let protected = Router::new()
         .route("/v1/agents", get(agents::list).post(agents::create))
         .route("/v1/agents/{name}", get(agents::get).put(agents::update))
+        .route("/v1/chat", post(chat::chat))
+        .route("/v1/scopes/{agent}/{user}/chat", post(chat::chat))
         .nest("/v1/memories", memory_routes())
         .nest("/v1/scopes/{agent}/{user}/memories", memory_routes())
         .nest_service("/mcp", mcp_service(&state))
@@ -109,6 +125,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         ));
     Router::new()
         .route("/health", get(health))
+        .route("/openapi.json", get(openapi_json))
         .merge(protected)
         .merge(crate::web::router(Arc::clone(&state)))
         .layer(RequestBodyLimitLayer::new(state.limits.body_bytes))

@@ -16,7 +16,8 @@ use crate::auth::CallerScope;
 use crate::{AppState, ServerError};
 
 /// Query of a search: `?q=&limit=&type=&archived=&explain=`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct SearchQuery {
     /// The query text.
@@ -25,6 +26,7 @@ pub struct SearchQuery {
     pub limit: Option<usize>,
     /// Only memories of this type.
     #[serde(rename = "type")]
+    #[param(value_type = Option<String>)]
     pub memory_type: Option<MemoryType>,
     /// `exclude` (default), `include` or `only`.
     pub archived: Option<String>,
@@ -34,10 +36,11 @@ pub struct SearchQuery {
 }
 
 /// Answer of a search.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SearchResults {
     /// Hits, best first: each memory with its lexical / dense / fused score
     /// breakdown (and, with `explain`, the cut candidates after them).
+    #[schema(value_type = Vec<Object>)]
     pub hits: Vec<Explained<MemoryEntry>>,
     /// Why dense search was not used, when hybrid search is configured but failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +52,7 @@ pub struct SearchResults {
 }
 
 /// `GET …/memories/search?q=…`.
+#[utoipa::path(get, path = "/v1/memories/search", tag = "memories", params(SearchQuery), responses((status = 200, body = SearchResults), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn search(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,
@@ -79,7 +83,7 @@ pub async fn search(
 }
 
 /// Counts of one scope.
-#[derive(Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct ScopeStats {
     /// Agent of the scope.
     pub agent: String,
@@ -99,6 +103,7 @@ pub struct ScopeStats {
 }
 
 /// `GET …/memories/stats`.
+#[utoipa::path(get, path = "/v1/memories/stats", tag = "memories", responses((status = 200, body = ScopeStats), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
 pub async fn stats(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,

@@ -111,6 +111,8 @@ pub struct AgentForm {
     description: String,
     #[serde(default)]
     instructions: String,
+    #[serde(default)]
+    model: String,
     /// Present (`on`) when the memory checkbox is ticked.
     #[serde(default)]
     memory_enabled: Option<String>,
@@ -132,6 +134,7 @@ impl AgentForm {
             name: agent.name.clone(),
             description: agent.description.clone(),
             instructions: agent.instructions.clone(),
+            model: agent.model.clone().unwrap_or_default(),
             memory_enabled: agent.memory.enabled.then(|| "on".to_owned()),
             backend: backend.to_owned(),
             backend_location: location,
@@ -185,6 +188,7 @@ impl AgentForm {
             name: name.trim().to_owned(),
             description: self.description.trim().to_owned(),
             instructions: self.instructions.trim().to_owned(),
+            model: Some(self.model.trim().to_owned()).filter(|m| !m.is_empty()),
             memory: AgentMemory {
                 enabled: self.memory_enabled.is_some(),
                 backend_url,
@@ -220,12 +224,7 @@ fn form_page(
 /// `GET /ui/agents/new`.
 pub async fn new_form(session: Session) -> Result<Response, PageError> {
     admin_only(&session)?;
-    let form = AgentForm::from_record(&AgentRecord {
-        name: String::new(),
-        description: String::new(),
-        instructions: String::new(),
-        memory: AgentMemory::default(),
-    });
+    let form = AgentForm::from_record(&AgentRecord::named(""));
     form_page(&session, &form, true, StatusCode::OK, "")
 }
 
@@ -248,12 +247,12 @@ pub async fn edit_form(
     {
         return Err(ServerError::NotFound(format!("no agent `{name}`")).into());
     }
-    let agent = web.app.agents.get(&name).await.unwrap_or(AgentRecord {
-        name: name.clone(),
-        description: String::new(),
-        instructions: String::new(),
-        memory: AgentMemory::default(),
-    });
+    let agent = web
+        .app
+        .agents
+        .get(&name)
+        .await
+        .unwrap_or_else(|| AgentRecord::named(name.as_str()));
     let form = AgentForm::from_record(&agent);
     let saved = query.saved.is_some();
     let ctx = context! { agent => ser(&form), new => false, failed => "", saved, max_prefetch => MAX_PREFETCH };

@@ -128,6 +128,13 @@ impl TurnMemory {
         &self.scoped
     }
 
+    /// The long-term entries the last [`TurnMemory::before_turn`] put in
+    /// the `<memory-context>` block, best match first (empty before the
+    /// first turn, and once [`TurnMemory::after_turn`] took them).
+    pub fn injected(&self) -> &[MemoryEntry] {
+        &self.injected
+    }
+
     /// Prefetch for the turn whose user message is `query`, sent after the
     /// messages `history`: the `<memory-context>` body — the long-term
     /// entries found for `query`, then the last `inject.short_term_count`
