@@ -13,6 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use agcore::agent::LongTermOptions;
+use agcore::llm::MockProvider;
 use agcore::llm::embedding::{EmbeddingModel, OpenAiEmbedder, OpenAiEmbeddingConfig, QueryMode};
 use agcore::memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig};
 use agcore::memory::long_term::{
@@ -20,7 +22,7 @@ use agcore::memory::long_term::{
 };
 use agcore::memory::vector::InMemoryVectors;
 use agcore_memory::testkit::service_url;
-use agcore_server::{AppState, Grant, KeyStore};
+use agcore_server::{AppState, ChatRuntime, Grant, KeyStore};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
@@ -61,7 +63,17 @@ async fn hybrid_state() -> Option<(Arc<AppState>, Arc<DenseIndex>)> {
     let dense = DenseIndex::new(embedder, vectors, EmbeddingQueueConfig::default()).unwrap();
     let memory = LongTermMemory::new(InMemoryLongTerm::new())
         .with_dense(Arc::clone(&dense), HybridConfig::default());
-    let state = AppState::new(memory, KeyStore::in_memory()).with_dense(Some(Arc::clone(&dense)));
+    // Chat turns on the mock provider (deterministic replies), memory
+    // extraction off: the test watches what each turn recalls.
+    let provider = MockProvider::new()
+        .push_text("You drink green tea.")
+        .push_text("I do not know.")
+        .push_text("Green tea, every morning.");
+    let chat = ChatRuntime::new(Arc::new(provider), "mock")
+        .with_long_term(LongTermOptions::default().extraction(false));
+    let state = AppState::new(memory, KeyStore::in_memory())
+        .with_dense(Some(Arc::clone(&dense)))
+        .with_chat(chat);
     Some((Arc::new(state), dense))
 }
 
@@ -172,26 +184,68 @@ async fn create_agent(c: &Client, state: &AppState) {
     assert_eq!(agent.memory.attachments, ["docs"]);
 }
 
-/// Memory off, saved, then on again: the store follows each save.
-async fn toggle_memory(c: &Client, state: &AppState) {
-    for want in [false, true] {
-        let checkbox = css(c, "#memory_enabled").await;
-        assert_eq!(checkbox.is_selected().await.unwrap(), !want);
-        checkbox.click().await.unwrap();
-        css(c, "#save-agent").await.click().await.unwrap();
-        css(c, ".notice").await;
-        assert_eq!(
-            css(c, "#memory_enabled").await.is_selected().await.unwrap(),
-            want
-        );
-        assert_eq!(
-            state.agents.get("helper").await.unwrap().memory.enabled,
-            want
-        );
-        if !want {
-            shot(c, "03-agent-memory-off").await;
+/// One chat turn from the panel: the reply and the memory context shown.
+async fn chat_turn(c: &Client, base: &str, message: &str) -> (String, String) {
+    c.goto(&format!("{base}/ui/chat/helper/alice"))
+        .await
+        .unwrap();
+    css(c, "#chat-message")
+        .await
+        .send_keys(message)
+        .await
+        .unwrap();
+    css(c, "#chat-send").await.click().await.unwrap();
+    for _ in 0..300 {
+        let status = text(c, "#chat-status").await;
+        if status == "Done." {
+            break;
         }
+        assert!(!status.contains("failed"), "{status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    assert_eq!(text(c, "#chat-status").await, "Done.");
+    let reply = text(c, "#chat-log .turn.agent .content").await;
+    let context = text(c, "#memory-context").await;
+    (reply, context)
+}
+
+/// Sets the agent's memory switch from its edit page.
+async fn set_memory(c: &Client, base: &str, state: &AppState, on: bool) {
+    c.goto(&format!("{base}/ui/agents/helper")).await.unwrap();
+    let checkbox = css(c, "#memory_enabled").await;
+    assert_eq!(checkbox.is_selected().await.unwrap(), !on);
+    checkbox.click().await.unwrap();
+    css(c, "#save-agent").await.click().await.unwrap();
+    css(c, ".notice").await;
+    assert_eq!(
+        css(c, "#memory_enabled").await.is_selected().await.unwrap(),
+        on
+    );
+    assert_eq!(state.agents.get("helper").await.unwrap().memory.enabled, on);
+    if !on {
+        shot(c, "03-agent-memory-off").await;
+    }
+}
+
+/// Memory on, off, on again: each next turn's memory context follows.
+async fn memory_switch_is_honoured(c: &Client, base: &str, state: &AppState) {
+    let (reply, context) = chat_turn(c, base, "What do I drink in the morning?").await;
+    assert_eq!(reply, "You drink green tea.");
+    assert!(
+        context.contains("<memory-context>") && context.contains(TEA),
+        "{context}"
+    );
+    shot(c, "08-chat").await;
+    set_memory(c, base, state, false).await;
+    let (reply, context) = chat_turn(c, base, "What do I drink in the morning?").await;
+    assert_eq!(reply, "I do not know.");
+    assert!(
+        !context.contains(TEA) && context.starts_with("(empty"),
+        "{context}"
+    );
+    set_memory(c, base, state, true).await;
+    let (_, context) = chat_turn(c, base, "What do I drink in the morning?").await;
+    assert!(context.contains(TEA), "{context}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,7 +290,6 @@ async fn steps(
 ) -> Result<(), String> {
     sign_in(c, base, key).await;
     create_agent(c, state).await;
-    toggle_memory(c, state).await;
 
     // Add a memory through the form, then find it by a paraphrase.
     c.goto(&format!("{base}/ui/memories/helper/alice"))
@@ -315,6 +368,8 @@ async fn steps(
     );
     shot(c, "05-narrow").await;
     c.set_window_size(1280, 900).await.unwrap();
+
+    memory_switch_is_honoured(c, base, state).await;
 
     // Delete it.
     c.goto(&format!("{base}/ui/memories/helper/alice/{id}"))

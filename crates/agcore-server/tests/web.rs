@@ -438,3 +438,49 @@ async fn hostile_memory_text_is_escaped_everywhere() {
         assert!(!html.contains(" style="));
     }
 }
+
+#[tokio::test]
+async fn the_chat_turn_needs_the_csrf_header() {
+    let page = Page::new().await;
+    let (session, csrf) = page
+        .sign_in(&page.state.keys.create(&Grant::Admin).unwrap().0)
+        .await;
+    let panel = page
+        .send("GET", "/ui/chat/helper/alice", &session, None)
+        .await;
+    assert_eq!(panel.status, StatusCode::OK);
+    assert!(panel.body.contains("Chat is not configured"));
+    let json = [("content-type", "application/json")];
+    let body = r#"{"message": "hi"}"#;
+    let post = |extra: Vec<(&'static str, String)>| {
+        let page = &page;
+        let session = session.clone();
+        async move {
+            let mut request = Request::builder()
+                .method("POST")
+                .uri("/ui/chat/helper/alice")
+                .header("cookie", session)
+                .header(json[0].0, json[0].1);
+            for (name, value) in extra {
+                request = request.header(name, value);
+            }
+            let response = page
+                .app
+                .clone()
+                .oneshot(request.body(Body::from(body)).unwrap())
+                .await
+                .unwrap();
+            response.status()
+        }
+    };
+    assert_eq!(post(vec![]).await, StatusCode::FORBIDDEN);
+    assert_eq!(
+        post(vec![("x-csrf-token", "0".repeat(64))]).await,
+        StatusCode::FORBIDDEN
+    );
+    // The right token passes the check; this server has no LLM endpoint.
+    assert_eq!(
+        post(vec![("x-csrf-token", csrf)]).await,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+}

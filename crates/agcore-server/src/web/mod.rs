@@ -1,6 +1,7 @@
 //! The management page of the server: agents and their memory settings, and
 //! a memory browser per agent and user (list, filters, search with the score
-//! breakdown of each hit, edit, archive, weight, delete, usage log).
+//! breakdown of each hit, edit, archive, weight, delete, usage log), and a
+//! chat panel streaming an agent's turn beside the memory context it used.
 //!
 //! Server-rendered [minijinja] templates (HTML auto-escaping) and one small
 //! script, all embedded in the binary. Signing in with a server key starts a
@@ -10,6 +11,7 @@
 
 mod agents_page;
 mod assets;
+mod chat_page;
 mod login;
 mod memories_page;
 mod memory_page;
@@ -116,6 +118,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(app: Arc<AppState>) -> Router<S>
             post(memory_page::restore),
         )
         .route(&format!("{scope}/{{id}}/delete"), post(memory_page::delete))
+        .route(
+            "/ui/chat/{agent}/{user}",
+            get(chat_page::page).post(chat_page::turn),
+        )
         .route("/ui/static/{file}", get(assets::file))
         .layer(header_layer(
             header::CONTENT_SECURITY_POLICY,

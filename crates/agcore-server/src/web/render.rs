@@ -13,7 +13,7 @@ use crate::ServerError;
 /// Every template of the page: (name, source). The `.html` names turn on
 /// minijinja's HTML auto-escaping: every value is escaped unless a template
 /// says otherwise (none does).
-const TEMPLATES: [(&str, &str); 7] = [
+const TEMPLATES: [(&str, &str); 8] = [
     ("base.html", include_str!("../../web/templates/base.html")),
     ("login.html", include_str!("../../web/templates/login.html")),
     ("error.html", include_str!("../../web/templates/error.html")),
@@ -30,6 +30,7 @@ const TEMPLATES: [(&str, &str); 7] = [
         "memory.html",
         include_str!("../../web/templates/memory.html"),
     ),
+    ("chat.html", include_str!("../../web/templates/chat.html")),
 ];
 
 static TEMPLATES_COMPILED: LazyLock<Templates> = LazyLock::new(Templates::new);
