@@ -372,9 +372,26 @@ async fn steps(
     memory_switch_is_honoured(c, base, state).await;
 
     // Delete it.
-    c.goto(&format!("{base}/ui/memories/helper/alice/{id}"))
-        .await
-        .unwrap();
+    // The turns that recalled it are in its usage log.
+    let detail = format!("{base}/ui/memories/helper/alice/{id}");
+    let mut uses = 0;
+    for _ in 0..50 {
+        c.goto(&detail).await.unwrap();
+        uses = c
+            .find_all(Locator::Css("#usage tbody tr"))
+            .await
+            .unwrap()
+            .len();
+        if uses >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if uses < 2 {
+        return Err(format!(
+            "{uses} rows in the usage log after two turns that recalled the memory"
+        ));
+    }
     shot(c, "06-memory").await;
     css(c, "#delete-button").await.click().await.unwrap();
     assert!(text(c, ".notice").await.contains("deleted"));

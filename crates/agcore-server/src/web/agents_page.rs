@@ -11,14 +11,12 @@ use axum::response::{IntoResponse, Redirect, Response};
 use minijinja::context;
 use serde::{Deserialize, Serialize};
 
-use super::render::ser;
+use super::agent_form::{AgentForm, MAX_PREFETCH, backend_parts};
+use super::render::{encode, ser};
 use super::session::Session;
 use super::{PageError, Web, templates};
-use crate::agents::{AgentMemory, AgentRecord};
+use crate::agents::AgentRecord;
 use crate::{Grant, ServerError};
-
-/// Most memories an agent may prefetch per turn through the page.
-const MAX_PREFETCH: usize = 100;
 
 #[derive(Debug, Serialize)]
 struct AgentRow {
@@ -37,18 +35,6 @@ fn backend_label(url: Option<&str>) -> String {
         "server" => "the server's storage".into(),
         "mysql" => "MySQL".into(),
         _ => "SQLite (local file)".into(),
-    }
-}
-
-/// The form's backend choice and location for a stored `backend_url`.
-fn backend_parts(url: Option<&str>) -> (&'static str, String) {
-    match url {
-        None => ("server", String::new()),
-        Some(u) if u.starts_with("mysql://") || u.starts_with("mariadb://") => ("mysql", u.into()),
-        Some(u) => (
-            "sqlite",
-            u.strip_prefix("sqlite://").unwrap_or(u).to_owned(),
-        ),
     }
 }
 
@@ -97,105 +83,6 @@ fn row(agent: Option<&AgentRecord>, name: &str) -> AgentRow {
         prefetch_limit: memory.prefetch_limit,
         attachments: memory.attachments,
         users: Vec::new(),
-    }
-}
-
-/// The agent form's fields.
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct AgentForm {
-    #[serde(default, skip_serializing)]
-    csrf: String,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    instructions: String,
-    #[serde(default)]
-    model: String,
-    /// Present (`on`) when the memory checkbox is ticked.
-    #[serde(default)]
-    memory_enabled: Option<String>,
-    #[serde(default)]
-    backend: String,
-    #[serde(default)]
-    backend_location: String,
-    #[serde(default)]
-    prefetch_limit: String,
-    #[serde(default)]
-    attachments: String,
-}
-
-impl AgentForm {
-    fn from_record(agent: &AgentRecord) -> Self {
-        let (backend, location) = backend_parts(agent.memory.backend_url.as_deref());
-        Self {
-            csrf: String::new(),
-            name: agent.name.clone(),
-            description: agent.description.clone(),
-            instructions: agent.instructions.clone(),
-            model: agent.model.clone().unwrap_or_default(),
-            memory_enabled: agent.memory.enabled.then(|| "on".to_owned()),
-            backend: backend.to_owned(),
-            backend_location: location,
-            prefetch_limit: agent.memory.prefetch_limit.to_string(),
-            attachments: agent.memory.attachments.join(", "),
-        }
-    }
-
-    /// The record the form describes.
-    fn to_record(&self, name: &str) -> Result<AgentRecord, ServerError> {
-        let location = self.backend_location.trim();
-        let backend_url = match self.backend.as_str() {
-            "" | "server" => None,
-            "sqlite" if location.is_empty() => {
-                return Err(ServerError::Invalid(
-                    "SQLite needs a database file path".into(),
-                ));
-            }
-            "sqlite" if location.starts_with("sqlite:") => Some(location.to_owned()),
-            "sqlite" => Some(format!("sqlite://{location}")),
-            "mysql" if location.starts_with("mysql://") || location.starts_with("mariadb://") => {
-                Some(location.to_owned())
-            }
-            "mysql" => {
-                return Err(ServerError::Invalid(
-                    "MySQL needs a URL such as mysql://user:password@host/database".into(),
-                ));
-            }
-            other => return Err(ServerError::Invalid(format!("unknown backend `{other}`"))),
-        };
-        let prefetch_limit = match self.prefetch_limit.trim() {
-            "" => AgentMemory::default().prefetch_limit,
-            text => text
-                .parse::<usize>()
-                .ok()
-                .filter(|n| *n <= MAX_PREFETCH)
-                .ok_or_else(|| {
-                    ServerError::Invalid(format!(
-                        "the prefetch count is a whole number from 0 to {MAX_PREFETCH}"
-                    ))
-                })?,
-        };
-        let attachments = self
-            .attachments
-            .split([',', '\n'])
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .map(str::to_owned)
-            .collect();
-        Ok(AgentRecord {
-            name: name.trim().to_owned(),
-            description: self.description.trim().to_owned(),
-            instructions: self.instructions.trim().to_owned(),
-            model: Some(self.model.trim().to_owned()).filter(|m| !m.is_empty()),
-            memory: AgentMemory {
-                enabled: self.memory_enabled.is_some(),
-                backend_url,
-                prefetch_limit,
-                attachments,
-            },
-        })
     }
 }
 
@@ -310,9 +197,4 @@ async fn store(
     }
     let target = format!("/ui/agents/{}?saved=1", encode(&record.name));
     Ok(Redirect::to(&target).into_response())
-}
-
-/// Percent-encodes one path segment (every byte but ASCII letters and digits).
-pub fn encode(segment: &str) -> String {
-    percent_encoding::utf8_percent_encode(segment, percent_encoding::NON_ALPHANUMERIC).to_string()
 }

@@ -35,7 +35,7 @@ pub async fn page(
     let ctx = context! {
         scope => ser(&ScopeView::from(&scope)),
         base => scope_url(&agent, &user),
-        endpoint => format!("/ui/chat/{}/{}", super::agents_page::encode(&agent), super::agents_page::encode(&user)),
+        endpoint => format!("/ui/chat/{}/{}", super::render::encode(&agent), super::render::encode(&user)),
         configured => web.app.chat.is_some(),
         memory_on => record.as_ref().is_none_or(|r| r.memory.enabled),
     };

@@ -13,7 +13,7 @@ use minijinja::context;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::agents_page::encode;
+use super::render::encode;
 use super::render::ser;
 use super::session::Session;
 use super::views::{HitView, MemoryView, ScopeView};

@@ -9,6 +9,7 @@
 //! form carries the session's CSRF token; every answer carries a strict
 //! Content-Security-Policy. See `docs/server.md`.
 
+mod agent_form;
 mod agents_page;
 mod assets;
 mod chat_page;

@@ -52,7 +52,7 @@ impl Templates {
     pub fn new() -> Self {
         let mut env = Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-        env.add_filter("seg", |value: String| super::agents_page::encode(&value));
+        env.add_filter("seg", |value: String| encode(&value));
         for (name, source) in TEMPLATES {
             if let Err(e) = env.add_template(name, source) {
                 tracing::error!(template = name, error = %e, "template does not compile");
@@ -97,6 +97,11 @@ impl Default for Templates {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Percent-encodes one path segment (every byte but ASCII letters and digits).
+pub fn encode(segment: &str) -> String {
+    percent_encoding::utf8_percent_encode(segment, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 /// A serializable value for a template context.
