@@ -121,3 +121,42 @@ async fn recall_finds_archived_memories_only_on_request() {
     assert_eq!(found["memories"][0]["id"], id, "{found}");
     assert_eq!(found["memories"][0]["archived"], true, "{found}");
 }
+
+#[tokio::test]
+async fn a_streamed_turn_reports_its_memory_context_and_a_rebuilt_session_keeps_the_history() {
+    use agcore_agent::AgentEvent;
+    use futures::StreamExt;
+
+    let memory = LongTermMemory::new(InMemoryLongTerm::new());
+    let id = save(&memory, "drink", "Alice prefers green tea", 1.0).await;
+    let provider = Arc::new(MockProvider::new().push_text("a").push_text("b"));
+    let mut s = session(&provider, &memory);
+    let mut contexts = Vec::new();
+    {
+        let mut events = s.submit_turn_stream("which green tea should I buy");
+        while let Some(event) = events.next().await {
+            if let AgentEvent::MemoryContext { text, memory_ids } = event.unwrap() {
+                contexts.push((text, memory_ids));
+            }
+        }
+    }
+    assert_eq!(contexts.len(), 1);
+    let (text, ids) = &contexts[0];
+    assert_eq!(ids, &vec![id]);
+    assert!(text.starts_with("<memory-context>") && text.contains("> Alice prefers green tea"));
+    assert!(system_of(&provider.requests()[0]).contains(text.as_str()));
+
+    let history = s.history().to_vec();
+    let mut rebuilt = session(&provider, &memory).with_history(history.clone());
+    rebuilt
+        .submit_turn("and which one is cheaper?")
+        .await
+        .unwrap();
+    let second = &provider.requests()[1].messages;
+    assert!(
+        second
+            .iter()
+            .any(|m| m.text() == "which green tea should I buy")
+    );
+    assert_eq!(&rebuilt.history()[..history.len()], history.as_slice());
+}

@@ -9,6 +9,7 @@ mod common;
 mod api;
 mod chat;
 mod chat_real;
+mod chat_scopes;
 mod isolation;
 mod mcp;
 mod openapi;
