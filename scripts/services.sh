@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real third-party servers for the agcore test suite, run locally on 127.0.0.1.
 #
-#   scripts/services.sh install [all|db|mcp|llm-mock|llama|embed]   install what the tests need (cached)
+#   scripts/services.sh install [all|db|mcp|llm-mock|llama|embed|browser]   install what the tests need (cached)
 #   scripts/services.sh start                     install when needed, start the servers,
 #                                                 write .services/env, print `export` lines
 #   scripts/services.sh stop                      stop what `start` started (by pid file)
@@ -22,6 +22,8 @@
 #     mean-pooling copy of the SmolLM2 GGUF, model alias "smollm2-embed".
 #   * LLM chaos peer (scripts/llm-mock.sh): npm @copilotkit/aimock in .services/llm-mock,
 #     run per test through .services/bin/llm-mock (fixtures, injected faults).
+#   * A real browser (scripts/browser.sh): Debian's chromium and chromium-driver; chromedriver
+#     runs on 127.0.0.1, exported as AGCORE_TEST_WEBDRIVER_URL (the page's browser tests).
 #   * Embedding model folders (scripts/models.sh): all-MiniLM-L6-v2 for the in-process
 #     embedder, exported as AGCORE_TEST_MINILM_DIR; its int8 ONNX export and ONNX Runtime
 #     for the `onnx` feature, exported as AGCORE_TEST_ONNX_MINILM_DIR and ORT_DYLIB_PATH.
@@ -61,6 +63,8 @@ ENV_FILE="$STATE/env"
 . "$script_dir/embedding-servers.sh"
 # shellcheck source=scripts/llm-mock.sh
 . "$script_dir/llm-mock.sh"
+# shellcheck source=scripts/browser.sh
+. "$script_dir/browser.sh"
 
 need_tools() {
     local missing=()
@@ -375,6 +379,7 @@ AGCORE_TEST_MCP_HTTP_CMD=$BIN/mcp-everything-http
 EOF
     embedding_env >>"$ENV_FILE.tmp"
     llm_mock_env >>"$ENV_FILE.tmp"
+    browser_env >>"$ENV_FILE.tmp"
     "$script_dir/models.sh" env >>"$ENV_FILE.tmp"
     if [ -f "$STATE/db.env" ]; then cat "$STATE/db.env" >>"$ENV_FILE.tmp"; fi
     mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -394,19 +399,21 @@ cmd_install() {
         install_llm_mock
         install_llama
         install_embedding
+        install_browser
         "$script_dir/models.sh" install
         "$script_dir/databases.sh" install
         ;;
     db) "$script_dir/databases.sh" install ;;
     mcp) install_mcp ;;
     llm-mock) install_llm_mock ;;
+    browser) install_browser ;;
     llama) install_llama ;;
     embed)
         install_llama
         install_embedding
         "$script_dir/models.sh" install
         ;;
-    *) die "unknown component '$what' (expected all, db, mcp, llm-mock, llama or embed)" ;;
+    *) die "unknown component '$what' (expected all, db, mcp, llm-mock, llama, embed or browser)" ;;
     esac
 }
 
@@ -418,6 +425,7 @@ cmd_start() {
     install_llama # cheap when already installed
     start_llama
     start_embedding
+    start_browser
     "$script_dir/models.sh" install # cached: skipped when the folder is complete
     "$script_dir/databases.sh" start >/dev/null
     write_env
@@ -429,6 +437,7 @@ cmd_stop() {
     take_lock "$STATE/lock"
     stop_llama
     stop_embedding
+    stop_browser
     "$script_dir/databases.sh" stop
     rm -f "$ENV_FILE" "$LLAMA_PORT_FILE"
     log "stopped; removed $ENV_FILE"
@@ -470,6 +479,7 @@ cmd_status() {
         rc=3
     fi
     embedding_status || rc=3
+    browser_status || rc=3
     if [ -f "$ENV_FILE" ]; then
         echo "env file:     $ENV_FILE"
         sed 's/^/  /' "$ENV_FILE"

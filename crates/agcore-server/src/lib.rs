@@ -29,6 +29,7 @@ mod rate;
 pub mod routes;
 mod serve;
 mod state;
+pub mod web;
 
 pub use agents::{AgentMemory, AgentRecord, AgentStore};
 pub use chat::{ChatEvent, ChatRequest, ChatRuntime, chat_turn};

@@ -152,9 +152,10 @@ pub async fn run(args: ServeArgs, config_path: Option<PathBuf>) -> Result<(), Cl
     let listener = tokio::net::TcpListener::bind(args.bind).await?;
     tracing::info!(bind = %args.bind, backend = %opened.info(), "agcore serve listening");
     eprintln!(
-        "agcore serve: http://{} ({}); stop with Ctrl-C",
+        "agcore serve: http://{} ({}); the page: http://{}/ui/; stop with Ctrl-C",
         args.bind,
-        opened.info()
+        opened.info(),
+        args.bind
     );
     agcore_server::serve(listener, Arc::new(state), agcore_server::shutdown_signal())
         .await

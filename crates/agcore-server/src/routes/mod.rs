@@ -105,6 +105,7 @@ fn mcp_service(state: &Arc<AppState>) -> StreamableHttpService<MemoryMcp, LocalS
 /// | `/v1/scopes/{agent}/{user}/memories…` | any scope, admin keys |
 /// | `POST /v1/chat`, `POST /v1/scopes/{agent}/{user}/chat` | a chat turn, SSE |
 /// | `/mcp` | MCP over streamable HTTP (scoped keys) |
+/// | `/ui/…` | the management page ([`crate::web`]), signed in with a key |
 pub fn router(state: Arc<AppState>) -> Router {
     let limiter = KeyRateLimiter::new(&state.limits);
     let protected = Router::new()
@@ -126,6 +127,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/health", get(health))
         .route("/openapi.json", get(openapi_json))
         .merge(protected)
+        .merge(crate::web::router(Arc::clone(&state)))
         .layer(RequestBodyLimitLayer::new(state.limits.body_bytes))
         .layer(middleware::from_fn(explain_too_large))
         .with_state(state)
