@@ -3,6 +3,7 @@
 mod attach;
 mod history;
 mod long_term;
+mod stored;
 mod stream;
 mod turn;
 
@@ -40,6 +41,8 @@ pub struct AgentSession {
     /// The long-term memory steps of the current agent and user, once a
     /// turn needed them.
     long_term: Option<agcore_memory::long_term::turn::TurnMemory>,
+    /// Where committed turns are stored ([`AgentSession::from_conversation`]).
+    conversation: Option<Arc<agcore_memory::ConversationMemory>>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -84,6 +87,7 @@ impl AgentSession {
             pending_reminder: None,
             bridged: Vec::new(),
             long_term: None,
+            conversation: None,
         }
     }
 
