@@ -75,6 +75,19 @@ async fn a_resumed_chat_sends_the_stored_turns() {
     assert_eq!(sessions[0]["turns"], 1);
     assert_eq!(sessions[0]["first_user_line"], "我的猫叫小花");
     assert_eq!(sessions[0]["agent"], "assistant");
+    let table = home
+        .agcore()
+        .args(["chat", "--list-sessions", "--user", "alice", "--db"])
+        .arg(home.db())
+        .assert()
+        .success();
+    let table = String::from_utf8(table.get_output().stdout.clone()).unwrap();
+    assert!(table.starts_with("ID "), "{table}");
+    assert!(
+        table.contains("FIRST LINE") && table.contains("我的猫叫小花"),
+        "{table}"
+    );
+    assert!(table.contains(&first_id), "{table}");
 
     // `--resume` without an id continues the most recent conversation.
     let out = chat(&home, &server, &["--resume"], "你还记得我的猫吗？\n").await;
@@ -126,7 +139,7 @@ async fn a_resumed_chat_sends_the_stored_turns() {
 }
 
 #[test]
-fn list_sessions_prints_a_table() {
+fn without_conversations_there_is_nothing_to_list_or_resume() {
     let home = Home::new();
     home.agcore()
         .args(["chat", "--list-sessions", "--user", "alice", "--db"])
