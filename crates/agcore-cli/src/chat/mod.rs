@@ -114,29 +114,7 @@ pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError
     .await?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        if let Some(manager) = &attachments {
-            let names: Vec<&str> = manager.attachments().map(|a| a.name.as_str()).collect();
-            eprintln!(
-                "memory attachments of {}: {}",
-                scope.agent(),
-                names.join(", ")
-            );
-        }
-        eprintln!(
-            "agcore chat: model {} at {}, memory of {} in {}\n{}",
-            endpoint.model,
-            endpoint.base_url,
-            opened.scoped.scope(),
-            opened.info(),
-            slash::HELP
-        );
-        if resumed {
-            eprintln!(
-                "(conversation {} resumed: {} messages)",
-                chat.session_id(),
-                chat.history_len()
-            );
-        }
+        banner(&chat, &endpoint, &opened, attachments.as_deref(), resumed);
     }
     let result = read_loop(&mut chat, &endpoint, &opened.scoped, interactive).await;
     chat.finish().await;
@@ -151,6 +129,40 @@ pub async fn run(args: ChatArgs, config: Option<PathBuf>) -> Result<(), CliError
     let closed = opened.memory.close().await;
     result?;
     Ok(closed?)
+}
+
+/// What an interactive chat prints on stderr before the first prompt.
+fn banner(
+    chat: &Chat,
+    endpoint: &Endpoint,
+    opened: &scope::OpenedMemory,
+    attachments: Option<&agcore::attach::MemoryManager>,
+    resumed: bool,
+) {
+    let scope = opened.scoped.scope();
+    if let Some(manager) = attachments {
+        let names: Vec<&str> = manager.attachments().map(|a| a.name.as_str()).collect();
+        eprintln!(
+            "memory attachments of {}: {}",
+            scope.agent(),
+            names.join(", ")
+        );
+    }
+    eprintln!(
+        "agcore chat: model {} at {}, memory of {} in {}\n{}",
+        endpoint.model,
+        endpoint.base_url,
+        scope,
+        opened.info(),
+        slash::HELP
+    );
+    if resumed {
+        eprintln!(
+            "(conversation {} resumed: {} messages)",
+            chat.session_id(),
+            chat.history_len()
+        );
+    }
 }
 
 async fn read_loop(
