@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use agcore_llm::CycleConfig;
 use agcore_llm::compact::CompactConfig;
+use agcore_memory::ConversationMemoryConfig;
 use agcore_memory::long_term::MemorySettings;
 
 /// Recent messages compaction never touches when a memory configuration
@@ -82,6 +83,23 @@ impl AgentConfig {
     pub fn with_max_history(mut self, messages: usize) -> Self {
         self.max_history = (messages > 0).then_some(messages);
         self
+    }
+
+    /// How a stored conversation of these sessions is bounded
+    /// ([`AgentSession::from_conversation`](crate::AgentSession::from_conversation)):
+    /// everything kept ([`ConversationMemoryConfig::full`]) up to
+    /// `max_history` messages (the oldest evicted first; a tool result goes
+    /// with its call), old tool results shrunk by the microcompaction of
+    /// `compact_config`. So a resumed session sees what the session saw.
+    pub fn conversation_config(&self) -> ConversationMemoryConfig {
+        let mut config = ConversationMemoryConfig::full();
+        if let Some(max) = self.max_history {
+            config = config.with_max_messages(max);
+        }
+        if let Some(compact) = &self.compact_config {
+            config = config.with_compaction(compact.clone());
+        }
+        config
     }
 
     /// Applies the session keys of a memory configuration file (see

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use agcore_memory::retriever::{MemoryRetriever, RetrievedSource};
+use agcore_prompt::untrusted::json_data;
 use agcore_tools::{ToolContext, ToolError, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -39,6 +40,14 @@ pub struct RetrieveHit {
 
 /// `retrieve`: searches the bundle's memory and knowledge pages and returns
 /// scored hits, best first.
+///
+/// The result is a JSON array of [`RetrieveHit`]s written by
+/// [`json_data`](agcore_prompt::untrusted::json_data): the stored text is
+/// untrusted (a wiki page or memory may hold anything), so `<`, `>`, `&` and
+/// hidden characters inside it are `\uXXXX` escapes and the whole result is
+/// one line — a page cannot close a block, carry a chat-template marker or
+/// start a line of its own in the prompt. It parses back to the hits as they
+/// are stored.
 pub struct RetrieveTool {
     retriever: Arc<MemoryRetriever>,
 }
@@ -60,7 +69,7 @@ fn excerpt(text: &str) -> String {
 #[async_trait]
 impl TypedTool for RetrieveTool {
     type Args = RetrieveArgs;
-    type Output = Vec<RetrieveHit>;
+    type Output = serde_json::Value;
 
     fn name(&self) -> &str {
         "retrieve"
@@ -74,7 +83,7 @@ impl TypedTool for RetrieveTool {
         &self,
         args: RetrieveArgs,
         _ctx: &ToolContext,
-    ) -> Result<Vec<RetrieveHit>, ToolError> {
+    ) -> Result<serde_json::Value, ToolError> {
         let result =
             self.retriever
                 .retrieve(&args.query)
@@ -84,7 +93,7 @@ impl TypedTool for RetrieveTool {
                     message: e.to_string(),
                 })?;
         let limit = args.limit.unwrap_or(usize::MAX).max(1);
-        Ok(result
+        let hits: Vec<RetrieveHit> = result
             .items
             .into_iter()
             .take(limit)
@@ -108,6 +117,13 @@ impl TypedTool for RetrieveTool {
                     _ => None,
                 }
             })
-            .collect())
+            .collect();
+        let hits = serde_json::to_value(&hits).map_err(|e| ToolError::ExecutionFailed {
+            tool: "retrieve".into(),
+            message: format!("cannot serialize the result: {e}"),
+        })?;
+        // Stored text: JSON whose strings cannot hold markup or hidden
+        // characters, sent to the model as it is.
+        Ok(serde_json::Value::String(json_data(&hits)))
     }
 }

@@ -32,6 +32,7 @@ mod prompt_overrides;
 mod retrieve_tool;
 mod session_finish;
 mod session_history;
+mod session_stored;
 mod session_turns;
 mod streaming_and_tasks;
 mod tool_isolation_campaign;

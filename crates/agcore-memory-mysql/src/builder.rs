@@ -107,21 +107,7 @@ impl MysqlDatabaseBuilder {
     /// schema cannot be migrated or is newer than this library. Errors never
     /// show the password.
     pub async fn open(self, url: &str) -> Result<MysqlDatabase, MemoryError> {
-        let shown = redact_url(url);
-        let url = match url.strip_prefix("mariadb://") {
-            Some(rest) => format!("mysql://{rest}"),
-            None => url.to_owned(),
-        };
-        let opts = Opts::from_url(&url).map_err(|_| {
-            MemoryError::InvalidInput(format!(
-                "`{shown}` is not a MySQL URL (mysql://user:password@host:port/database)"
-            ))
-        })?;
-        if opts.db_name().is_none_or(str::is_empty) {
-            return Err(MemoryError::InvalidInput(format!(
-                "`{shown}` names no database (mysql://user:password@host:port/database)"
-            )));
-        }
+        let (opts, shown) = parse_url(url)?;
         // mysql_async closes a returned connection when more than `min` are
         // idle, so `min` is the pool size: connections are made on demand
         // and then kept (a new one per call costs a connect and a login).
@@ -155,6 +141,30 @@ impl MysqlDatabaseBuilder {
             other => other,
         })
     }
+}
+
+/// The connection options of `url` (`mysql://…` or `mariadb://…`, naming a
+/// database) and the URL as shown in messages (password redacted).
+///
+/// # Errors
+/// [`MemoryError::InvalidInput`] for a malformed URL or one without a database.
+pub(crate) fn parse_url(url: &str) -> Result<(Opts, String), MemoryError> {
+    let shown = redact_url(url);
+    let url = match url.strip_prefix("mariadb://") {
+        Some(rest) => format!("mysql://{rest}"),
+        None => url.to_owned(),
+    };
+    let opts = Opts::from_url(&url).map_err(|_| {
+        MemoryError::InvalidInput(format!(
+            "`{shown}` is not a MySQL URL (mysql://user:password@host:port/database)"
+        ))
+    })?;
+    if opts.db_name().is_none_or(str::is_empty) {
+        return Err(MemoryError::InvalidInput(format!(
+            "`{shown}` names no database (mysql://user:password@host:port/database)"
+        )));
+    }
+    Ok((opts, shown))
 }
 
 #[cfg(test)]

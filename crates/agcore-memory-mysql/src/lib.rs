@@ -39,6 +39,7 @@ mod doc_freq;
 mod error;
 mod long_term;
 mod migrate;
+mod netaclaw;
 mod prune;
 mod reindex;
 mod row;
@@ -50,6 +51,7 @@ pub use builder::MysqlDatabaseBuilder;
 pub use database::MysqlDatabase;
 pub use error::MysqlError;
 pub use long_term::MysqlLongTerm;
+pub use netaclaw::{NETACLAW_TABLE, NetaclawSource};
 pub use store::MysqlStore;
 #[cfg(feature = "testkit")]
 pub use terms::{FulltextQuery, fulltext_column, fulltext_query};

@@ -59,8 +59,8 @@ mod types;
 pub mod vector;
 
 pub use conversation::{
-    CONVERSATION_PREFIX, ConversationMemory, ConversationMemoryConfig, MAX_SESSION_ID_BYTES,
-    StoredMessage,
+    CONVERSATION_INFO_PREFIX, CONVERSATION_PREFIX, ConversationInfo, ConversationMemory,
+    ConversationMemoryConfig, MAX_SESSION_ID_BYTES, StoredMessage, list_conversations,
 };
 pub use error::MemoryError;
 pub use eviction::{EvictionConfig, EvictionPolicy};

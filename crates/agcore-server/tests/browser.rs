@@ -21,7 +21,7 @@ use agcore::memory::long_term::{
     InMemoryLongTerm, LongTermMemory, MemoryScope, MemoryType, NewMemory,
 };
 use agcore::memory::vector::InMemoryVectors;
-use agcore_memory::testkit::service_url;
+use agcore_memory_testkit::service_url;
 use agcore_server::{AppState, ChatRuntime, Grant, KeyStore};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;

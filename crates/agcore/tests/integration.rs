@@ -5,6 +5,7 @@
 #![cfg(test)]
 
 mod attach;
+mod chat_knowledge;
 mod doc_links;
 mod open_storage;
 mod secret_canary;

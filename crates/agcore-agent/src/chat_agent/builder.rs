@@ -9,7 +9,8 @@ use agcore_llm::LlmProvider;
 use agcore_llm::embedding::EmbeddingModel;
 use agcore_memory::hybrid::{EmbeddingQueueConfig, HybridConfig};
 use agcore_memory::long_term::LongTermMemory;
-use agcore_memory::{MemoryError, Storage};
+use agcore_memory::retriever::{MemoryRetriever, RetrieverConfig};
+use agcore_memory::{KnowledgeStore, MemoryError, Storage};
 use agcore_tools::IntoTool;
 
 use super::{ChatAgent, DEFAULT_USER_ID};
@@ -182,6 +183,29 @@ impl ChatAgentBuilder {
     /// [`ChatAgentBuilder::long_term_memory`], which carries its own.
     pub fn embedder(mut self, embedder: Arc<dyn EmbeddingModel>, config: HybridConfig) -> Self {
         self.embedder = Some((embedder, config));
+        self
+    }
+
+    /// Gives the agent the `retrieve` tool over the wiki `knowledge`: the
+    /// model searches its pages (keyword retrieval with the default
+    /// [`RetrieverConfig`], see [`MemoryRetriever`]) and gets the best
+    /// pages' titles and text as the tool result — untrusted data, escaped
+    /// as [`crate::RetrieveTool`] describes. For other retrieval settings or
+    /// sources pass a retriever through [`ChatAgentBuilder::configure`]
+    /// (`AgentBuilder::retriever`).
+    pub fn knowledge(self, knowledge: Arc<KnowledgeStore>) -> Self {
+        self.knowledge_with(knowledge, RetrieverConfig::default())
+    }
+
+    /// [`ChatAgentBuilder::knowledge`] with the retrieval settings `config`
+    /// (candidate pool, `min_score`, `max_results`).
+    pub fn knowledge_with(
+        mut self,
+        knowledge: Arc<KnowledgeStore>,
+        config: RetrieverConfig,
+    ) -> Self {
+        let retriever = MemoryRetriever::over_knowledge(knowledge, config);
+        self.inner = self.inner.retriever(Arc::new(retriever));
         self
     }
 

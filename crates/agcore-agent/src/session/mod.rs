@@ -3,6 +3,7 @@
 mod attach;
 mod history;
 mod long_term;
+mod stored;
 mod stream;
 mod turn;
 
@@ -44,6 +45,8 @@ pub struct AgentSession {
     memory_block: String,
     /// Ids of the long-term memories prefetched into that block.
     recalled_ids: Vec<i64>,
+    /// Where committed turns are stored ([`AgentSession::from_conversation`]).
+    conversation: Option<Arc<agcore_memory::ConversationMemory>>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -90,6 +93,7 @@ impl AgentSession {
             long_term: None,
             memory_block: String::new(),
             recalled_ids: Vec::new(),
+            conversation: None,
         }
     }
 

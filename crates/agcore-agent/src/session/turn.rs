@@ -281,6 +281,7 @@ impl AgentSession {
         self.turn_index += 1;
         self.long_term_after_turn(&response.text()).await;
         self.attachments_after_turn(stage, before).await;
+        self.store_turn(before).await;
         if let Some(max) = self.bundle.config.max_history {
             let dropped = super::history::trim_history(&mut self.history, max);
             if dropped > 0 {

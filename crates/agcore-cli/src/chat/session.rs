@@ -8,8 +8,10 @@ use agcore::agent::{AgentBuilder, AgentError, AgentEvent, AgentSession, SimpleAg
 use agcore::attach::MemoryManager;
 use agcore::llm::CycleEvent;
 use agcore::memory::long_term::{MaintenanceSchedule, MaintenanceTask};
-use agcore::prompt::PromptTemplateRegistry;
+use agcore::memory::retriever::{MemoryRetriever, RetrieverConfig};
+use agcore::memory::{ConversationMemory, ConversationMemoryConfig, KnowledgeStore, MemoryStore};
 use agcore::prompt::builtin::names;
+use agcore::prompt::PromptTemplateRegistry;
 use futures::StreamExt;
 
 use super::endpoint::Endpoint;
@@ -17,6 +19,10 @@ use super::setup;
 use crate::config::AppConfig;
 use crate::error::CliError;
 use crate::scope::OpenedMemory;
+
+/// Most pages one `retrieve` call of `--wiki` returns (the model may ask
+/// for fewer).
+const WIKI_RESULTS: usize = 5;
 
 /// When scheduled maintenance first runs after the chat starts (or after
 /// `maintenance_interval` when that is shorter): late enough to stay off
@@ -29,27 +35,36 @@ pub(crate) struct Chat {
     agent: Arc<SimpleAgent>,
     bundle: Arc<agcore::agent::RuntimeBundle>,
     user: String,
+    /// Where conversations are stored, and how they are bounded.
+    store: Arc<dyn MemoryStore>,
+    conversation_config: ConversationMemoryConfig,
     /// Scheduled long-term maintenance (`maintenance_interval`), `None` when off.
     maintenance: Option<MaintenanceTask>,
 }
 
 impl Chat {
     /// Builds the agent with long-term memory on `opened` and, when given,
-    /// the memory attachments `attachments`.
+    /// the memory attachments `attachments` and the `retrieve` tool over
+    /// the wiki `wiki` (`--wiki`), in the stored conversation `resume`
+    /// (`--resume`) or a new one.
     ///
     /// # Errors
     /// [`CliError::Config`] for a bad endpoint or `[memory_agent]` timeout;
-    /// [`CliError::Agent`] when the bundle cannot be built.
-    pub(crate) fn start(
+    /// [`CliError::Agent`] when the bundle cannot be built;
+    /// [`CliError::Memory`] when the stored conversation cannot be read.
+    pub(crate) async fn start(
         endpoint: &Endpoint,
         config: &AppConfig,
         opened: &OpenedMemory,
         attachments: Option<Arc<MemoryManager>>,
         prompts: PromptTemplateRegistry,
+        wiki: Option<Arc<KnowledgeStore>>,
+        resume: Option<String>,
     ) -> Result<Self, CliError> {
         let provider = endpoint.provider()?;
         let options = setup::long_term_options(config)?;
         let agent_config = setup::agent_config(config, &endpoint.model);
+        let conversation_config = agent_config.conversation_config();
         // The base layer: the agent's `prompt_template`, else `cli.chat.base`
         // (each overridable from the prompts folder).
         let scope = opened.scoped.scope();
@@ -68,18 +83,51 @@ impl Chat {
         if let Some(manager) = attachments {
             builder = builder.memory_attachments(manager);
         }
+        if let Some(wiki) = wiki {
+            let config = RetrieverConfig::default().with_max_results(WIKI_RESULTS);
+            builder = builder.retriever(Arc::new(MemoryRetriever::over_knowledge(wiki, config)));
+        }
         let bundle = builder.build()?;
         let agent = Arc::new(SimpleAgent::new(scope.agent()));
         let user = scope.user().to_owned();
-        let session = AgentSession::new(agent.clone(), Arc::clone(&bundle)).with_user_id(&user)?;
         let maintenance = start_maintenance(config, opened)?;
-        Ok(Self {
-            session,
+        let mut chat = Self {
+            session: AgentSession::new(agent.clone(), Arc::clone(&bundle)),
             agent,
             bundle,
             user,
+            store: opened.storage.store(),
+            conversation_config,
             maintenance,
-        })
+        };
+        chat.session = chat.open_session(resume).await?;
+        Ok(chat)
+    }
+
+    /// A session in the stored conversation `id`, or in a new one (a random
+    /// UUID) when `None`; its turns are stored as they complete.
+    async fn open_session(&self, id: Option<String>) -> Result<AgentSession, CliError> {
+        let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let conversation = ConversationMemory::new(
+            Arc::clone(&self.store),
+            id,
+            self.conversation_config.clone(),
+        )?
+        .with_owner(agcore::agent::Agent::name(self.agent.as_ref()), &self.user);
+        let agent: Arc<dyn agcore::agent::Agent> = self.agent.clone();
+        let session =
+            AgentSession::from_conversation(conversation, agent, Arc::clone(&self.bundle)).await?;
+        Ok(session.with_user_id(&self.user)?)
+    }
+
+    /// The id of the conversation (`--resume ID` continues it).
+    pub(crate) fn session_id(&self) -> &str {
+        self.session.session_id()
+    }
+
+    /// Messages of the conversation so far (those of a resumed one included).
+    pub(crate) fn history_len(&self) -> usize {
+        self.session.history().len()
     }
 
     /// Runs one turn, writing the reply to stdout as it streams and a line
@@ -133,15 +181,15 @@ impl Chat {
         Ok(())
     }
 
-    /// Flushes memory and starts a new session (memories are kept).
+    /// Flushes memory and starts a new conversation (memories are kept;
+    /// the old conversation stays stored).
     ///
     /// # Errors
     /// The user id refused by [`AgentSession::with_user_id`] (it was checked
-    /// when the chat opened, so only a changed rule would do it).
-    pub(crate) async fn reset(&mut self) -> Result<(), AgentError> {
+    /// when the chat opened, so only a changed rule would do it); storage errors.
+    pub(crate) async fn reset(&mut self) -> Result<(), CliError> {
         self.flush().await;
-        self.session = AgentSession::new(self.agent.clone(), Arc::clone(&self.bundle))
-            .with_user_id(&self.user)?;
+        self.session = self.open_session(None).await?;
         Ok(())
     }
 

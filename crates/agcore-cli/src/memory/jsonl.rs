@@ -19,7 +19,7 @@ use crate::progress;
 use crate::scope::OpenedMemory;
 
 /// Entries per import batch (one transaction each).
-const IMPORT_BATCH: usize = 256;
+pub(super) const IMPORT_BATCH: usize = 256;
 
 /// Arguments of `memory export`.
 #[derive(Debug, Args)]
@@ -35,10 +35,19 @@ pub struct ExportArgs {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// A JSONL file written by `agcore memory export`.
-    file: PathBuf,
+    #[arg(required_unless_present = "from_netaclaw")]
+    file: Option<PathBuf>,
+    /// Read the memories of a NetaClaw MySQL / MariaDB table instead of a file
+    /// (mysql://user:password@host:port/database; the table is only read).
+    #[arg(long, value_name = "URL", conflicts_with = "file")]
+    pub(super) from_netaclaw: Option<String>,
+    /// With --from-netaclaw: the table to read (`name` or `database.name`).
+    #[arg(long, value_name = "NAME", requires = "from_netaclaw",
+          default_value = agcore::memory::mysql::NETACLAW_TABLE)]
+    pub(super) netaclaw_table: String,
     /// Keep each line's own agent and user instead of importing into --agent/--user.
     #[arg(long, conflicts_with = "into_scope")]
-    all_scopes: bool,
+    pub(super) all_scopes: bool,
     /// Import every line into this scope, whatever scopes the file holds
     /// (merging them). A file holding several scopes needs this or --all-scopes.
     #[arg(long, value_name = "AGENT/USER", value_parser = parse_scope)]
@@ -118,7 +127,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// Where the lines of an import go.
-enum Target {
+pub(super) enum Target {
     /// Each line into its own scope (`--all-scopes`).
     OwnScopes,
     /// Every line into this scope.
@@ -145,11 +154,13 @@ fn check_file(path: &Path, all_scopes: bool) -> Result<(usize, BTreeSet<String>)
 }
 
 /// The target of an import: `--all-scopes`, `--into-scope`, or
-/// --agent/--user when the file holds at most one scope.
-fn target(
+/// --agent/--user when the source holds at most one scope; `refuse` makes
+/// the error from a sentence missing its subject (`holds memories of …`).
+pub(super) fn target(
     opened: &OpenedMemory,
     args: &ImportArgs,
     scopes: &BTreeSet<String>,
+    refuse: impl FnOnce(String) -> CliError,
 ) -> Result<Target, CliError> {
     if args.all_scopes {
         return Ok(Target::OwnScopes);
@@ -159,15 +170,12 @@ fn target(
     }
     if scopes.len() > 1 {
         let names: Vec<&str> = scopes.iter().map(String::as_str).collect();
-        return Err(CliError::input(
-            &args.file,
-            format!(
-                "the file holds memories of {} scopes ({}); pass --all-scopes to keep each \
-                 line's scope, or --into-scope AGENT/USER to import them all into one scope",
-                scopes.len(),
-                names.join(", ")
-            ),
-        ));
+        return Err(refuse(format!(
+            "holds memories of {} scopes ({}); pass --all-scopes to keep each \
+             memory's scope, or --into-scope AGENT/USER to import them all into one scope",
+            scopes.len(),
+            names.join(", ")
+        )));
     }
     Ok(Target::Into(Box::new(opened.scoped.clone())))
 }
@@ -181,9 +189,13 @@ fn target(
 /// [`CliError::Input`] (exit 3) for a missing or unreadable file, a bad
 /// line, or several scopes without a flag saying what to do; storage errors.
 pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Result<(), CliError> {
-    let path = &args.file;
+    let Some(path) = &args.file else {
+        return super::netaclaw::import(opened, args, json).await;
+    };
     let (total, scopes) = check_file(path, args.all_scopes)?;
-    let target = target(opened, args, &scopes)?;
+    let target = target(opened, args, &scopes, |m| {
+        CliError::input(path, format!("the file {m}"))
+    })?;
     let bad_input = |err: MemoryError| match err {
         MemoryError::InvalidInput(m) => CliError::input(path, m),
         other => CliError::Memory(other),
@@ -215,6 +227,20 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
         bar.inc(n);
     }
     bar.finish_and_clear();
+    report(opened, &target, (total, created, skipped), json).await
+}
+
+/// Waits for the embedding of what was imported, then reports the counts
+/// `(read, imported, skipped)`.
+///
+/// # Errors
+/// Stdout failures.
+pub(super) async fn report(
+    opened: &OpenedMemory,
+    target: &Target,
+    (total, created, skipped): (usize, usize, usize),
+    json: bool,
+) -> Result<(), CliError> {
     if let Some(dense) = &opened.dense {
         // Imported texts are embedded by the queue, length-sorted in blocks.
         super::reembed::wait_for_queue(dense, created).await;
@@ -226,7 +252,7 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
             "skipped": skipped,
         }));
     }
-    let into = match &target {
+    let into = match target {
         Target::OwnScopes => "their own scopes".to_owned(),
         Target::Into(scoped) => scoped.scope().to_string(),
     };

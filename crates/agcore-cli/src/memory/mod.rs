@@ -12,6 +12,7 @@ mod index_files;
 mod jsonl;
 mod jsonl_reader;
 mod maintain;
+mod netaclaw;
 mod reembed;
 mod stats;
 mod view;
@@ -89,7 +90,7 @@ enum MemoryCommand {
     Export(jsonl::ExportArgs),
     /// Read memories from a JSONL file written by `export` (every field kept, ids reassigned).
     #[command(
-        after_help = "Examples:\n  agcore memory import backup.jsonl --user alice\n  agcore memory import all.jsonl --all-scopes"
+        after_help = "Examples:\n  agcore memory import backup.jsonl --user alice\n  agcore memory import all.jsonl --all-scopes\n  agcore memory import --from-netaclaw mysql://user:pass@localhost:3306/netaclaw --all-scopes"
     )]
     Import(jsonl::ImportArgs),
     /// Embed every memory with the `[embedding]` model (those already up to

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use tempfile::TempDir;
 
+pub mod sse;
+
 /// A temporary home: `HOME` and `XDG_*` point into it, no endpoint variables.
 pub struct Home {
     pub dir: TempDir,

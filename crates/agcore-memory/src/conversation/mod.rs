@@ -1,6 +1,7 @@
 //! [`ConversationMemory`]: per-session chat history over any [`MemoryStore`].
 
 mod config;
+mod info;
 mod search;
 mod window;
 
@@ -11,6 +12,7 @@ use agcore_types::ChatMessage;
 use tokio::sync::Mutex;
 
 pub use config::ConversationMemoryConfig;
+pub use info::{CONVERSATION_INFO_PREFIX, ConversationInfo, list_conversations};
 
 use crate::{MAX_ID_BYTES, MemoryError, MemoryFilter, MemoryItem, MemoryStore, MemoryStrategy};
 
@@ -67,6 +69,8 @@ pub struct ConversationMemory {
     config: ConversationMemoryConfig,
     /// Next sequence number; `None` until read from the store.
     next_seq: Mutex<Option<u64>>,
+    /// `(agent, user)` whose conversation this is ([`Self::with_owner`]).
+    owner: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for ConversationMemory {
@@ -108,6 +112,7 @@ impl ConversationMemory {
             session_id,
             config,
             next_seq: Mutex::new(None),
+            owner: None,
         })
     }
 
@@ -131,7 +136,9 @@ impl ConversationMemory {
     }
 
     /// Appends `message`, then applies window, capacity and compaction (see
-    /// the type docs). Returns the message's sequence number.
+    /// the type docs); a user message of a conversation with an owner
+    /// ([`Self::with_owner`]) also updates its [`ConversationInfo`].
+    /// Returns the message's sequence number.
     ///
     /// # Errors
     /// [`MemoryError::Serialization`] if a stored message cannot be decoded;
@@ -146,6 +153,7 @@ impl ConversationMemory {
         self.store.save(self.to_item(seq, &message)?).await?;
         *next = Some(seq + 1);
         tracing::trace!(session = %self.session_id, seq, "conversation message stored");
+        self.record_turn(&message).await?;
         self.enforce_limits().await?;
         Ok(seq)
     }
