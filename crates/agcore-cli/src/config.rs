@@ -200,12 +200,12 @@ impl AppConfig {
             .storage
             .url
             .filter(|u| !u.trim().is_empty())
-            .map(|u| crate::storage::resolve_config_url(u.trim(), path));
+            .map(|u| crate::places::resolve_config_url(u.trim(), path));
         let long_term = &settings.memory.long_term;
         let long_term_location = if long_term.backend == BackendKind::Sqlite {
             None
         } else {
-            let place = crate::config_agent::long_term_location(
+            let place = crate::places::long_term_location(
                 &long_term.backend,
                 &long_term.path,
                 storage_url.as_deref(),

@@ -5,10 +5,9 @@
 
 use std::path::Path;
 
-use agcore::memory::long_term::BackendKind;
-
 use crate::config::{AppConfig, LlmSection};
 use crate::error::CliError;
+use crate::places::long_term_location;
 
 /// The provider name that means `[llm]` unless `[providers.openai]` exists.
 const DEFAULT_PROVIDER: &str = "openai";
@@ -87,46 +86,6 @@ impl AppConfig {
     }
 }
 
-/// Where a long-term `backend` puts memory: the SQLite file `path`,
-/// `memory://`, its URL (a relative `sqlite:` path resolved against the
-/// file), or for `mysql` / `postgres` the `[storage] url` of that scheme.
-///
-/// # Errors
-/// [`CliError::Config`] naming `what` for a server word without such a URL.
-pub fn long_term_location(
-    backend: &BackendKind,
-    path: &Path,
-    storage_url: Option<&str>,
-    file: Option<&Path>,
-    what: &str,
-) -> Result<String, CliError> {
-    if let Some(url) = backend.url() {
-        return Ok(match file {
-            Some(file) => crate::storage::resolve_config_url(url, file),
-            None => url.to_owned(),
-        });
-    }
-    let Some(scheme) = backend.server_scheme() else {
-        return Ok(path.display().to_string());
-    };
-    let matches = |url: &&str| {
-        let lower = url.to_ascii_lowercase();
-        match scheme {
-            "mysql" => lower.starts_with("mysql://") || lower.starts_with("mariadb://"),
-            _ => lower.starts_with("postgres://") || lower.starts_with("postgresql://"),
-        }
-    };
-    storage_url
-        .filter(matches)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            CliError::Config(format!(
-                "{what} = \"{scheme}\" names no server: write its URL there \
-             (\"{scheme}://user@host/db\") or set `[storage] url = \"{scheme}://…\"`"
-            ))
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -173,27 +132,5 @@ mod tests {
             .for_agent("a")
             .unwrap_err();
         assert!(err.to_string().contains("providers.nowhere"), "{err}");
-    }
-
-    #[test]
-    fn server_words_need_a_url() {
-        let file = Some(Path::new("/etc/a.toml"));
-        let path = Path::new("x.db");
-        let mysql = BackendKind::Mysql;
-        assert!(long_term_location(&mysql, path, None, file, "b").is_err());
-        assert!(long_term_location(&mysql, path, Some("postgres://h/d"), file, "b").is_err());
-        assert_eq!(
-            long_term_location(&mysql, path, Some("mysql://u@h/d"), file, "b").unwrap(),
-            "mysql://u@h/d"
-        );
-        let memory = BackendKind::Memory;
-        assert_eq!(
-            long_term_location(&memory, path, None, file, "b").unwrap(),
-            "memory://"
-        );
-        assert_eq!(
-            long_term_location(&BackendKind::Sqlite, path, None, file, "b").unwrap(),
-            "x.db"
-        );
     }
 }

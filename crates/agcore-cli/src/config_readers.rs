@@ -303,6 +303,91 @@ const READERS: &[(&str, &str, &str)] = &[
         "crates/agcore-agent/src/attach/config.rs",
         "a.name == name",
     ),
+    (
+        "embedding.provider",
+        "crates/agcore/src/embedding.rs",
+        "match config.provider",
+    ),
+    (
+        "embedding.model",
+        "crates/agcore/src/embedding.rs",
+        "&config.model",
+    ),
+    (
+        "embedding.base_url",
+        "crates/agcore/src/embedding.rs",
+        "&config.base_url",
+    ),
+    (
+        "embedding.query_style",
+        "crates/agcore/src/embedding.rs",
+        "config.query_style",
+    ),
+    (
+        "embedding.model_path",
+        "crates/agcore/src/embedding.rs",
+        "&config.model_path",
+    ),
+    (
+        "embedding.dimensions",
+        "crates/agcore/src/embedding.rs",
+        "config.dimensions",
+    ),
+    (
+        "embedding.engine",
+        "crates/agcore/src/embedding.rs",
+        "config.engine",
+    ),
+    (
+        "retrieval.mode",
+        "crates/agcore-memory/src/hybrid/search.rs",
+        "self.config.mode",
+    ),
+    (
+        "retrieval.fusion",
+        "crates/agcore-memory/src/hybrid/rank.rs",
+        "config.fusion",
+    ),
+    (
+        "retrieval.candidates",
+        "crates/agcore-memory/src/hybrid/search.rs",
+        "self.config.candidates",
+    ),
+    (
+        "retrieval.min_similarity",
+        "crates/agcore-memory/src/hybrid/rank.rs",
+        "config.min_similarity",
+    ),
+    (
+        "retrieval.half_life",
+        "crates/agcore-memory/src/hybrid/rank.rs",
+        "config.half_life",
+    ),
+    (
+        "retrieval.context",
+        "crates/agcore-memory/src/hybrid/search.rs",
+        "&self.config.context",
+    ),
+    (
+        "retrieval.dense_context",
+        "crates/agcore-memory/src/hybrid/dense_list.rs",
+        "self.config.dense_context",
+    ),
+    (
+        "retrieval.group_evidence",
+        "crates/agcore-memory/src/hybrid/search.rs",
+        ".group_evidence",
+    ),
+    (
+        "retrieval.feedback",
+        "crates/agcore-memory/src/hybrid/search.rs",
+        "&self.config.feedback",
+    ),
+    (
+        "retrieval.namespace",
+        "crates/agcore-memory/src/hybrid/dense_list.rs",
+        "self.config.namespace",
+    ),
 ];
 
 /// The workspace root.
@@ -329,8 +414,9 @@ fn leaves(prefix: &str, value: &serde_json::Value, out: &mut BTreeSet<String>) {
     }
 }
 
-/// The key paths the program parses: every memory key, the agents' keys
-/// and the `[llm]` / `[storage]` / `[providers]` sections.
+/// The key paths the program parses: every memory key, the agents' keys,
+/// the `[llm]` / `[storage]` / `[providers]` sections and the keys of
+/// `[embedding]` and `[retrieval]`.
 fn parsed_keys() -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
     let settings = serde_json::to_value(agcore::memory::long_term::MemorySettings::default())
@@ -352,6 +438,16 @@ fn parsed_keys() -> BTreeSet<String> {
         "max_tokens",
     ] {
         keys.insert(format!("llm.{key}"));
+    }
+    let embedding = serde_json::to_value(agcore::embedding::EmbeddingConfig::default())
+        .expect("embedding settings serialise");
+    leaves("embedding", &embedding, &mut keys);
+    let retrieval = serde_json::to_value(agcore::memory::hybrid::HybridConfig::default())
+        .expect("retrieval settings serialise");
+    // The sub-tables (`[retrieval.fusion]`, `[retrieval.dense_context]`, …)
+    // are typed values read whole by the code that takes the key.
+    if let Some(table) = retrieval.as_object() {
+        keys.extend(table.keys().map(|k| format!("retrieval.{k}")));
     }
     keys.insert("storage.url".to_owned());
     keys.insert("providers".to_owned());

@@ -18,6 +18,7 @@ mod eval;
 mod logging;
 mod memory;
 mod output;
+mod places;
 mod progress;
 mod scope;
 mod serve;

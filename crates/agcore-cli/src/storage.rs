@@ -4,7 +4,7 @@
 //! MySQL/MariaDB, Redis, a JSON file, in-process memory; this program
 //! builds them all in).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use agcore::memory::Storage;
 
@@ -72,18 +72,6 @@ pub async fn open(location: &str, what: &str) -> Result<Storage, CliError> {
     })
 }
 
-/// Resolves a relative file path of `[storage] url` against the folder of the
-/// configuration file; URLs with a scheme are kept as written.
-pub fn resolve_config_url(url: &str, config_file: &Path) -> String {
-    let is_url = url.contains("://") || url.starts_with("sqlite:");
-    let path = Path::new(url);
-    if is_url || path.is_absolute() {
-        return url.to_owned();
-    }
-    let folder = config_file.parent().unwrap_or_else(|| Path::new("."));
-    folder.join(path).display().to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,16 +87,5 @@ mod tests {
         assert_eq!(sqlite_file("postgres://u@h/db"), None);
         assert_eq!(sqlite_file("memory://"), None);
         assert_eq!(sqlite_file("sqlite::memory:"), None);
-    }
-
-    #[test]
-    fn relative_config_paths_follow_the_file() {
-        let file = Path::new("/etc/agcore/agcore.toml");
-        assert_eq!(resolve_config_url("mem.db", file), "/etc/agcore/mem.db");
-        assert_eq!(
-            resolve_config_url("postgres://u@h/db", file),
-            "postgres://u@h/db"
-        );
-        assert_eq!(resolve_config_url("/abs.db", file), "/abs.db");
     }
 }

@@ -17,6 +17,7 @@ mod error;
 pub mod locomo;
 pub mod metrics;
 pub mod plot;
+mod prepare;
 pub mod query_cache;
 pub mod report;
 pub mod retriever_name;

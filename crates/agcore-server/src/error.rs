@@ -3,9 +3,18 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 use agcore::memory::MemoryError;
+
+/// The body of every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// One sentence saying what is wrong (never a key or memory text).
+    pub error: String,
+}
 
 /// Everything the server fails with. As a response it is a status code and a
 /// JSON body `{"error": "<one sentence>"}`; the sentence never holds a key or

@@ -37,7 +37,7 @@ pub use error::ServerError;
 pub use keys::{Grant, KeyRecord, KeyStore};
 pub use mcp::MemoryMcp;
 pub use openapi::openapi;
-pub use routes::router;
+pub use routes::router::router;
 pub use serve::{serve, serve_stdio, shutdown_signal};
 pub use state::{AppState, Limits};
 

@@ -4,20 +4,14 @@
 //! (`UPDATE_OPENAPI=1 cargo test -p agcore-server --test integration openapi`
 //! rewrites it).
 
-use serde::Serialize;
+use axum::Json;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, Parameter, ParameterIn};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{ObjectBuilder, PathItem, RefOr, Required, ResponseBuilder, Type};
-use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 
-use crate::routes::{agents, chat, jsonl, memories, search};
-
-/// The body of every error answer.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// One sentence saying what is wrong (never a key or memory text).
-    pub error: String,
-}
+pub use crate::error::ErrorBody;
+use crate::routes::{agents, chat, health, jsonl, memories, search};
 
 /// The routes of one scope, documented under `/v1/memories…` and `/v1/chat`
 /// (scoped keys) and copied under `/v1/scopes/{agent}/{user}/…` (admin keys).
@@ -33,8 +27,8 @@ const SCOPED_PREFIXES: [&str; 2] = ["/v1/memories", "/v1/chat"];
                        `Authorization: Bearer <key>` (`agcore serve keys create`). See docs/server.md."
     ),
     paths(
-        crate::routes::health,
-        crate::routes::openapi_json,
+        health::health,
+        openapi_json,
         agents::list,
         agents::create,
         agents::get,
@@ -147,4 +141,13 @@ fn mcp_item() -> PathItem {
         )
         .build();
     PathItem::new(HttpMethod::Post, operation)
+}
+
+/// `GET /openapi.json`: the OpenAPI 3.1 document of this API, without a key.
+#[utoipa::path(get, path = "/openapi.json", tag = "server", security(()),
+    responses((status = 200, description = "This document.", body = serde_json::Value)))]
+pub async fn openapi_json() -> Json<&'static utoipa::openapi::OpenApi> {
+    static DOCUMENT: std::sync::LazyLock<utoipa::openapi::OpenApi> =
+        std::sync::LazyLock::new(openapi);
+    Json(&DOCUMENT)
 }

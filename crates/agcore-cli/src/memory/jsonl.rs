@@ -36,7 +36,7 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// A JSONL file written by `agcore memory export`.
     #[arg(required_unless_present = "from_netaclaw")]
-    file: Option<PathBuf>,
+    pub(super) file: Option<PathBuf>,
     /// Read the memories of a NetaClaw MySQL / MariaDB table instead of a file
     /// (mysql://user:password@host:port/database; the table is only read).
     #[arg(long, value_name = "URL", conflicts_with = "file")]
@@ -190,7 +190,9 @@ pub(super) fn target(
 /// line, or several scopes without a flag saying what to do; storage errors.
 pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Result<(), CliError> {
     let Some(path) = &args.file else {
-        return super::netaclaw::import(opened, args, json).await;
+        return Err(CliError::Config(
+            "memory import needs a FILE (or --from-netaclaw URL)".to_owned(),
+        ));
     };
     let (total, scopes) = check_file(path, args.all_scopes)?;
     let target = target(opened, args, &scopes, |m| {

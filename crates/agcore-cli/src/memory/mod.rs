@@ -147,6 +147,7 @@ pub async fn run(args: MemoryArgs, config: Option<PathBuf>) -> Result<(), CliErr
         MemoryCommand::Maintain(a) => maintain::maintain(&opened, &a, json).await,
         MemoryCommand::Stats(a) => stats::stats(&opened, &a, json, user_given).await,
         MemoryCommand::Export(a) => jsonl::export(&opened, &a, json).await,
+        MemoryCommand::Import(a) if a.file.is_none() => netaclaw::import(&opened, &a, json).await,
         MemoryCommand::Import(a) => jsonl::import(&opened, &a, json).await,
         MemoryCommand::Reembed(a) => reembed::reembed(&opened, &a, json).await,
         MemoryCommand::IndexFiles(a) => index_files::run(&a, json).await,

@@ -31,19 +31,20 @@ mod hit;
 mod preload;
 mod run;
 mod scorer;
+mod search;
 
 use crate::error::Result;
-use std::collections::{BinaryHeap, HashSet};
 
 use rusqlite::{CachedStatement, Connection, params};
 
 use super::impact::{self, CONTEXT_STRIDE, TF_BUCKETS, TermStats, scope_stats};
-use exact::{DocPosting, HeldPostings, QueryTerms, exact_score, from_postings};
+use exact::{HeldPostings, QueryTerms};
 pub(crate) use hit::{Fetched, Hit};
 use preload::{PRELOAD_MAX, whole_term};
 use run::{Blocks, Run};
 pub(crate) use scorer::Ranking;
 use scorer::{RunBounds, Scorer};
+use search::{Context, Search};
 
 /// Relative slack on bounds: float rounding never prunes a document whose
 /// exact score reaches the threshold, and scores this close count as ties.
@@ -79,46 +80,98 @@ pub(crate) fn top_k<K: Ord>(
     fetch: &mut dyn FnMut(i64) -> Result<Option<Fetched<K>>>,
 ) -> Result<Vec<Hit<K>>> {
     let stats = scope_stats(conn, query.scope)?;
-    let n = stats.docs;
-    if n <= 0.0 || query.limit == 0 {
+    if stats.docs <= 0.0 || query.limit == 0 {
         return Ok(Vec::new());
     }
     let scorer = Scorer::new(query.ranking, &stats);
-    // (term, idf) of every query term, in query order; idf 0 when absent.
-    let mut idfs: Vec<(&str, f64)> = Vec::with_capacity(query.terms.len());
-    let mut present: Vec<(&str, f64, TermStats)> = Vec::new();
-    // Query term → index in `present`.
-    let mut present_of: Vec<Option<usize>> = Vec::with_capacity(query.terms.len());
-    for term in query.terms {
-        let stats = impact::term_stats(conn, query.scope, term)?;
-        #[allow(clippy::cast_precision_loss)]
-        let weight = if stats.df > 0 {
-            scorer.idf(n, stats.df as f64)
-        } else {
-            0.0
+    let weighed = WeighedTerms::read(conn, query, &scorer, stats.docs)?;
+    let mut statements = Vec::new();
+    let (runs, materialized) = open_runs(
+        conn,
+        query.scope,
+        &weighed.present,
+        &scorer,
+        &mut statements,
+    )?;
+    let ctx = Context {
+        conn,
+        query,
+        terms: QueryTerms {
+            present: &weighed.present,
+            present_of: &weighed.present_of,
+            idfs: &weighed.idfs,
+        },
+        scorer: &scorer,
+    };
+    Search::new(runs, materialized, query.limit, query.min_score).run(&ctx, fetch)
+}
+
+/// The query's terms with their weights and statistics.
+struct WeighedTerms<'a> {
+    /// Every query term with its idf (0 when absent), in query order.
+    idfs: Vec<(&'a str, f64)>,
+    /// The terms with postings: text, idf, statistics.
+    present: Vec<(&'a str, f64, TermStats)>,
+    /// Index in `present` of each query term (`None`: no postings).
+    present_of: Vec<Option<usize>>,
+}
+
+impl<'a> WeighedTerms<'a> {
+    /// Reads each term's statistics in `query`'s scope of `docs` documents.
+    fn read(conn: &Connection, query: &TopKQuery<'a>, scorer: &Scorer, docs: f64) -> Result<Self> {
+        let count = query.terms.len();
+        let mut out = Self {
+            idfs: Vec::with_capacity(count),
+            present: Vec::new(),
+            present_of: Vec::with_capacity(count),
         };
-        idfs.push((term, weight));
-        present_of.push((stats.df > 0).then_some(present.len()));
-        if stats.df > 0 {
-            present.push((term, weight, stats));
+        for term in query.terms {
+            let stats = impact::term_stats(conn, query.scope, term)?;
+            #[allow(clippy::cast_precision_loss)]
+            let weight = if stats.df > 0 {
+                scorer.idf(docs, stats.df as f64)
+            } else {
+                0.0
+            };
+            out.idfs.push((term, weight));
+            out.present_of
+                .push((stats.df > 0).then_some(out.present.len()));
+            if stats.df > 0 {
+                out.present.push((term, weight, stats));
+            }
         }
+        Ok(out)
     }
+}
+
+/// Every run of the `present` terms, in (term, code) order whichever way it
+/// is read — short lists whole (one query a term, their postings also held
+/// for exact scores), longer ones run by run through `statements` — so
+/// equal candidates are picked in the same order.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError) when the index cannot be read.
+fn open_runs<'c, 's>(
+    conn: &'c Connection,
+    scope: i64,
+    present: &[(&str, f64, TermStats)],
+    scorer: &Scorer,
+    statements: &'s mut Vec<CachedStatement<'c>>,
+) -> Result<(Vec<Run<'s>>, Vec<Option<HeldPostings>>)> {
     let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
-    let mut statements: Vec<CachedStatement<'_>> = Vec::new();
     let mut runs = Vec::new();
-    // Short lists are read whole (one query a term); longer ones run by run.
     let mut plan: Vec<(usize, u32)> = Vec::new();
     for (t, &(text, idf, stats)) in present.iter().enumerate() {
         if stats.df > PRELOAD_MAX {
             plan.extend(run_codes(&stats).map(|code| (t, code)));
             continue;
         }
-        let mut whole = whole_term(conn, query.scope, text, stats.df)?;
+        let mut whole = whole_term(conn, scope, text, stats.df)?;
         for code in run_codes(&stats) {
             if let Some(blocks) = whole.runs.remove(&code) {
                 let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
                 let blocks = Blocks::Held(blocks.into_iter());
-                runs.push(Run::new(t, idf, code, bounds, blocks, &scorer)?);
+                runs.push(Run::new(t, idf, code, bounds, blocks, scorer)?);
             }
         }
         if let Some(slot) = materialized.get_mut(t) {
@@ -135,165 +188,12 @@ pub(crate) fn top_k<K: Ord>(
         let Some(&(text, idf, stats)) = present.get(t) else {
             continue;
         };
-        let rows = Blocks::Rows(statement.query(params![query.scope, text, code])?);
+        let rows = Blocks::Rows(statement.query(params![scope, text, code])?);
         let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
-        runs.push(Run::new(t, idf, code, bounds, rows, &scorer)?);
+        runs.push(Run::new(t, idf, code, bounds, rows, scorer)?);
     }
-    // The runs in (term, code) order whichever way they were read: equal
-    // candidates are picked in the same order.
     runs.sort_by_key(|r| (r.term, r.code));
-    let floor = query.min_score.unwrap_or(0.0).max(0.0);
-    let mut heap: BinaryHeap<Hit<K>> = BinaryHeap::with_capacity(query.limit + 1);
-    let mut seen: HashSet<i64, FastHash> = HashSet::default();
-    let mut term_bounds = vec![0.0f64; present.len()];
-    let mut fetches = 0usize;
-    // Buffers of the loop, reused at every posting read.
-    let mut order: Vec<usize> = Vec::with_capacity(present.len());
-    let mut essential = vec![false; present.len()];
-    loop {
-        let full = heap.len() >= query.limit;
-        let worst = heap.peek().filter(|_| full);
-        let theta = worst.map_or(floor, |w| w.score.max(floor));
-        term_bounds.fill(0.0);
-        for run in &runs {
-            if let Some(b) = term_bounds.get_mut(run.term) {
-                *b = b.max(run.bound);
-            }
-        }
-        let total: f64 = term_bounds.iter().sum();
-        if total == 0.0 || total * (1.0 + SLACK) < theta {
-            break;
-        }
-        // Essential terms: drop the weakest while their bounds sum below theta.
-        order.clear();
-        order.extend(0..term_bounds.len());
-        order.sort_by(|&a, &b| bound_at(&term_bounds, a).total_cmp(&bound_at(&term_bounds, b)));
-        essential.fill(false);
-        let mut weak = 0.0;
-        for &t in &order {
-            weak += bound_at(&term_bounds, t);
-            if weak * (1.0 + SLACK) >= theta
-                && let Some(e) = essential.get_mut(t)
-            {
-                *e = true;
-            }
-        }
-        // A band of ties that can only lose: an unseen document reaching the
-        // k-th score needs its terms' full bounds, and every essential run
-        // that can still give one (its head) is past the k-th key.
-        if query.key_is_doc
-            && let Some(worst) = worst
-            && total <= theta * (1.0 + SLACK)
-            && runs.iter().all(|r| {
-                let top = term_bounds.get(r.term).copied().unwrap_or(0.0);
-                !essential.get(r.term).copied().unwrap_or(false)
-                    || r.next.is_none_or(|(_, doc)| doc > worst.doc)
-                    || r.bound < top * (1.0 - SLACK)
-            })
-        {
-            break;
-        }
-        // Read the essential run with the largest bound (then the smallest next document).
-        let pick = runs
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.next.is_some() && essential.get(r.term).copied().unwrap_or(false))
-            .max_by(|(_, a), (_, b)| {
-                a.bound.total_cmp(&b.bound).then_with(|| {
-                    let doc = |r: &Run<'_>| r.next.map_or(i64::MAX, |x| x.1);
-                    doc(b).cmp(&doc(a))
-                })
-            })
-            .map(|(i, _)| i);
-        let Some(run) = pick.and_then(|i| runs.get_mut(i)) else {
-            break;
-        };
-        let Some((len, doc)) = run.next else {
-            break;
-        };
-        let term = run.term;
-        let run_code = run.code;
-        // The run's bound at this posting bounds the document's part.
-        let part = run.bound;
-        run.advance(&scorer)?;
-        if !seen.insert(doc) {
-            continue;
-        }
-        // What the document can still gain from the other terms.
-        let rest: f64 = term_bounds
-            .iter()
-            .enumerate()
-            .filter(|&(t, _)| t != term)
-            .map(|(_, b)| b)
-            .sum();
-        if (part + rest) * (1.0 + SLACK) < theta {
-            continue;
-        }
-        // The exact score from the postings alone when the other terms'
-        // postings are (or can be) held in memory; random access otherwise.
-        let doc_posting = DocPosting {
-            doc,
-            term,
-            code: run_code,
-            len,
-        };
-        let (known, upper) = from_postings(
-            conn,
-            query.scope,
-            &QueryTerms {
-                present: &present,
-                present_of: &present_of,
-                idfs: &idfs,
-            },
-            &mut materialized,
-            &doc_posting,
-            (&scorer, fetches),
-        )?;
-        // Its row is read only if it can enter.
-        if known.is_none() && upper.is_some_and(|u| u * (1.0 + SLACK) < theta) {
-            continue;
-        }
-        if let Some(score) = known {
-            let passes =
-                score > 0.0 && score.is_finite() && query.min_score.is_none_or(|min| score >= min);
-            let outranked =
-                heap.len() >= query.limit && heap.peek().is_some_and(|worst| score < worst.score);
-            if !passes || outranked {
-                continue;
-            }
-        }
-        fetches += 1;
-        let Some(found) = fetch(doc)? else {
-            continue;
-        };
-        let score = match known {
-            Some(score) => score,
-            None => exact_score(
-                &found.terms,
-                found.context.as_deref(),
-                query.skip,
-                &idfs,
-                &scorer,
-            ),
-        };
-        let passes =
-            score > 0.0 && score.is_finite() && query.min_score.is_none_or(|min| score >= min);
-        if !passes {
-            continue;
-        }
-        let hit = Hit {
-            key: found.key,
-            doc,
-            score,
-        };
-        if heap.len() < query.limit {
-            heap.push(hit);
-        } else if heap.peek().is_some_and(|worst| hit < *worst) {
-            heap.pop();
-            heap.push(hit);
-        }
-    }
-    Ok(heap.into_sorted_vec())
+    Ok((runs, materialized))
 }
 
 /// The run codes a term with these statistics may have postings in: own
@@ -305,8 +205,4 @@ fn run_codes(stats: &TermStats) -> impl Iterator<Item = u32> {
     let context = (1..=stats.max_ctf.min(TF_BUCKETS))
         .flat_map(move |ctf| (0..=tf_max).map(move |tf| tf + CONTEXT_STRIDE * ctf));
     plain.chain(context)
-}
-
-fn bound_at(bounds: &[f64], i: usize) -> f64 {
-    bounds.get(i).copied().unwrap_or(0.0)
 }

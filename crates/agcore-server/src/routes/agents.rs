@@ -30,7 +30,7 @@ fn admin_only(caller: &Caller) -> Result<(), ServerError> {
 }
 
 /// `GET /v1/agents`.
-#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<AgentRecord>), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/agents", tag = "agents", responses((status = 200, body = Vec<AgentRecord>), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn list(State(state): State<Arc<AppState>>, caller: Caller) -> Json<Vec<AgentRecord>> {
     let agents = state.agents.list().await;
     Json(
@@ -42,7 +42,7 @@ pub async fn list(State(state): State<Arc<AppState>>, caller: Caller) -> Json<Ve
 }
 
 /// `GET /v1/agents/{name}`.
-#[utoipa::path(get, path = "/v1/agents/{name}", tag = "agents", params(("name" = String, Path, description = "The agent name.")), responses((status = 200, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/agents/{name}", tag = "agents", params(("name" = String, Path, description = "The agent name.")), responses((status = 200, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn get(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -55,7 +55,7 @@ pub async fn get(
 }
 
 /// `POST /v1/agents`: creates an agent (409 when the name is taken).
-#[utoipa::path(post, path = "/v1/agents", tag = "agents", request_body = AgentRecord, responses((status = 201, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/agents", tag = "agents", request_body = AgentRecord, responses((status = 201, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -73,7 +73,7 @@ pub async fn create(
 }
 
 /// `PUT /v1/agents/{name}`: replaces agent `name` (creating it when absent).
-#[utoipa::path(put, path = "/v1/agents/{name}", tag = "agents", params(("name" = String, Path, description = "The agent name.")), request_body = AgentRecord, responses((status = 200, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(put, path = "/v1/agents/{name}", tag = "agents", params(("name" = String, Path, description = "The agent name.")), request_body = AgentRecord, responses((status = 200, body = AgentRecord), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     caller: Caller,

@@ -15,7 +15,7 @@ use crate::{AppState, ServerError};
 
 /// Runs the turn; the answer is `text/event-stream` with the events
 /// `memory_context`, `delta`…, then `done` or `error`.
-#[utoipa::path(post, path = "/v1/chat", tag = "chat", request_body = ChatRequest, responses((status = 200, description = "Server-sent events `memory_context`, `delta`…, then `done` or `error`; each data line is the JSON of a `ChatEvent`.", body = crate::chat::ChatEvent, content_type = "text/event-stream"), (status = 503, description = "No LLM endpoint is configured.", body = crate::openapi::ErrorBody), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/chat", tag = "chat", request_body = ChatRequest, responses((status = 200, description = "Server-sent events `memory_context`, `delta`…, then `done` or `error`; each data line is the JSON of a `ChatEvent`.", body = crate::chat::ChatEvent, content_type = "text/event-stream"), (status = 503, description = "No LLM endpoint is configured.", body = crate::error::ErrorBody), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn chat(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,

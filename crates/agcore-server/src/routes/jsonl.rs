@@ -17,7 +17,7 @@ const IMPORT_BATCH: usize = 256;
 
 /// `GET …/memories/export`: every memory of the scope (archived ones too),
 /// oldest first, as `application/x-ndjson`.
-#[utoipa::path(get, path = "/v1/memories/export", tag = "memories", responses((status = 200, description = "One JSON memory per line (`agcore memory export`), streamed.", body = String, content_type = "application/x-ndjson"), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/memories/export", tag = "memories", responses((status = 200, description = "One JSON memory per line (`agcore memory export`), streamed.", body = String, content_type = "application/x-ndjson"), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn export(CallerScope(scoped): CallerScope) -> Result<Response, ServerError> {
     let mut request = ListRequest::all().order(ListOrder::Created);
     request.archived = ArchivedFilter::Include;
@@ -47,7 +47,7 @@ pub struct Imported {
 /// `POST …/memories/import`: a JSONL body of `agcore memory export` lines,
 /// read as it arrives and written in batches into the caller's scope (each
 /// line's own agent and user are replaced by the scope's).
-#[utoipa::path(post, path = "/v1/memories/import", tag = "memories", request_body(content = String, content_type = "application/x-ndjson", description = "Lines of `agcore memory export`."), responses((status = 200, body = Imported), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/memories/import", tag = "memories", request_body(content = String, content_type = "application/x-ndjson", description = "Lines of `agcore memory export`."), responses((status = 200, body = Imported), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn import(
     CallerScope(scoped): CallerScope,
     body: Body,

@@ -73,7 +73,7 @@ fn list_order(value: Option<&str>) -> Result<ListOrder, ServerError> {
 }
 
 /// `GET …/memories`: a page of the scope's memories.
-#[utoipa::path(get, path = "/v1/memories", tag = "memories", params(ListQuery), responses((status = 200, body = MemoryPage), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/memories", tag = "memories", params(ListQuery), responses((status = 200, body = MemoryPage), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,
@@ -145,7 +145,7 @@ fn default_name(content: &str) -> String {
 }
 
 /// `POST …/memories`: saves a memory (same text: the existing one is updated).
-#[utoipa::path(post, path = "/v1/memories", tag = "memories", request_body = NewMemoryBody, responses((status = 201, description = "Created.", body = Saved), (status = 200, description = "The scope held the same text; that memory was updated.", body = Saved), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/memories", tag = "memories", request_body = NewMemoryBody, responses((status = 201, description = "Created.", body = Saved), (status = 200, description = "The scope held the same text; that memory was updated.", body = Saved), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn add(
     CallerScope(scoped): CallerScope,
     Json(body): Json<NewMemoryBody>,
@@ -191,7 +191,7 @@ fn not_found(id: i64) -> ServerError {
 }
 
 /// `GET …/memories/{id}`.
-#[utoipa::path(get, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn get(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -223,7 +223,7 @@ pub struct UpdateBody {
 }
 
 /// `PATCH …/memories/{id}`.
-#[utoipa::path(patch, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = UpdateBody, responses((status = 200, description = "The changed memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(patch, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = UpdateBody, responses((status = 200, description = "The changed memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn update(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -253,7 +253,7 @@ async fn change(
 }
 
 /// `DELETE …/memories/{id}`: 204, or 404 when the scope has no such memory.
-#[utoipa::path(delete, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 204, description = "Deleted."), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(delete, path = "/v1/memories/{id}", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 204, description = "Deleted."), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn delete(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -266,7 +266,7 @@ pub async fn delete(
 }
 
 /// `POST …/memories/{id}/archive`.
-#[utoipa::path(post, path = "/v1/memories/{id}/archive", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The archived memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/memories/{id}/archive", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The archived memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn archive(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -275,7 +275,7 @@ pub async fn archive(
 }
 
 /// `POST …/memories/{id}/restore`.
-#[utoipa::path(post, path = "/v1/memories/{id}/restore", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The restored memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/v1/memories/{id}/restore", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), responses((status = 200, description = "The restored memory.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn restore(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,
@@ -296,7 +296,7 @@ pub struct WeightBody {
 }
 
 /// `PUT …/memories/{id}/weight`.
-#[utoipa::path(put, path = "/v1/memories/{id}/weight", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = WeightBody, responses((status = 200, description = "The memory with its new weight.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(put, path = "/v1/memories/{id}/weight", tag = "memories", params(("id" = i64, Path, description = "The memory id.")), request_body = WeightBody, responses((status = 200, description = "The memory with its new weight.", body = serde_json::Value), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn weight(
     CallerScope(scoped): CallerScope,
     MemoryId(id): MemoryId,

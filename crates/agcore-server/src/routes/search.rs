@@ -52,7 +52,7 @@ pub struct SearchResults {
 }
 
 /// `GET …/memories/search?q=…`.
-#[utoipa::path(get, path = "/v1/memories/search", tag = "memories", params(SearchQuery), responses((status = 200, body = SearchResults), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/memories/search", tag = "memories", params(SearchQuery), responses((status = 200, body = SearchResults), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn search(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,
@@ -103,7 +103,7 @@ pub struct ScopeStats {
 }
 
 /// `GET …/memories/stats`.
-#[utoipa::path(get, path = "/v1/memories/stats", tag = "memories", responses((status = 200, body = ScopeStats), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/v1/memories/stats", tag = "memories", responses((status = 200, body = ScopeStats), (status = "4XX", description = "refused: `{\"error\": \"…\"}`", body = crate::error::ErrorBody)))]
 pub async fn stats(
     State(state): State<Arc<AppState>>,
     CallerScope(scoped): CallerScope,

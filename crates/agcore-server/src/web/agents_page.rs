@@ -12,9 +12,10 @@ use minijinja::context;
 use serde::{Deserialize, Serialize};
 
 use super::agent_form::{AgentForm, MAX_PREFETCH, backend_parts};
+use super::page::{PageError, Web};
+use super::render::templates;
 use super::render::{encode, ser};
 use super::session::Session;
-use super::{PageError, Web, templates};
 use crate::agents::AgentRecord;
 use crate::{Grant, ServerError};
 

@@ -4,7 +4,7 @@ use axum::extract::Path;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 
-use super::PageError;
+use super::page::PageError;
 use crate::ServerError;
 
 const APP_JS: &str = include_str!("../../web/static/app.js");

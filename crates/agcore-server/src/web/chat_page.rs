@@ -14,10 +14,11 @@ use futures::{Stream, StreamExt};
 use minijinja::context;
 
 use super::memories_page::scope_url;
+use super::page::{PageError, Web};
 use super::render::ser;
+use super::render::templates;
 use super::session::Session;
 use super::views::ScopeView;
-use super::{PageError, Web, templates};
 use crate::ServerError;
 use crate::chat::{ChatRequest, chat_turn};
 

@@ -10,11 +10,12 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use minijinja::context;
 use serde::Deserialize;
 
+use super::page::{PageError, Web};
+use super::render::templates;
 use super::session::{
     LOGIN_COOKIE, SESSION_COOKIE, SESSION_TTL, Session, cookie_value, over_tls, random_token,
     set_cookie, tokens_match,
 };
-use super::{PageError, Web, templates};
 
 /// How long the sign-in form's token lives.
 const LOGIN_TTL: std::time::Duration = std::time::Duration::from_secs(3600);

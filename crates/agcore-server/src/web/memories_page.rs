@@ -13,11 +13,12 @@ use minijinja::context;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::page::{PageError, Web};
 use super::render::encode;
 use super::render::ser;
+use super::render::templates;
 use super::session::Session;
 use super::views::{HitView, MemoryView, ScopeView};
-use super::{PageError, Web, templates};
 use crate::ServerError;
 use crate::routes::memories::archived_filter;
 

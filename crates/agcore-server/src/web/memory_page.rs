@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use super::login::TokenOnly;
 use super::memories_page::{parse_weight, scope_url, split_tags};
+use super::page::{PageError, Web};
 use super::render::ser;
+use super::render::templates;
 use super::session::Session;
 use super::views::{MemoryView, ScopeView, UseView, when};
-use super::{PageError, Web, templates};
 use crate::ServerError;
 
 fn not_found(id: i64) -> PageError {

@@ -16,6 +16,7 @@ mod chat_page;
 mod login;
 mod memories_page;
 mod memory_page;
+mod page;
 mod render;
 pub mod session;
 mod views;
@@ -24,16 +25,14 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Redirect;
 use axum::routing::{get, post};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::{AppState, ServerError};
+use crate::AppState;
+pub use page::{PREFIX, PageError, Web};
 pub use render::{Templates, templates};
 use session::SessionStore;
-
-/// Where the page lives.
-pub const PREFIX: &str = "/ui";
 
 /// The Content-Security-Policy of every answer of the page: scripts, styles
 /// and connections from the server itself only, no inline script or style,
@@ -41,46 +40,6 @@ pub const PREFIX: &str = "/ui";
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
     style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; \
     frame-ancestors 'none'; base-uri 'none'";
-
-/// What the page's handlers share.
-#[derive(Debug)]
-pub struct Web {
-    /// The server's state.
-    pub app: Arc<AppState>,
-    /// The signed-in sessions.
-    pub sessions: SessionStore,
-}
-
-/// A failed page request, answered as an HTML page (or, for [`PageError::SignIn`],
-/// a redirect to the sign-in form).
-#[derive(Debug)]
-pub enum PageError {
-    /// No live session: go and sign in.
-    SignIn,
-    /// The request failed; the page shows the error's sentence and status.
-    Server(ServerError),
-}
-
-impl From<ServerError> for PageError {
-    fn from(err: ServerError) -> Self {
-        Self::Server(err)
-    }
-}
-
-impl From<agcore::memory::MemoryError> for PageError {
-    fn from(err: agcore::memory::MemoryError) -> Self {
-        Self::Server(err.into())
-    }
-}
-
-impl IntoResponse for PageError {
-    fn into_response(self) -> Response {
-        match self {
-            Self::SignIn => Redirect::to(&format!("{PREFIX}/login")).into_response(),
-            Self::Server(err) => render::error_page(&err),
-        }
-    }
-}
 
 fn header_layer(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
     SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))

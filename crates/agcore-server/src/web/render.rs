@@ -3,10 +3,10 @@
 use std::sync::LazyLock;
 
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use minijinja::{Environment, Value, context};
 
-use super::PageError;
+use super::page::{PREFIX, PageError};
 use super::session::Session;
 use crate::ServerError;
 
@@ -119,6 +119,15 @@ pub fn error_page(err: &ServerError) -> Response {
     match templates().render("error.html", ctx) {
         Ok(html) => (status, Html(html)).into_response(),
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "error").into_response(),
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        match self {
+            Self::SignIn => Redirect::to(&format!("{PREFIX}/login")).into_response(),
+            Self::Server(err) => error_page(&err),
+        }
     }
 }
 

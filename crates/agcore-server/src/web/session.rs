@@ -6,14 +6,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agcore::memory::long_term::MemoryScope;
-use axum::extract::FromRequestParts;
 use axum::http::header::COOKIE;
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, Uri};
 use cookie::{Cookie, SameSite};
 use subtle::ConstantTimeEq;
 
-use super::{PageError, Web};
 use crate::ServerError;
 use crate::keys::Grant;
 
@@ -184,16 +181,6 @@ pub fn set_cookie(name: &str, value: &str, secure: bool, max_age: Option<Duratio
         None => builder.max_age(cookie::time::Duration::ZERO),
     };
     builder.build().to_string()
-}
-
-impl FromRequestParts<Arc<Web>> for Session {
-    type Rejection = PageError;
-
-    async fn from_request_parts(parts: &mut Parts, web: &Arc<Web>) -> Result<Self, PageError> {
-        cookie_value(&parts.headers, SESSION_COOKIE)
-            .and_then(|id| web.sessions.get(&id))
-            .ok_or(PageError::SignIn)
-    }
 }
 
 #[cfg(test)]
