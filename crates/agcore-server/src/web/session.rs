@@ -2,7 +2,7 @@
 //! cookie (`Secure` over TLS), the key's grant and a CSRF token on the server.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use agcore::memory::long_term::MemoryScope;
