@@ -178,7 +178,7 @@ impl Engine {
                             config.context =
                                 context.clone().map(|c| c.with_lists(ContextLists::Both));
                         }
-                        RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: 60.0 },
+                        RetrieverName::HybridRrf => config.fusion = Fusion::rrf(),
                         RetrieverName::HybridTmm => {
                             config.fusion = Fusion::TheoreticalMinMax {
                                 lexical_weight: 0.5,

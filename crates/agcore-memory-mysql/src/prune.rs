@@ -25,7 +25,7 @@
 //! the top `k`.
 
 #[cfg(test)]
-use agcore_memory::retriever::Bm25;
+use agcore_search::{Bm25, MAX_TF_PART};
 
 /// Relative slack on the bound: float rounding in the server never prunes
 /// an entry whose exact score reaches the `k`-th.
@@ -213,7 +213,7 @@ mod tests {
     fn fts5(docs: f64, dfs: &[f64]) -> Pruning {
         let bounds: Vec<f64> = dfs
             .iter()
-            .map(|&df| Bm25::fts5_idf(docs, df) * 2.2)
+            .map(|&df| Bm25::fts5_idf(docs, df) * MAX_TF_PART)
             .collect();
         Pruning::new(&bounds, dfs, MIN_SAVED_ROWS)
     }
@@ -273,7 +273,7 @@ mod tests {
                 if p.settled(e, 10, 10, Some(kth)) {
                     let pruned: f64 = p.order[e..]
                         .iter()
-                        .map(|&i| Bm25::fts5_idf(100_000.0, dfs[i]) * 2.2)
+                        .map(|&i| Bm25::fts5_idf(100_000.0, dfs[i]) * MAX_TF_PART)
                         .sum();
                     prop_assert!(pruned < kth);
                 }

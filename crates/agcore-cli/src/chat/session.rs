@@ -10,8 +10,8 @@ use agcore::llm::CycleEvent;
 use agcore::memory::long_term::{MaintenanceSchedule, MaintenanceTask};
 use agcore::memory::retriever::{MemoryRetriever, RetrieverConfig};
 use agcore::memory::{ConversationMemory, ConversationMemoryConfig, KnowledgeStore, MemoryStore};
-use agcore::prompt::builtin::names;
 use agcore::prompt::PromptTemplateRegistry;
+use agcore::prompt::builtin::names;
 use futures::StreamExt;
 
 use super::endpoint::Endpoint;

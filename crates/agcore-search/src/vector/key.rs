@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 /// The key of one stored vector: `(namespace, id)`, ordered by namespace
-/// then id (the tie-break order of [`VectorStore::search`](super::VectorStore::search)).
+/// then id (the tie-break order of equal scores, [`rank_order`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VectorKey {
     /// Namespace of the record.
