@@ -19,6 +19,8 @@
 //!   context field from neighbouring documents and optional RM3.
 //! - [`rm3`]: RM3 pseudo-relevance feedback settings ([`Rm3Config`];
 //!   Lavrenko & Croft 2001, Abdul-Jaleel et al. 2004).
+//! - [`dense_feedback`]: [`DenseFeedback`], Rocchio pseudo-relevance
+//!   feedback on a query vector (Rocchio 1971; Li et al. 2023).
 //! - [`fusion`]: [`fuse`] with reciprocal rank fusion (Cormack, Clarke &
 //!   Büttcher 2009, [`RRF_K`]) or convex combinations of min–max,
 //!   theoretical-min–max or z-score normalised scores ([`Fusion`]).
@@ -50,6 +52,7 @@ pub mod bm25;
 pub mod bm25f;
 pub mod contextual;
 pub mod dedupe;
+pub mod dense_feedback;
 pub mod fusion;
 pub mod keywords;
 pub mod rm3;
@@ -63,6 +66,7 @@ pub use analyzer::{
 pub use bm25::{Bm25, DEFAULT_B, DEFAULT_K1, MAX_TF_PART, Scorer, TextOverlap, fts5_tf_part};
 pub use bm25f::Bm25F;
 pub use contextual::{ContextualIndex, ContextualParams, IndexDocument};
+pub use dense_feedback::DenseFeedback;
 pub use fusion::{Fused, Fusion, ListScore, RRF_K, fuse};
 pub use keywords::{
     extract_document_keywords, extract_keywords, is_cjk, is_cjk_unigram, is_stop_word,

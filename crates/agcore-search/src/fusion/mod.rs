@@ -1,10 +1,18 @@
 //! Rank fusion: combining a lexical and a dense ranked list into one —
 //! reciprocal rank fusion and convex combinations of normalised scores
-//! (min–max, theoretical-minimum–max, z-score).
+//! (min–max, theoretical-minimum–max, z-score); group evidence over the
+//! fused list ([`group_bonuses`]), time decay ([`half_life_decay`]) and the
+//! own-plus-window similarity of contextual embeddings ([`combine_window`]).
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+
+mod group;
+mod window;
+
+pub use group::group_bonuses;
+pub use window::{combine_window, half_life_decay};
 
 /// The rank offset `k` of reciprocal rank fusion: 60, the constant of
 /// Cormack, Clarke & Büttcher (2009), used by [`Fusion::rrf`].

@@ -42,6 +42,29 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + rest
 }
 
+/// Scales `vector` to unit length in place and returns its former length
+/// (the L2 norm). A vector whose norm is 0 or not finite is left as it is.
+/// The indexes of this module expect vectors normalised with it, so that
+/// [`dot`] is the cosine. (Same operations as
+/// `agcore_llm::embedding::l2_normalize`, which normalises embeddings.)
+///
+/// # Examples
+/// ```
+/// use agcore_search::vector::l2_normalize;
+/// let mut v = [3.0, 4.0];
+/// assert_eq!(l2_normalize(&mut v), 5.0);
+/// assert_eq!(v, [0.6, 0.8]);
+/// ```
+pub fn l2_normalize(vector: &mut [f32]) -> f32 {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        for x in vector.iter_mut() {
+            *x /= norm;
+        }
+    }
+    norm
+}
+
 /// Ranking order of hits: higher score first, then namespace and id
 /// ascending. `Ordering::Less` means `a` ranks before `b`.
 pub fn rank_order(a_score: f32, a: &VectorKey, b_score: f32, b: &VectorKey) -> Ordering {

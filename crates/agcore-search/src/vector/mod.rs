@@ -19,5 +19,5 @@ mod topk;
 
 pub use flat::FlatIndex;
 pub use hnsw::{HnswConfig, HnswIndex, UnitCosine};
-pub use key::{VectorKey, dot, rank_order};
+pub use key::{VectorKey, dot, l2_normalize, rank_order};
 pub use topk::TopK;
