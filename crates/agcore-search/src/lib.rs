@@ -17,6 +17,8 @@
 //!   Taylor 2004), [`TextOverlap`] (Dice).
 //! - [`contextual`]: [`ContextualIndex`], an in-memory BM25F index with a
 //!   context field from neighbouring documents and optional RM3.
+//! - [`pruning`]: [`MaxScorePlan`](pruning::MaxScorePlan), top-k pruning
+//!   by per-term score bounds (MaxScore, Turtle & Flood 1995).
 //! - [`rm3`]: RM3 pseudo-relevance feedback settings ([`Rm3Config`];
 //!   Lavrenko & Croft 2001, Abdul-Jaleel et al. 2004).
 //! - [`dense_feedback`]: [`DenseFeedback`], Rocchio pseudo-relevance
@@ -55,6 +57,7 @@ pub mod dedupe;
 pub mod dense_feedback;
 pub mod fusion;
 pub mod keywords;
+pub mod pruning;
 pub mod rm3;
 mod term_vector;
 pub mod vector;
