@@ -18,6 +18,14 @@
 //! statement), every term is matched at once. Nor does a round start whose
 //! terms match fewer documents together than the results asked for: it
 //! could not settle.
+//!
+//! For posting lists traversed document by document (an in-memory index),
+//! [`PrefixBounds`] gives the bounds that tell essential lists from
+//! non-essential ones as the `k`-th score rises.
+
+mod bounds;
+
+pub use bounds::PrefixBounds;
 
 /// Relative slack on the bound: float rounding (in a database server
 /// summing the same terms in another order) never prunes a document whose
