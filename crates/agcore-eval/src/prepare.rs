@@ -18,10 +18,6 @@ use crate::EvalError;
 use crate::dataset::Dataset;
 use crate::retrievers::{ContextualOptions, Engine, K, RetrieverName};
 
-/// The constant k of reciprocal rank fusion in the `hybrid (rrf)` ablation
-/// (Cormack, Clarke & Büttcher 2009).
-const RRF_K: f64 = 60.0;
-
 impl Engine {
     /// Prepares `name` over the ingested `stores` (one per namespace);
     /// returns the engine and the time its own index took to build (zero
@@ -157,7 +153,7 @@ fn ablation(
         RetrieverName::HybridContextBoth => {
             config.context = options.context().map(|c| c.with_lists(ContextLists::Both));
         }
-        RetrieverName::HybridRrf => config.fusion = Fusion::Rrf { k: RRF_K },
+        RetrieverName::HybridRrf => config.fusion = Fusion::rrf(),
         RetrieverName::HybridTmm => {
             config.fusion = Fusion::TheoreticalMinMax {
                 lexical_weight: 0.5,

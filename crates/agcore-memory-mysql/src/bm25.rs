@@ -14,7 +14,7 @@
 //! ```
 //!
 //! which is `idf · (k1 + 1) · tf / (tf + K)` — BM25 — for one field, and
-//! [`Bm25F`](agcore_memory::retriever::Bm25F) (normalised frequencies
+//! [`Bm25F`](agcore_search::Bm25F) (normalised frequencies
 //! weighted, summed, saturated once) for two, with `k1 = 1.2`, `b = 0.75`
 //! and no length normalisation of a field whose lengths are all 0: the
 //! arithmetic of `agcore_memory::retriever`, to float rounding. Each term
@@ -23,7 +23,7 @@
 //! mean length) or derived tables, which MariaDB merges into the outer
 //! query by repeating their expressions, cost about twice the time.
 
-use agcore_memory::retriever::Bm25;
+use agcore_search::Bm25;
 use mysql_async::Value;
 
 /// One BM25F field of the candidate rows.
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn two_fields_are_bm25f() {
-        let bm25f = agcore_memory::retriever::Bm25F {
+        let bm25f = agcore_search::Bm25F {
             bm25: Bm25::default(),
             avg_len: 8.0,
             avg_context_len: 16.0,

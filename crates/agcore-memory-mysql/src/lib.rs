@@ -11,7 +11,7 @@
 //! `FULLTEXT` index queried with `MATCH … AGAINST (… IN BOOLEAN MODE)`
 //! over agcore's own analyzer tokens — lowercased words
 //! without stop words, stemmed (Snowball English), CJK character bigrams
-//! ([`index_terms`](agcore_memory::retriever::index_terms)) — each stored as a plain ASCII
+//! ([`index_terms`](agcore_search::index_terms)) — each stored as a plain ASCII
 //! word (see the crate README), so Chinese is found on MariaDB, which has no
 //! `ngram` parser, and nothing depends on the server's full-text settings.
 //! The candidates are ranked by BM25 computed in SQL with the same formula

@@ -9,7 +9,7 @@
 //! the old record, and the next open re-tokenises every row again (each
 //! batch recomputes from the row's text and current length: idempotent).
 
-use agcore_memory::retriever::{ANALYZER_ID, index_terms};
+use agcore_search::{ANALYZER_ID, index_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, TxOpts};
 

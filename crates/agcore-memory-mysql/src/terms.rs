@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use agcore_memory::retriever::unique_index_terms;
+use agcore_search::unique_index_terms;
 use sha2::{Digest, Sha256};
 
 /// Most distinct query terms used (as in the SQLite backend).
@@ -113,7 +113,7 @@ pub fn fulltext_query(prefix: &str, query: &str) -> Option<FulltextQuery> {
 /// occurrence of the analyzer as ` word `.
 #[cfg(feature = "testkit")]
 pub fn fulltext_column(prefix: &str, text: &str) -> String {
-    column(prefix, &agcore_memory::retriever::index_terms(text))
+    column(prefix, &agcore_search::index_terms(text))
 }
 
 #[cfg(test)]

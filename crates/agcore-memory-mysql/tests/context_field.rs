@@ -7,10 +7,11 @@
 
 use crate::support;
 
-use agcore_memory::retriever::{ContextField, KEYWORDS_ANALYZER_ID};
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionConfig, InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_mysql::MysqlDatabase;
 use agcore_memory_testkit::turn;
+use agcore_search::KEYWORDS_ANALYZER_ID;
 use mysql_async::prelude::Queryable;
 
 const WORDS: [&str; 7] = [

@@ -11,9 +11,9 @@ use agcore_memory::long_term::{
     ArchivedFilter, HistoryReason, ListRequest, LongTermBackend, MemoryEntry, MemoryScope,
     MemoryType, MemoryUpdate, NewMemory, SearchRequest, WeightRules,
 };
-use agcore_memory::retriever::{Bm25, index_terms, unique_index_terms};
 use agcore_memory_mysql::{MysqlDatabase, MysqlLongTerm};
 use agcore_memory_testkit::corpus::Corpus;
+use agcore_search::{Bm25, DEFAULT_B, DEFAULT_K1, MAX_TF_PART, index_terms, unique_index_terms};
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
 
@@ -88,7 +88,7 @@ fn reference(all: &[MemoryEntry], query: &str, request: &SearchRequest) -> Vec<(
     let n = all.len() as f64;
     let total: usize = docs.iter().map(Vec::len).sum();
     let (avg, b) = if total > 0 {
-        (total as f64 / n, 0.75)
+        (total as f64 / n, DEFAULT_B)
     } else {
         (1.0, 0.0)
     };
@@ -104,14 +104,14 @@ fn reference(all: &[MemoryEntry], query: &str, request: &SearchRequest) -> Vec<(
         .filter(|(e, _)| request.memory_type.is_none_or(|t| t == e.memory_type))
         .filter(|(_, d)| words.iter().any(|w| d.contains(w)))
         .map(|(e, d)| {
-            let k = 1.2 * (1.0 - b + b * d.len() as f64 / avg);
+            let k = DEFAULT_K1 * (1.0 - b + b * d.len() as f64 / avg);
             let score = words
                 .iter()
                 .zip(&dfs)
                 .filter(|(_, df)| **df > 0.0)
                 .map(|(w, df)| {
                     let tf = d.iter().filter(|t| *t == w).count() as f64;
-                    Bm25::fts5_idf(n, *df) * 2.2 * (1.0 - k / (tf + k))
+                    Bm25::fts5_idf(n, *df) * MAX_TF_PART * (1.0 - k / (tf + k))
                 })
                 .sum::<f64>();
             (e.id, score)

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use agcore_memory::retriever::Bm25;
+use agcore_search::Bm25;
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
@@ -105,7 +105,7 @@ fn length_norm(b: usize, avg: usize, norm: usize, len: &str) -> String {
 }
 
 /// The BM25F contribution of posting `p` (columns `tf`, `len`, `ctf`,
-/// `clen`) for term weight `w.idf`, as [`Bm25F::tf_part`](agcore_memory::retriever::Bm25F::tf_part)
+/// `clen`) for term weight `w.idf`, as [`Bm25F::tf_part`](agcore_search::Bm25F::tf_part)
 /// computes it: parameters `$k1 .. $k1 + 6` hold `k1`, `b`, the mean own
 /// length and its norm switch, the mean context length and its switch, and
 /// the context field's weight. A posting without context occurrences (or

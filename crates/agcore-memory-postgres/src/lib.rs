@@ -13,7 +13,7 @@
 //! context field. Search is BM25 computed by the server over the same
 //! analyzer tokens as the SQLite backend (lowercased words without stop
 //! words, stemmed, CJK character bigrams:
-//! [`index_terms`](agcore_memory::retriever::index_terms)); the store adds
+//! [`index_terms`](agcore_search::index_terms)); the store adds
 //! the BM25F context field of neighbouring turns of a session
 //! ([`ContextField`](agcore_memory::retriever::ContextField)), so it ranks
 //! as `SqliteStore` and `InMemoryStore` rank; the schema is versioned in

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::{ANALYZER_ID, index_terms};
+use agcore_search::{ANALYZER_ID, index_terms};
 use deadpool_postgres::Transaction;
 
 use crate::error::{Result, storage};

@@ -7,9 +7,9 @@
 use crate::support;
 
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory};
-use agcore_memory::retriever::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use agcore_memory::{EvictionConfig, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_search::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use deadpool_postgres::Client;
 
 const ITEMS: &[(&str, &str)] = &[

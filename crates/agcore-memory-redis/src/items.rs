@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::{ContextField, index_terms};
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionPolicy, MemoryItem};
+use agcore_search::index_terms;
 use chrono::{DateTime, TimeZone, Utc};
 
 use crate::error::{Result, storage};

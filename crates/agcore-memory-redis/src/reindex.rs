@@ -18,7 +18,8 @@
 //! so concurrent openers and a run cut short (re-done on the next open) are
 //! safe. The weight of the field only matters at search time.
 
-use agcore_memory::retriever::{ANALYZER_ID, derivation_settings};
+use agcore_memory::retriever::derivation_settings;
+use agcore_search::ANALYZER_ID;
 use redis::AsyncCommands;
 
 use crate::error::Result;

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use agcore_memory::SearchOptions;
-use agcore_memory::retriever::{Bm25, Bm25F, unique_index_terms};
+use agcore_search::{Bm25, Bm25F, unique_index_terms};
 use redis::aio::ConnectionManager;
 
 use crate::error::{Result, storage};

@@ -9,9 +9,9 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use agcore_memory::{EvictionConfig, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_redis::RedisStore;
+use agcore_search::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use redis::Commands;
 
 const ITEMS: &[(&str, &str)] = &[

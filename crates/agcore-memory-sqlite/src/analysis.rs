@@ -2,11 +2,11 @@
 //!
 //! `agcore_analyzer (component, analyzer, indexed_at)` records, for the
 //! `store` and `long_term` components, the
-//! [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) whose
-//! [`index_terms`](agcore_memory::retriever::index_terms) produced their
+//! [`ANALYZER_ID`](agcore_search::ANALYZER_ID) whose
+//! [`index_terms`](agcore_search::index_terms) produced their
 //! `terms` columns and impact-ordered postings. Files written before it
 //! existed were indexed with plain keywords
-//! ([`KEYWORDS_ANALYZER_ID`](agcore_memory::retriever::KEYWORDS_ANALYZER_ID));
+//! ([`KEYWORDS_ANALYZER_ID`](agcore_search::KEYWORDS_ANALYZER_ID));
 //! the `store` version 3 and `long_term` version 5 steps re-index them. On
 //! every open, a component whose recorded analyzer differs from this
 //! library's is re-indexed the same way ([`sync`]): every row re-tokenised
@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::retriever::ANALYZER_ID;
+use agcore_search::ANALYZER_ID;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::Result;

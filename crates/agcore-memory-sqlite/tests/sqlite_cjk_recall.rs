@@ -7,9 +7,9 @@
 #![cfg(test)]
 #![allow(clippy::print_stdout, clippy::cast_precision_loss)]
 
-use agcore_memory::retriever::{extract_keywords, is_cjk, unique_keywords};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_search::{extract_keywords, is_cjk, unique_keywords};
 use rusqlite::Connection;
 
 const K: usize = 5;

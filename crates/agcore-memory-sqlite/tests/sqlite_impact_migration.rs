@@ -62,7 +62,7 @@ fn v1_database(path: &std::path::Path, rows: usize) {
     for n in 0..rows {
         let content = format!("{} note{}", CONTENTS[n % CONTENTS.len()], n % 13);
         // Version 1 stored the keywords joined by spaces (lowercase words, CJK bigrams).
-        let terms = agcore_memory::retriever::extract_keywords(&content).join(" ");
+        let terms = agcore_search::extract_keywords(&content).join(" ");
         insert
             .execute(rusqlite::params![
                 format!("old:{n:05}"),

@@ -7,9 +7,9 @@
 use agcore_memory::long_term::{
     LongTermBackend, LongTermMemory, MemoryScope, MemoryType, NewMemory, SearchRequest,
 };
-use agcore_memory::retriever::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::{SqliteLongTerm, SqliteStore};
+use agcore_search::{ANALYZER_ID, KEYWORDS_ANALYZER_ID, extract_keywords, index_terms};
 use rusqlite::Connection;
 
 const ITEMS: &[(&str, &str)] = &[

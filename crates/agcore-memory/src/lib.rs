@@ -11,6 +11,9 @@
 //!   full strategies, capacity eviction and tool-result compaction.
 //! - [`KnowledgeStore`]: wiki pages with an index, backlinks, a change log
 //!   and Markdown export/import.
+//! - [`search`]: the `agcore-search` crate, home of the analyzers, BM25 /
+//!   BM25F, fusion, RM3, the vector indexes and near-duplicate detection
+//!   (re-exported from their old paths in [`retriever`] and [`vector`]).
 //! - [`retriever`]: keyword extraction (CJK bigrams), the [`TextOverlap`](retriever::TextOverlap)
 //!   and [`Bm25`](retriever::Bm25) scorers, the [`MemoryRetriever`], and
 //!   [`ContextualBm25`]: stemmed BM25F with neighbouring-memory context and RM3.
@@ -53,6 +56,9 @@ pub mod knowledge;
 pub mod long_term;
 mod page;
 pub mod retriever;
+/// The search engine parts (analyzers, BM25 / BM25F, fusion, RM3, vector
+/// indexes, near-duplicate detection): the `agcore-search` crate.
+pub use agcore_search as search;
 pub mod storage;
 mod store;
 mod types;

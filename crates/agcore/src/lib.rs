@@ -10,6 +10,7 @@
 //! | `prompt` | `agcore-prompt` | `prompt` |
 //! | `tools` | `agcore-tools` | `tools` (`mcp` adds the MCP client) |
 //! | `memory` | `agcore-memory` | `memory` (`sqlite` adds the SQLite backend) |
+//! | `search` | `agcore-search` | `memory` |
 //! | `agent` | `agcore-agent` | `agent` |
 //! | `attach` | `agcore-agent`'s memory attachments, with every backend and embedder | `agent` |
 //! | `embed_local` | `agcore-embed-local` | `local-embeddings` (`local-embeddings-onnx` adds `OnnxEmbedder`) |
@@ -89,6 +90,12 @@ pub use agcore_tools as tools;
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub mod memory;
+
+/// The search engine parts: analyzers, BM25 / BM25F, fusion, RM3, vector
+/// indexes, near-duplicate detection (`agcore-search`).
+#[cfg(feature = "memory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
+pub use agcore_search as search;
 
 #[cfg(feature = "agent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use agcore_memory::retriever::ANALYZER_ID;
+use agcore_search::ANALYZER_ID;
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 

@@ -4,7 +4,7 @@
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
-use agcore_memory::retriever::index_terms;
+use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 use sha2::{Digest, Sha256};

@@ -19,7 +19,7 @@
 //! - `agcore_lt_meta` (version 2): the analyzer that built the `terms`
 //!   columns (`analyzer`; `keywords-v1` for entries written before it); on
 //!   open an analyzer other than
-//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   [`ANALYZER_ID`](agcore_search::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
 //! - `agcore_lt_terms` (version 3): each full-text word's document
 //!   frequency in its scope, kept by the writers ([`super::df`]); the meta

@@ -16,7 +16,7 @@
 //! more than the `FULLTEXT` index even for its most frequent words.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::Bm25;
+use agcore_search::Bm25;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 

@@ -15,7 +15,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use agcore_memory::retriever::{ANALYZER_ID, ContextField};
+use agcore_memory::retriever::ContextField;
+use agcore_search::ANALYZER_ID;
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 

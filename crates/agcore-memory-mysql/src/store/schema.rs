@@ -13,7 +13,7 @@
 //! - `agcore_store_meta`: the analyzer and word encoding that built the
 //!   index (`analyzer`: `keywords-v1` in version 1, plain keywords; `words`:
 //!   `hex-v1`); on open, an analyzer other than
-//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   [`ANALYZER_ID`](agcore_search::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
 //!
 //! - `agcore_item_context`, `agcore_context_stats`, `agcore_item_groups`:

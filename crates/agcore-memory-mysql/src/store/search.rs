@@ -17,8 +17,8 @@
 //! every row is estimated cheaper than the index ([`crate::access`]), one
 //! scan for every word settles the search instead.
 
-use agcore_memory::retriever::Bm25;
 use agcore_memory::{ScoredItem, SearchOptions};
+use agcore_search::Bm25;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 

@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use agcore_memory::MemoryItem;
-use agcore_memory::retriever::{ContextField, index_terms};
+use agcore_memory::retriever::ContextField;
+use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 

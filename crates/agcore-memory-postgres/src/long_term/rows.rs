@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
-use agcore_memory::retriever::index_terms;
+use agcore_search::index_terms;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 

@@ -18,7 +18,7 @@
 //! - `agcore_lt_meta` (version 3): the analyzer that built the postings
 //!   (key `analyzer`; `keywords-v1` for entries written before it); on open
 //!   an analyzer other than
-//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   [`ANALYZER_ID`](agcore_search::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
 
 use crate::migrate::Component;

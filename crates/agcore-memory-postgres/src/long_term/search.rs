@@ -4,7 +4,7 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_memory::retriever::{Bm25, unique_index_terms};
+use agcore_search::{Bm25, unique_index_terms};
 use deadpool_postgres::Client;
 use tokio_postgres::types::Type;
 

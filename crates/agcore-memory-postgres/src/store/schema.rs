@@ -11,7 +11,7 @@
 //!   text ids): the inverted index over agcore's
 //!   analyzer tokens (the same as SQLite's: lowercased words without stop
 //!   words, stemmed, CJK character bigrams;
-//!   [`index_terms`](agcore_memory::retriever::index_terms)), so rankings
+//!   [`index_terms`](agcore_search::index_terms)), so rankings
 //!   match across backends. The
 //!   primary key covers `tf` and `len`, so scoring reads only the index
 //!   (an index-only scan), never the items; postings are deleted with their
@@ -21,7 +21,7 @@
 //! - `agcore_store_meta`: the analyzer that built the index (key
 //!   `analyzer`; version 1 wrote `keywords-v1`, plain keywords); on open, an
 //!   analyzer other than
-//!   [`ANALYZER_ID`](agcore_memory::retriever::ANALYZER_ID) is re-indexed
+//!   [`ANALYZER_ID`](agcore_search::ANALYZER_ID) is re-indexed
 //!   ([`crate::reindex`]).
 //!
 //! Version 2 marks databases re-indexed with the stemming analyzer, so

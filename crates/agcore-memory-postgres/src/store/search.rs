@@ -7,8 +7,8 @@
 //! weighted, then saturated once; items without a field score as plain
 //! BM25), ties broken by id.
 
-use agcore_memory::retriever::{Bm25, unique_index_terms};
 use agcore_memory::{ScoredItem, SearchOptions};
+use agcore_search::{Bm25, unique_index_terms};
 use deadpool_postgres::Client;
 
 use tokio_postgres::types::Type;

@@ -51,10 +51,6 @@ pub(crate) use stats::{ScopeStats, TermStats, scope_stats, term_stats};
 pub(crate) use upgrade::{add_context_columns, split_by_length};
 pub(crate) use write::{add_docs, add_fields, remove_docs, remove_fields};
 
-/// BM25 term-frequency saturation (FTS5 `bm25()`'s default).
-pub(crate) const K1: f64 = 1.2;
-/// BM25 length normalisation (FTS5 `bm25()`'s default).
-pub(crate) const B: f64 = 0.75;
 /// Term-frequency buckets: `tf` 1, 2 and 3 each have their own runs; larger
 /// frequencies share the last bucket (bounded with the term's largest `tf`).
 pub(crate) const TF_BUCKETS: u32 = 4;
@@ -139,21 +135,17 @@ pub(crate) fn create_tables(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// BM25's tf part, as FTS5's `bm25()` computes it:
-/// `tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avg_len))` (Robertson & Zaragoza 2009).
-/// (Same operations in the same order, so the same floating-point result.)
+/// BM25's tf part, as FTS5's `bm25()` computes it
+/// ([`agcore_search::fts5_tf_part`]: `k1 = 1.2`, `b = 0.75`, FTS5's order of
+/// operations, so the same floating-point result).
 pub(crate) fn tf_part(tf: f64, len: f64, avg_len: f64) -> f64 {
-    if avg_len > 0.0 {
-        (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg_len))
-    } else {
-        (tf * (K1 + 1.0)) / (tf + K1)
-    }
+    agcore_search::fts5_tf_part(tf, len, avg_len)
 }
 
 /// FTS5 `bm25()`'s idf: `ln((N − df + 0.5) / (df + 0.5))`, or 1e-6 when that
 /// is not positive.
 pub(crate) fn idf(docs: f64, df: f64) -> f64 {
-    agcore_memory::retriever::Bm25::fts5_idf(docs, df)
+    agcore_search::Bm25::fts5_idf(docs, df)
 }
 
 /// The document length and distinct terms (with frequencies) of a `terms`

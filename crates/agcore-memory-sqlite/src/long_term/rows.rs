@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::content_key;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType};
-use agcore_memory::retriever::index_terms as analyzer_terms;
+use agcore_search::index_terms as analyzer_terms;
 
 /// Entry columns in the order [`entry_from_row`] reads them (table alias `m`).
 pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.type, m.name, m.content, \
@@ -118,7 +118,7 @@ pub(crate) fn scope_id(agent: &str, user: &str) -> i64 {
 pub(crate) const SCOPE_TOKENS: usize = 1;
 
 /// The indexed terms of an entry: its scope token, then the analyzer terms
-/// of `text` ([`agcore_memory::retriever::index_terms`]: stemmed words, CJK
+/// of `text` ([`agcore_search::index_terms`]: stemmed words, CJK
 /// as bigrams), joined by spaces.
 pub(crate) fn index_terms(agent: &str, user: &str, text: &str) -> String {
     let mut terms = scope_token(agent, user);

@@ -17,7 +17,7 @@ use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
 use crate::topk::{Fetched, Hit, Ranking, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
-use agcore_memory::retriever::unique_index_terms;
+use agcore_search::unique_index_terms;
 
 /// Most distinct query keywords used (the first ones in query order).
 const MAX_QUERY_TERMS: usize = 256;

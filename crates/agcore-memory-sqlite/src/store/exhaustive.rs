@@ -6,10 +6,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use agcore_memory::retriever::{
-    Bm25, Bm25F, ContextField, unique_index_terms, validate_search_options,
-};
+use agcore_memory::retriever::{ContextField, validate_search_options};
 use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
+use agcore_search::{Bm25, Bm25F, unique_index_terms};
 use rusqlite::Connection;
 
 use super::SqliteStore;

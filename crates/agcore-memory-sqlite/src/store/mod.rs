@@ -5,9 +5,9 @@
 //!   sync by triggers (the `store` schema component, `schema.rs`).
 //! - Search: [`agcore_memory::InMemoryStore`]'s ranking — BM25 over the
 //!   items' analyzer terms (stemmed English words; CJK text as character
-//!   bigrams, see [`agcore_memory::retriever::index_terms`]; Robertson &
+//!   bigrams, see [`agcore_search::index_terms`]; Robertson &
 //!   Zaragoza 2009, k1 = 1.2, b = 0.75, idf
-//!   [`Bm25::idf`](agcore_memory::retriever::Bm25::idf)) with the context
+//!   [`Bm25::idf`](agcore_search::Bm25::idf)) with the context
 //!   field of neighbouring items as a second BM25F field (Robertson,
 //!   Zaragoza & Taylor 2004; see `context/` and
 //!   [`ContextField`](agcore_memory::retriever::ContextField)) —
@@ -44,11 +44,12 @@ use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, list_filter_sql};
 use self::writer::WriteOp;
 use crate::connection::Database;
 pub use crate::connection::Durability;
-use agcore_memory::retriever::{unique_index_terms, validate_search_options};
+use agcore_memory::retriever::validate_search_options;
 use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
     validate_id,
 };
+use agcore_search::unique_index_terms;
 pub use builder::SqliteStoreBuilder;
 
 /// A [`MemoryStore`] in SQLite with an FTS5 index (see the [module docs](self)).

@@ -143,9 +143,9 @@ pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
 }
 
 /// The text indexed for `content`: its analyzer terms
-/// ([`agcore_memory::retriever::index_terms`]) joined by single spaces.
+/// ([`agcore_search::index_terms`]) joined by single spaces.
 pub(crate) fn index_terms(content: &str) -> String {
-    agcore_memory::retriever::index_terms(content).join(" ")
+    agcore_search::index_terms(content).join(" ")
 }
 
 /// Decodes the [`ITEM_COLUMNS`] of `row`.

@@ -29,7 +29,7 @@ use crate::error::{Result, storage};
 /// version 5's context columns, [`CONTEXT`]).
 /// `terms` holds the analyzer's terms of `content`
 /// joined by spaces (words lowercased and stemmed, CJK text as character
-/// bigrams; [`agcore_memory::retriever::index_terms`]), so
+/// bigrams; [`agcore_search::index_terms`]), so
 /// only whitespace separates tokens: letters, numbers, private-use characters
 /// and combining marks are token characters.
 const ITEMS: &str = r#"

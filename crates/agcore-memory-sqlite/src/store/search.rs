@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use super::query::{self, ITEM_COLUMNS, SqlFilter};
 use crate::topk::{Fetched, Ranking, TopKQuery, top_k};
 use agcore_memory::ScoredItem;
-use agcore_memory::retriever::{Bm25, ContextField};
+use agcore_memory::retriever::ContextField;
+use agcore_search::Bm25;
 
 /// The scope of `SqliteStore` rows in the impact-ordered index.
 pub(crate) const STORE_SCOPE: i64 = 0;

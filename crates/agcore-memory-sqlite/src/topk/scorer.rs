@@ -2,7 +2,7 @@
 //! the backend ([`Ranking`]) with the scope's collection statistics
 //! ([`Scorer`]).
 
-use agcore_memory::retriever::{Bm25, Bm25F};
+use agcore_search::{Bm25, Bm25F};
 
 use crate::impact::{ScopeStats, TF_BUCKETS, idf as fts5_idf, split_code, tf_part as fts5_tf_part};
 

@@ -1,8 +1,6 @@
 //! Group evidence: a fused candidate borrows from the other candidates of
 //! its group (a dialogue session), after fusion.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::MemoryItem;
@@ -85,32 +83,10 @@ impl GroupEvidence {
     /// The evidence each candidate receives: `fused[i]` is candidate `i`'s
     /// fused score and `groups[i]` its group; returns the amount added to
     /// each, in the same order (0 for candidates without a group). Scores
-    /// that are not finite or below 0 count as 0.
+    /// that are not finite or below 0 count as 0. The formula is
+    /// [`agcore_search::fusion::group_bonuses`].
     pub fn bonuses(&self, fused: &[f64], groups: &[Option<String>]) -> Vec<f64> {
-        let clean = |s: f64| if s.is_finite() { s.max(0.0) } else { 0.0 };
-        let mut sums: HashMap<&str, f64> = HashMap::new();
-        for (score, group) in fused.iter().zip(groups) {
-            if let Some(g) = group {
-                *sums.entry(g.as_str()).or_insert(0.0) += clean(*score);
-            }
-        }
-        let best_group = sums.values().copied().fold(0.0, f64::max);
-        let best = fused.iter().copied().map(clean).fold(0.0, f64::max);
-        let weight = if self.weight.is_finite() {
-            self.weight.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        groups
-            .iter()
-            .map(|group| match group {
-                Some(g) if best_group > 0.0 => {
-                    let sum = sums.get(g.as_str()).copied().unwrap_or(0.0);
-                    weight * best * sum / best_group
-                }
-                _ => 0.0,
-            })
-            .collect()
+        agcore_search::fusion::group_bonuses(self.weight, fused, groups)
     }
 }
 
@@ -168,68 +144,13 @@ pub(super) mod on_off {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    fn g(name: &str) -> Option<String> {
-        Some(name.to_owned())
-    }
 
     #[test]
-    fn the_group_with_more_evidence_lifts_its_members() {
-        let e = GroupEvidence::default();
-        // a: 0.9 alone in its group; b and c share a group worth 1.2.
-        let bonus = e.bonuses(&[0.9, 0.6, 0.6, 0.5], &[g("a"), g("b"), g("b"), None]);
-        assert!((bonus[1] - 0.5 * 0.9).abs() < 1e-12, "{bonus:?}");
-        assert!(
-            (bonus[0] - 0.5 * 0.9 * 0.9 / 1.2).abs() < 1e-12,
-            "{bonus:?}"
-        );
-        assert_eq!(bonus[1], bonus[2]);
-        assert_eq!(bonus[3], 0.0);
-        // The lone best stays first here (1.2375 against 1.05) …
-        assert!(0.9 + bonus[0] > 0.6 + bonus[1]);
-        // … but two strong members of one group overtake it.
-        let bonus = e.bonuses(&[0.9, 0.8, 0.8], &[g("a"), g("b"), g("b")]);
-        assert!(0.8 + bonus[1] > 0.9 + bonus[0], "{bonus:?}");
-    }
-
-    #[test]
-    fn without_groups_or_weight_nothing_changes() {
-        let e = GroupEvidence::default();
-        assert_eq!(e.bonuses(&[1.0, 0.5], &[None, None]), vec![0.0, 0.0]);
+    fn bonuses_use_the_weight() {
+        let g = |name: &str| Some(name.to_owned());
+        let bonus = GroupEvidence::default().bonuses(&[0.9, 0.6], &[g("a"), g("b")]);
+        assert!((bonus[0] - 0.5 * 0.9).abs() < 1e-12, "{bonus:?}");
         let off = GroupEvidence::default().with_weight(0.0);
-        assert_eq!(off.bonuses(&[1.0, 0.5], &[g("a"), g("a")]), vec![0.0, 0.0]);
-        assert!(e.bonuses(&[], &[]).is_empty());
-    }
-
-    #[test]
-    fn the_term_scales_with_the_fused_scores() {
-        let e = GroupEvidence::default();
-        let groups = [g("a"), g("b"), g("b")];
-        let small = e.bonuses(&[0.03, 0.02, 0.01], &groups);
-        let large = e.bonuses(&[3.0, 2.0, 1.0], &groups);
-        for (s, l) in small.iter().zip(&large) {
-            assert!((s * 100.0 - l).abs() < 1e-9, "{small:?} {large:?}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn bonuses_are_bounded_and_finite(
-            scores in proptest::collection::vec(prop_oneof![-1.0f64..2.0, Just(f64::NAN), Just(f64::INFINITY)], 0..40),
-            groups in proptest::collection::vec(proptest::option::of(0u8..4), 0..40),
-            weight in 0.0f64..1.0,
-        ) {
-            let n = scores.len().min(groups.len());
-            let groups: Vec<Option<String>> = groups[..n].iter().map(|g| g.map(|g| g.to_string())).collect();
-            let e = GroupEvidence::default().with_weight(weight);
-            let bonus = e.bonuses(&scores[..n], &groups);
-            let best = scores[..n].iter().copied().filter(|s| s.is_finite()).fold(0.0, f64::max);
-            prop_assert_eq!(bonus.len(), n);
-            for (b, group) in bonus.iter().zip(&groups) {
-                prop_assert!(b.is_finite() && *b >= 0.0 && *b <= weight * best + 1e-12);
-                if group.is_none() { prop_assert_eq!(*b, 0.0); }
-            }
-        }
+        assert_eq!(off.bonuses(&[1.0], &[g("a")]), vec![0.0]);
     }
 }

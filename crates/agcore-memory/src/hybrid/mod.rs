@@ -26,7 +26,6 @@ mod context;
 mod dense;
 mod dense_list;
 mod explain;
-mod feedback;
 mod group;
 mod queue;
 mod queue_config;
@@ -41,12 +40,13 @@ use async_trait::async_trait;
 
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions};
 
+/// Rocchio feedback on the query vector, from `agcore-search`.
+pub use agcore_search::DenseFeedback;
 pub use bulk::{BulkReport, EmbedProgress, KeyedText, ProgressFn};
 pub use config::{HybridConfig, RetrievalMode};
 pub use context::{ContextConfig, ContextLists};
 pub use dense::DenseIndex;
 pub use explain::{CutRule, Explained, ExplainedHit, ScoreBreakdown, SearchReport};
-pub use feedback::DenseFeedback;
 pub use group::GroupEvidence;
 pub use queue::content_hash;
 pub use queue_config::{EmbeddingQueueConfig, QueueCounts};

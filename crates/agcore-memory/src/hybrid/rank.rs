@@ -80,7 +80,7 @@ pub(crate) fn rank<T>(
             let decay = config.half_life.map_or(1.0, |half| {
                 let age =
                     (now - (keys.created_at)(&item)).num_milliseconds().max(0) as f64 / 1000.0;
-                (-age / half.as_secs_f64().max(f64::MIN_POSITIVE)).exp2()
+                agcore_search::fusion::half_life_decay(age, half.as_secs_f64())
             });
             Explained {
                 item,

@@ -2,8 +2,6 @@
 //! the embedding of its text read together with its neighbours', and dense
 //! similarity adds the query's similarity to it.
 
-use std::collections::HashMap;
-
 use crate::MemoryItem;
 use crate::retriever::ContextField;
 
@@ -106,6 +104,7 @@ impl ContextField {
     /// similarity. A memory missing from one list gets `floors` (own,
     /// window) there: the list's lowest similarity when the list was cut at
     /// its length (the memory ranked below every listed one), else 0.
+    /// The formula is [`agcore_search::fusion::combine_window`].
     pub(crate) fn combine(
         &self,
         own: &[(String, f64)],
@@ -113,29 +112,7 @@ impl ContextField {
         floors: (f64, f64),
         in_sequence: impl Fn(&str) -> bool,
     ) -> Vec<(String, f64)> {
-        let (own_floor, window_floor) = floors;
-        let mut scores: HashMap<&str, (Option<f64>, Option<f64>)> = HashMap::new();
-        for (id, s) in own {
-            scores.entry(id).or_default().0.get_or_insert(*s);
-        }
-        for (id, s) in window {
-            scores.entry(id).or_default().1.get_or_insert(*s);
-        }
-        let w = self.weight;
-        let mut out: Vec<(String, f64)> = scores
-            .into_iter()
-            .map(|(id, (o, c))| {
-                let own = o.unwrap_or(own_floor);
-                let score = if c.is_some() || in_sequence(id) {
-                    (own + w * c.unwrap_or(window_floor)) / (1.0 + w)
-                } else {
-                    own
-                };
-                (id.to_owned(), score)
-            })
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        out
+        agcore_search::fusion::combine_window(own, window, self.weight, floors, in_sequence)
     }
 }
 
@@ -191,40 +168,10 @@ mod tests {
     }
 
     #[test]
-    fn combine_adds_the_weighted_window_similarity() {
+    fn combine_uses_the_weight() {
         let c = DenseContext::default();
-        let out = c.combine(
-            &list(&[("a", 0.9), ("b", 0.5)]),
-            &list(&[("b", 0.9), ("c", 0.8)]),
-            (0.5, 0.8),
-            |_| true,
-        );
-        // a: (0.9 + 0.5 × 0.8) / 1.5; b: (0.5 + 0.5 × 0.9) / 1.5; c: (0.5 + 0.5 × 0.8) / 1.5.
-        let expect = [
-            ("a", (0.9 + 0.4) / 1.5),
-            ("b", (0.5 + 0.45) / 1.5),
-            ("c", (0.5 + 0.4) / 1.5),
-        ];
-        assert_eq!(out.len(), 3);
-        for ((id, s), (eid, es)) in out.iter().zip(expect) {
-            assert_eq!(id, eid);
-            assert!((s - es).abs() < 1e-12, "{id}: {s} vs {es}");
-        }
-        assert!(c.combine(&[], &[], (0.0, 0.0), |_| true).is_empty());
-        let alone = c.combine(&list(&[("a", 0.3)]), &[], (0.0, 0.0), |_| true);
-        assert!((alone[0].1 - 0.2).abs() < 1e-12);
-        // Outside a sequence a memory keeps its own similarity; a list not
-        // cut at its length gives missing memories 0.
-        let out = c.combine(
-            &list(&[("a", 0.3)]),
-            &list(&[("b", 0.9)]),
-            (0.0, 0.0),
-            |id| id == "b",
-        );
-        assert_eq!(out[0].0, "a");
-        assert_eq!(out[0].1, 0.3);
-        assert_eq!(out[1].0, "b");
-        assert!((out[1].1 - 0.3).abs() < 1e-12);
+        let out = c.combine(&list(&[("a", 0.3)]), &[], (0.0, 0.0), |_| true);
+        assert!((out[0].1 - 0.2).abs() < 1e-12);
     }
 
     #[test]

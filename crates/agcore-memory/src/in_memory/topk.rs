@@ -20,16 +20,14 @@
 //! top score (short memories, one matching phrase) this reads a few postings
 //! per segment instead of every tied document.
 
+use agcore_search::pruning::PrefixBounds;
+
 use super::doc::Slot;
 use super::postings::Cursor;
 use super::results::{Offer, TopK};
 use super::segments::{Run, Segments};
 use crate::retriever::Bm25F;
 use crate::{ScoredItem, SearchOptions};
-
-/// Relative slack on upper bounds so float rounding never prunes a document
-/// whose exact score reaches the threshold.
-const SLACK: f64 = 1.0 + 1e-9;
 
 /// The slot table as the search reads it.
 pub(super) struct Table<'a> {
@@ -39,47 +37,6 @@ pub(super) struct Table<'a> {
     pub(super) alive: &'a [bool],
     /// Runs of slots in id order.
     pub(super) segments: &'a Segments,
-}
-
-/// Per-prefix bounds of the cursors (sorted by ascending upper bound).
-struct Bounds {
-    /// `slack[i]`: bound of a document holding only terms `0..=i`, inflated
-    /// against rounding (strict pruning: below it cannot reach the k-th).
-    slack: Vec<f64>,
-    /// `exact[i]`: the same bound summed in query order like a score, so
-    /// no document holding only terms `0..=i` scores above it, bit for bit.
-    exact: Vec<f64>,
-}
-
-impl Bounds {
-    fn new(lists: &[Cursor<'_>]) -> Self {
-        let mut slack = Vec::with_capacity(lists.len());
-        let mut exact = Vec::with_capacity(lists.len());
-        let mut sum = 0.0;
-        for (i, c) in lists.iter().enumerate() {
-            sum += c.upper;
-            slack.push(sum * SLACK);
-            let mut held: Vec<(usize, f64)> = lists
-                .get(..=i)
-                .unwrap_or_default()
-                .iter()
-                .map(|c| (c.term, c.upper))
-                .collect();
-            held.sort_by_key(|&(term, _)| term);
-            exact.push(held.iter().fold(0.0, |s, &(_, u)| s + u));
-        }
-        Self { slack, exact }
-    }
-
-    /// How many leading lists are non-essential against `theta`; with
-    /// `ties_lose`, a list whose bound only reaches `theta` is too.
-    fn non_essential(&self, theta: f64, ties_lose: bool) -> usize {
-        if ties_lose {
-            self.exact.iter().take_while(|&&b| b <= theta).count()
-        } else {
-            self.slack.iter().take_while(|&&b| b < theta).count()
-        }
-    }
 }
 
 /// The exact BM25 top-`options.limit` over `lists` (one cursor per distinct
@@ -98,7 +55,8 @@ pub(super) fn max_score(
         return Vec::new();
     }
     lists.sort_by(|a, b| a.upper.total_cmp(&b.upper));
-    let bounds = Bounds::new(&lists);
+    let uppers: Vec<(usize, f64)> = lists.iter().map(|c| (c.term, c.upper)).collect();
+    let bounds = PrefixBounds::new(&uppers);
     let mut parts = vec![0.0; lists.iter().map(|c| c.term + 1).max().unwrap_or(0)];
     let mut run = Run {
         end: 0,
@@ -159,7 +117,7 @@ pub(super) fn max_score(
             continue;
         }
         let mut pruned = false;
-        for (cursor, bound) in non_essential.iter_mut().zip(&bounds.slack).rev() {
+        for (cursor, bound) in non_essential.iter_mut().zip(bounds.slack()).rev() {
             if score + bound < theta {
                 pruned = true;
                 break;

@@ -1,11 +1,11 @@
 //! [`ContextualBm25`]: a BM25F index of memories with a context field built
-//! from neighbouring memories, and optional RM3 feedback.
+//! from neighbouring memories, and optional RM3 feedback — the memory side
+//! of [`agcore_search::ContextualIndex`], which holds the index and the
+//! formulas.
 
-use std::collections::HashMap;
+use agcore_search::{ContextualIndex, ContextualParams, IndexDocument};
 
-use super::rm3::feedback_query;
-use super::term_vector::{TermVector, average, coalesce, context_fields, count, length_norm};
-use super::{Bm25, ContextualBm25Config, extract_document_keywords};
+use super::{Bm25, ContextualBm25Config};
 use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem};
 
 /// An in-memory retrieval index over [`MemoryItem`]s, built once and
@@ -57,13 +57,7 @@ use crate::{MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem};
 pub struct ContextualBm25 {
     config: ContextualBm25Config,
     items: Vec<MemoryItem>,
-    vocab: HashMap<String, u32>,
-    terms: Vec<String>,
-    idf: Vec<f64>,
-    /// Per term: (document, saturated BM25F term weight without idf).
-    postings: Vec<Vec<(u32, f64)>>,
-    /// Per document: (term, frequency in the memory's own text), and that text's length.
-    doc_terms: Vec<(Vec<(u32, f64)>, f64)>,
+    index: ContextualIndex,
 }
 
 impl ContextualBm25 {
@@ -86,83 +80,27 @@ impl ContextualBm25 {
                 .then_with(|| a.created_at.cmp(&b.created_at))
                 .then_with(|| a.id.cmp(&b.id))
         });
-        let (groups, items): (Vec<Option<String>>, Vec<MemoryItem>) = keyed.into_iter().unzip();
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut terms: Vec<String> = Vec::new();
-        // Keyword → term id, so each distinct keyword is stemmed once.
-        let mut keyword_ids: HashMap<String, u32> = HashMap::new();
-        let mut own: Vec<TermVector> = Vec::with_capacity(items.len());
-        let mut own_len: Vec<f64> = Vec::with_capacity(items.len());
-        for item in &items {
-            let keywords = extract_document_keywords(&item.content);
-            own_len.push(count(keywords.len()));
-            let mut ids: Vec<(u32, f64)> = Vec::with_capacity(keywords.len());
-            for keyword in keywords {
-                let id = match keyword_ids.get(&keyword) {
-                    Some(&id) => id,
-                    None => {
-                        let term = config.analyzer.stem(keyword.clone());
-                        let id = match vocab.get(&term) {
-                            Some(&id) => id,
-                            None => {
-                                let id = u32::try_from(terms.len()).unwrap_or(u32::MAX);
-                                vocab.insert(term.clone(), id);
-                                terms.push(term);
-                                id
-                            }
-                        };
-                        keyword_ids.insert(keyword, id);
-                        id
-                    }
-                };
-                ids.push((id, 1.0));
-            }
-            own.push(coalesce(ids));
-        }
-        let (context, context_len) = context_fields(&own, &own_len, &groups, config.context_window);
-        let n = items.len();
-        let avg_own = average(&own_len);
-        let avg_ctx = average(&context_len);
-        let mut df = vec![0_usize; terms.len()];
-        let mut postings: Vec<Vec<(u32, f64)>> = vec![Vec::new(); terms.len()];
-        let bm25 = Bm25::new(config.k1, config.b);
-        for (doc, ((tf_own, len_own), (tf_ctx, len_ctx))) in own
+        let documents: Vec<IndexDocument<'_>> = keyed
             .iter()
-            .zip(&own_len)
-            .zip(context.iter().zip(&context_len))
-            .enumerate()
-        {
-            let norm_own = length_norm(bm25.b, *len_own, avg_own);
-            let mut combined: Vec<(u32, f64)> =
-                tf_own.iter().map(|&(t, tf)| (t, tf / norm_own)).collect();
-            if config.context_weight > 0.0 {
-                let norm_ctx = length_norm(bm25.b, *len_ctx, avg_ctx);
-                let w = config.context_weight / norm_ctx;
-                combined.extend(tf_ctx.iter().map(|&(t, tf)| (t, w * tf)));
-            }
-            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for (t, tf) in coalesce(combined) {
-                if tf <= 0.0 || !tf.is_finite() {
-                    continue;
-                }
-                if let (Some(list), Some(d)) =
-                    (postings.get_mut(t as usize), df.get_mut(t as usize))
-                {
-                    list.push((doc, tf * (bm25.k1 + 1.0) / (bm25.k1 + tf)));
-                    *d += 1;
-                }
-            }
-        }
-        let idf = df.iter().map(|&d| Bm25::idf(count(n), count(d))).collect();
-        let doc_terms = own.into_iter().zip(own_len).collect();
+            .map(|(group, item)| IndexDocument {
+                id: &item.id,
+                text: &item.content,
+                group: group.as_deref(),
+            })
+            .collect();
+        let params = ContextualParams {
+            bm25: Bm25::new(config.k1, config.b),
+            context_window: config.context_window,
+            context_weight: config.context_weight,
+            rm3: config.rm3,
+            analyzer: config.analyzer.clone(),
+        };
+        let index = ContextualIndex::new(&documents, params);
+        let items = keyed.into_iter().map(|(_, item)| item).collect();
         Self {
             config,
             items,
-            vocab,
-            terms,
-            idf,
-            postings,
-            doc_terms,
+            index,
         }
     }
 
@@ -221,62 +159,6 @@ impl ContextualBm25 {
 
     /// As [`ContextualBm25::search`], as (index into [`ContextualBm25::items`], score).
     pub fn search_indices(&self, query: &str, k: usize) -> Vec<(usize, f64)> {
-        if k == 0 || self.items.is_empty() {
-            return Vec::new();
-        }
-        let mut seen = std::collections::HashSet::new();
-        let weights: Vec<(u32, f64)> = self
-            .config
-            .analyzer
-            .analyze(query)
-            .into_iter()
-            .filter_map(|t| self.vocab.get(&t).copied())
-            .filter(|t| seen.insert(*t))
-            .map(|t| (t, 1.0))
-            .collect();
-        if weights.is_empty() {
-            return Vec::new();
-        }
-        let first = self.rank(&weights, k.max(self.config.rm3.map_or(0, |r| r.fb_docs)));
-        let Some(rm3) = self.config.rm3 else {
-            return truncate(first, k);
-        };
-        let expanded = feedback_query(&weights, &first, &self.doc_terms, &self.terms, &rm3);
-        self.rank(&expanded, k)
+        self.index.search(query, k)
     }
-
-    fn rank(&self, weights: &[(u32, f64)], k: usize) -> Vec<(usize, f64)> {
-        let mut scores = vec![0.0_f64; self.items.len()];
-        for &(t, w) in weights {
-            let idf = self.idf.get(t as usize).copied().unwrap_or(0.0);
-            for &(doc, tf) in self.postings.get(t as usize).map_or(&[][..], Vec::as_slice) {
-                if let Some(s) = scores.get_mut(doc as usize) {
-                    *s += w * idf * tf;
-                }
-            }
-        }
-        let mut hits: Vec<(usize, f64)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0 && s.is_finite())
-            .collect();
-        let order = |a: &(usize, f64), b: &(usize, f64)| {
-            b.1.total_cmp(&a.1).then_with(|| {
-                let ia = self.items.get(a.0).map(|i| i.id.as_str());
-                let ib = self.items.get(b.0).map(|i| i.id.as_str());
-                ia.cmp(&ib)
-            })
-        };
-        if hits.len() > k && k > 0 {
-            hits.select_nth_unstable_by(k - 1, order);
-            hits.truncate(k);
-        }
-        hits.sort_by(order);
-        hits
-    }
-}
-
-fn truncate(mut hits: Vec<(usize, f64)>, k: usize) -> Vec<(usize, f64)> {
-    hits.truncate(k);
-    hits
 }

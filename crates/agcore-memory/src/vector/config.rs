@@ -1,6 +1,6 @@
 //! Settings of [`InMemoryVectors`](super::InMemoryVectors).
 
-use super::hnsw::HnswConfig;
+use agcore_search::vector::HnswConfig;
 
 /// When [`InMemoryVectors`](super::InMemoryVectors) uses the approximate
 /// graph and when it moves work off the async threads.

@@ -11,34 +11,33 @@
 //! Similarity is cosine: stores L2-normalise vectors on write and queries on
 //! search, and scores are dot products of unit vectors in `[-1, 1]`.
 //!
-//! Implementations here: [`FlatIndex`] (exact scan, the reference),
-//! [`HnswIndex`] (approximate graph with tombstones and filters),
+//! Implementations here: [`FlatIndex`] (exact scan, the reference) and
+//! [`HnswIndex`] (approximate graph with tombstones and filters), both from
+//! [`agcore_search::vector`],
 //! [`InMemoryVectors`] (a store switching between them by size) and
 //! [`CachedVectors`] (rows in a database without vector search, served by
 //! an in-memory index kept in sync).
 
 mod cached;
 mod config;
-mod flat;
-mod hnsw;
 mod in_memory;
-mod key;
 mod prepare;
 mod search;
 mod state;
-mod topk;
 
 /// The embedding space (model id and dimensions) a store is bound to,
 /// re-exported for backends.
 pub use agcore_llm::embedding::EmbeddingSpace;
 use async_trait::async_trait;
 
+/// The generic indexes and helpers, from `agcore-search` (re-exported from
+/// their old paths).
+pub use agcore_search::vector::{
+    FlatIndex, HnswConfig, HnswIndex, TopK, UnitCosine, VectorKey, dot, rank_order,
+};
 pub use cached::{CachedVectors, VectorRows};
 pub use config::InMemoryVectorsConfig;
-pub use flat::FlatIndex;
-pub use hnsw::{HnswConfig, HnswIndex, UnitCosine};
 pub use in_memory::InMemoryVectors;
-pub use key::{VectorKey, dot, rank_order};
 pub use prepare::{prepare_query, prepare_records, validate_namespace};
 use serde::{Deserialize, Serialize};
 

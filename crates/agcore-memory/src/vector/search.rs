@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use super::config::InMemoryVectorsConfig;
-use super::key::{VectorKey, dot, rank_order};
 use super::state::State;
 use super::{VectorFilter, VectorHit};
+use agcore_search::vector::{VectorKey, dot, rank_order};
 
 impl State {
     /// How many vectors pass `filter` (namespace sizes are kept; an id

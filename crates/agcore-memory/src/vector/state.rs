@@ -9,9 +9,9 @@ use foldhash::{HashMap, HashSet};
 
 use super::VectorRecord;
 use super::config::InMemoryVectorsConfig;
-use super::flat::FlatIndex;
-use super::hnsw::{HnswConfig, HnswIndex};
-use super::key::VectorKey;
+use agcore_search::vector::FlatIndex;
+use agcore_search::vector::VectorKey;
+use agcore_search::vector::{HnswConfig, HnswIndex};
 
 /// Vectors (with their per-namespace row lists), content hashes and, for
 /// each namespace above the exact threshold, its own HNSW graph.

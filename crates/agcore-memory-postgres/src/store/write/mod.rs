@@ -9,7 +9,8 @@ mod delete;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use agcore_memory::MemoryItem;
-use agcore_memory::retriever::{ContextField, index_terms};
+use agcore_memory::retriever::ContextField;
+use agcore_search::index_terms;
 use deadpool_postgres::Transaction;
 use tokio_postgres::Statement;
 use tokio_postgres::types::ToSql;

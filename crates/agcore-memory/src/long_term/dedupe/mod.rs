@@ -8,7 +8,8 @@
 //! only in case, spacing, punctuation, stop words or inflection have equal
 //! term sets.
 //!
-//! Pairs come from an all-pairs similarity join ([`join`]): terms ordered
+//! Pairs come from an all-pairs similarity join
+//! ([`agcore_search::dedupe::near_duplicate_pairs`]): terms ordered
 //! by ascending document frequency, prefix filtering (Chaudhuri, Ganti and
 //! Kaushik, ICDE 2006; Bayardo, Ma and Srikant, "Scaling up all pairs
 //! similarity search", WWW 2007), the length and positional filters and
@@ -18,36 +19,18 @@
 //! were since the last run of a scope are only compared with new or changed
 //! ones.
 
+use agcore_search::dedupe::{near_duplicate_pairs, without_covered_unigrams};
 use chrono::{DateTime, Utc};
 
 use super::entry::{MemoryEntry, MemoryType};
-use crate::retriever::{index_terms, is_cjk, is_cjk_unigram};
+use crate::retriever::index_terms;
 
-mod join;
 mod memo;
 
+/// The default Jaccard threshold of near duplicates (0.9), from
+/// `agcore-search`.
+pub use agcore_search::dedupe::DEFAULT_DEDUPE_THRESHOLD;
 pub(crate) use memo::DedupeMemo;
-
-use join::{Index, Probe, ranked_terms};
-
-/// `terms` without the CJK unigrams whose character a CJK bigram of the
-/// same terms holds: the documents' unigrams
-/// ([`extract_document_keywords`](crate::retriever::extract_document_keywords))
-/// serve one-character searches; near-duplicates are compared on bigrams.
-fn without_covered_unigrams(terms: Vec<String>) -> Vec<String> {
-    if !terms.iter().any(|t| is_cjk_unigram(t)) {
-        return terms;
-    }
-    let covered: std::collections::HashSet<char> = terms
-        .iter()
-        .filter(|t| t.chars().count() == 2 && t.chars().all(is_cjk))
-        .flat_map(|t| t.chars())
-        .collect();
-    terms
-        .into_iter()
-        .filter(|t| !is_cjk_unigram(t) || t.chars().all(|c| !covered.contains(&c)))
-        .collect()
-}
 
 /// An active entry as the dedupe sees it
 /// ([`LongTermBackend::dedupe_terms`](super::LongTermBackend::dedupe_terms)).
@@ -96,9 +79,6 @@ impl TermSet {
         }
     }
 }
-
-/// The default Jaccard threshold of near duplicates.
-pub const DEFAULT_DEDUPE_THRESHOLD: f64 = 0.9;
 
 /// One near duplicate found by [`near_duplicates`]: entry `superseded` is
 /// superseded by entry `kept`.
@@ -154,11 +134,6 @@ pub(crate) fn near_duplicates_among(
     threshold: f64,
     fresh: &dyn Fn(&TermSet) -> bool,
 ) -> Vec<Duplicate> {
-    let t = if threshold.is_nan() {
-        1.0
-    } else {
-        threshold.clamp(f64::MIN_POSITIVE, 1.0)
-    };
     let mut ranked: Vec<&TermSet> = entries.iter().collect();
     ranked.sort_by(|a, b| {
         b.weight
@@ -175,16 +150,14 @@ pub(crate) fn near_duplicates_among(
         let group: Vec<usize> = (0..ranked.len())
             .filter(|&r| ranked.get(r).is_some_and(|e| e.memory_type == kind))
             .collect();
-        let sets = ranked_terms(
-            group
-                .iter()
-                .filter_map(|&r| ranked.get(r).map(|e| e.terms.as_slice())),
-        );
+        let sets = group
+            .iter()
+            .filter_map(|&r| ranked.get(r).map(|e| e.terms.as_slice()));
         let flags: Vec<bool> = group
             .iter()
             .map(|&r| ranked.get(r).is_none_or(|e| fresh(e)))
             .collect();
-        for (keeper, superseded) in sweep(&sets, &flags, t) {
+        for (keeper, superseded) in near_duplicate_pairs(sets, &flags, threshold) {
             if let (Some(&k), Some(&s)) = (group.get(keeper), group.get(superseded)) {
                 pairs.push((k, s));
             }
@@ -200,39 +173,6 @@ pub(crate) fn near_duplicates_among(
             })
         })
         .collect()
-}
-
-/// The greedy sweep over `sets` in rank order: each set is superseded by
-/// the first kept set before it at Jaccard ≥ `t`, else kept and indexed.
-/// A set that is not `fresh` probes only the fresh kept ones.
-fn sweep(sets: &[Vec<u32>], fresh: &[bool], t: f64) -> Vec<(usize, usize)> {
-    let terms = sets
-        .iter()
-        .filter_map(|s| s.last())
-        .max()
-        .map_or(0, |&m| m as usize + 1);
-    let all_fresh = fresh.iter().all(|&f| f);
-    let (mut all, mut fresh_kept) = (Index::new(terms), Index::new(0));
-    if !all_fresh {
-        fresh_kept = Index::new(terms);
-    }
-    let mut probe = Probe::new(sets.len());
-    let mut out = Vec::new();
-    for (k, set) in sets.iter().enumerate() {
-        let is_fresh = fresh.get(k).copied().unwrap_or(true);
-        let index = if is_fresh { &all } else { &fresh_kept };
-        match probe.first_match(index, sets, set, t) {
-            Some(keeper) => out.push((keeper as usize, k)),
-            None => {
-                let id = u32::try_from(k).unwrap_or(u32::MAX);
-                all.add(id, set, t);
-                if is_fresh && !all_fresh {
-                    fresh_kept.add(id, set, t);
-                }
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

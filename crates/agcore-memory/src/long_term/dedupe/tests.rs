@@ -1,6 +1,5 @@
 //! Near-duplicate detection against hand-made cases and the quadratic reference.
 
-use super::join::prefix_len;
 use super::*;
 use chrono::{Duration, Utc};
 use proptest::prelude::*;
@@ -25,15 +24,6 @@ fn entry(id: i64, weight: f64, memory_type: MemoryType, content: &str) -> TermSe
         created_at: now + Duration::seconds(id),
         updated_at: now,
     })
-}
-
-#[test]
-fn prefix_lengths_follow_the_bound() {
-    assert_eq!(prefix_len(10, 0.9), 2);
-    assert_eq!(prefix_len(1, 0.9), 1);
-    assert_eq!(prefix_len(5, 1.0), 1);
-    assert_eq!(prefix_len(4, 0.5), 3);
-    assert_eq!(prefix_len(0, 0.9), 0);
 }
 
 #[test]

@@ -33,8 +33,21 @@ impl PartialEq for Worst<'_> {
 
 impl Eq for Worst<'_> {}
 
-/// Keeps the `k` best of the candidates pushed into it
+/// Keeps the `k` best of the candidates pushed into it, in [`rank_order`]
 /// (`O(n log k)` time, `O(k)` memory).
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use agcore_search::vector::{TopK, VectorKey};
+/// let keys: Vec<Arc<VectorKey>> = ["a", "b", "c"].map(|id| Arc::new(VectorKey::new("", id))).to_vec();
+/// let mut top = TopK::new(2);
+/// for (score, key) in [0.1, 0.9, 0.5].into_iter().zip(&keys) {
+///     top.push(score, key);
+/// }
+/// let ids: Vec<&str> = top.into_sorted().iter().map(|(_, k)| k.id.as_str()).collect();
+/// assert_eq!(ids, ["b", "c"]);
+/// ```
 pub struct TopK<'a> {
     k: usize,
     heap: BinaryHeap<Worst<'a>>,

@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 /// The key of one stored vector: `(namespace, id)`, ordered by namespace
-/// then id (the tie-break order of [`VectorStore::search`](super::VectorStore::search)).
+/// then id (the tie-break order of equal scores, [`rank_order`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VectorKey {
     /// Namespace of the record.
@@ -40,6 +40,29 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         }
     }
     sums.iter().sum::<f32>() + rest
+}
+
+/// Scales `vector` to unit length in place and returns its former length
+/// (the L2 norm). A vector whose norm is 0 or not finite is left as it is.
+/// The indexes of this module expect vectors normalised with it, so that
+/// [`dot`] is the cosine. (Same operations as
+/// `agcore_llm::embedding::l2_normalize`, which normalises embeddings.)
+///
+/// # Examples
+/// ```
+/// use agcore_search::vector::l2_normalize;
+/// let mut v = [3.0, 4.0];
+/// assert_eq!(l2_normalize(&mut v), 5.0);
+/// assert_eq!(v, [0.6, 0.8]);
+/// ```
+pub fn l2_normalize(vector: &mut [f32]) -> f32 {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        for x in vector.iter_mut() {
+            *x /= norm;
+        }
+    }
+    norm
 }
 
 /// Ranking order of hits: higher score first, then namespace and id

@@ -1,9 +1,25 @@
-//! Relevance scorers: [`TextOverlap`] (Dice coefficient) and [`Bm25`].
+//! Relevance scorers: [`TextOverlap`] (Dice coefficient) and [`Bm25`], with
+//! BM25's published constants ([`DEFAULT_K1`], [`DEFAULT_B`]) and the
+//! variants SQLite FTS5's `bm25()` computes ([`Bm25::fts5_idf`],
+//! [`fts5_tf_part`]), which the database backends rank with.
 
 use std::collections::{HashMap, HashSet};
 
+/// BM25's term-frequency saturation `k1`: 1.2, the value of Robertson &
+/// Zaragoza (2009), Lucene and SQLite FTS5's `bm25()`. Every BM25 of the
+/// workspace (in-memory, database backends) uses it.
+pub const DEFAULT_K1: f64 = 1.2;
+
+/// BM25's length normalisation `b`: 0.75, the value of Robertson &
+/// Zaragoza (2009), Lucene and SQLite FTS5's `bm25()`.
+pub const DEFAULT_B: f64 = 0.75;
+
+/// The largest value BM25's tf part reaches with [`DEFAULT_K1`]: `k1 + 1`
+/// (2.2), the per-term score bound (times idf) of pruned top-k searches.
+pub const MAX_TF_PART: f64 = DEFAULT_K1 + 1.0;
+
 /// Scores documents against a query. Both sides are term lists produced by
-/// [`extract_keywords`](super::extract_keywords) (duplicates = term frequency).
+/// [`extract_keywords`](crate::extract_keywords) (duplicates = term frequency).
 ///
 /// A scorer sees the whole candidate set at once because corpus statistics
 /// (BM25's document frequencies and average length) come from it. The score
@@ -63,15 +79,19 @@ impl Scorer for TextOverlap {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct Bm25 {
-    /// Term-frequency saturation, ≥ 0 (default 1.2).
+    /// Term-frequency saturation, ≥ 0 (default [`DEFAULT_K1`], 1.2).
     pub k1: f64,
-    /// Length normalisation, in `[0, 1]` (default 0.75).
+    /// Length normalisation, in `[0, 1]` (default [`DEFAULT_B`], 0.75).
     pub b: f64,
 }
 
 impl Default for Bm25 {
+    /// `k1 = `[`DEFAULT_K1`], `b = `[`DEFAULT_B`].
     fn default() -> Self {
-        Self { k1: 1.2, b: 0.75 }
+        Self {
+            k1: DEFAULT_K1,
+            b: DEFAULT_B,
+        }
     }
 }
 
@@ -93,7 +113,8 @@ impl Bm25 {
 
     /// The idf of SQLite FTS5's `bm25()`: `ln((N − df + 0.5) / (df + 0.5))`,
     /// or `1e-6` when that is not positive. The database backends rank with
-    /// it (with `k1 = 1.2`, `b = 0.75`), so their scores agree.
+    /// it (with [`DEFAULT_K1`], [`DEFAULT_B`] and [`fts5_tf_part`]), so their
+    /// scores agree.
     pub fn fts5_idf(n: f64, df: f64) -> f64 {
         let idf = ((n - df + 0.5) / (df + 0.5)).ln();
         if idf <= 0.0 { 1e-6 } else { idf }
@@ -113,6 +134,24 @@ impl Bm25 {
         } else {
             0.0
         }
+    }
+}
+
+/// BM25's tf part as SQLite FTS5's `bm25()` computes it, with
+/// [`DEFAULT_K1`] and [`DEFAULT_B`]:
+/// `tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avg_len))` (Robertson & Zaragoza
+/// 2009), and `tf·(k1 + 1) / (tf + k1)` when `avg_len` is not positive.
+///
+/// The operations run in FTS5's order (`b·len` before the division by
+/// `avg_len`), so the floating-point result equals FTS5's bit for bit; it
+/// can differ from [`Bm25::tf_part`] in the last bit.
+pub fn fts5_tf_part(tf: f64, len: f64, avg_len: f64) -> f64 {
+    const K1: f64 = DEFAULT_K1;
+    const B: f64 = DEFAULT_B;
+    if avg_len > 0.0 {
+        (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg_len))
+    } else {
+        (tf * (K1 + 1.0)) / (tf + K1)
     }
 }
 
@@ -190,6 +229,16 @@ mod tests {
         assert_eq!(s[2], 0.0);
         let s = Bm25::default().score_all(&terms("rust memory"), &docs);
         assert!(s[0] > s[3], "{s:?}");
+    }
+
+    #[test]
+    fn fts5_tf_part_is_bm25_up_to_rounding() {
+        let bm25 = Bm25::default();
+        for (tf, len, avg) in [(1.0, 3.0, 5.0), (4.0, 40.0, 7.5), (2.0, 1.0, 0.0)] {
+            let a = fts5_tf_part(tf, len, avg);
+            assert!((a - bm25.tf_part(tf, len, avg)).abs() <= 1e-12 * a, "{a}");
+            assert!(a <= MAX_TF_PART);
+        }
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub fn is_stop_word(word: &str) -> bool {
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::retriever::extract_keywords;
+/// use agcore_search::extract_keywords;
 /// assert_eq!(extract_keywords("The Rust book!"), vec!["rust", "book"]);
 /// assert_eq!(extract_keywords("记忆系统"), vec!["记忆", "忆系", "系统"]);
 /// ```
@@ -106,7 +106,7 @@ pub fn extract_keywords(text: &str) -> Vec<String> {
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::retriever::extract_document_keywords;
+/// use agcore_search::extract_document_keywords;
 /// assert_eq!(
 ///     extract_document_keywords("记忆系统"),
 ///     vec!["记忆", "忆系", "系统", "记", "忆", "系", "统"]

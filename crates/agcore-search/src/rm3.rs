@@ -1,8 +1,55 @@
-//! RM3 query expansion for [`ContextualBm25`](super::ContextualBm25).
+//! RM3 pseudo-relevance feedback: [`Rm3Config`] and the expanded query
+//! [`ContextualIndex`](crate::ContextualIndex) searches again with.
 
 use std::collections::HashMap;
 
-use super::Rm3Config;
+/// RM3 pseudo-relevance feedback (relevance model RM1 of Lavrenko & Croft
+/// 2001, "Relevance-Based Language Models", SIGIR; interpolated with the
+/// original query as RM3 in Abdul-Jaleel et al. 2004, "UMass at TREC 2004:
+/// Novelty and HARD"): the first pass's top `fb_docs` documents, weighted by
+/// their normalised scores, give a term distribution; its `fb_terms` most
+/// likely terms are mixed into the query with weight
+/// `1 − original_query_weight`, and the index is searched again.
+///
+/// Defaults are Anserini's published RM3 defaults (Yang, Fang & Lin 2017,
+/// "Anserini: Enabling the Use of Lucene for Information Retrieval
+/// Research", SIGIR): 10 documents, 10 terms, original query weight 0.5.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Rm3Config {
+    /// Feedback documents (top of the first pass), ≥ 1. Default 10.
+    pub fb_docs: usize,
+    /// Expansion terms kept, ≥ 1. Default 10.
+    pub fb_terms: usize,
+    /// Weight of the original query, in `[0, 1]`. Default 0.5.
+    pub original_query_weight: f64,
+}
+
+impl Default for Rm3Config {
+    fn default() -> Self {
+        Self {
+            fb_docs: 10,
+            fb_terms: 10,
+            original_query_weight: 0.5,
+        }
+    }
+}
+
+impl Rm3Config {
+    /// RM3 with the given settings; counts are raised to ≥ 1 and the weight
+    /// clamped to `[0, 1]` (NaN becomes 0.5).
+    pub fn new(fb_docs: usize, fb_terms: usize, original_query_weight: f64) -> Self {
+        Self {
+            fb_docs: fb_docs.max(1),
+            fb_terms: fb_terms.max(1),
+            original_query_weight: if original_query_weight.is_nan() {
+                0.5
+            } else {
+                original_query_weight.clamp(0.0, 1.0)
+            },
+        }
+    }
+}
 
 /// The RM3 query (Lavrenko & Croft 2001; Abdul-Jaleel et al. 2004):
 /// `λ·P(t|Q) + (1 − λ)·P(t|R)`, where `P(t|Q)` is uniform over the original
@@ -15,7 +62,7 @@ use super::Rm3Config;
 /// first; `doc_terms[d]` is document `d`'s (term, frequency) list and length;
 /// `terms[t]` is term `t`'s text. The result is scaled so each original term
 /// keeps the weight `λ·1 + …` (only ratios matter for ranking).
-pub(super) fn feedback_query(
+pub(crate) fn feedback_query(
     query: &[(u32, f64)],
     first: &[(usize, f64)],
     doc_terms: &[(Vec<(u32, f64)>, f64)],

@@ -1,11 +1,11 @@
 //! Sparse term-frequency vectors used while building a
-//! [`ContextualBm25`](super::ContextualBm25) index.
+//! [`ContextualIndex`](crate::ContextualIndex).
 
 /// (term id, frequency) pairs sorted by term id, each term once.
-pub(super) type TermVector = Vec<(u32, f64)>;
+pub(crate) type TermVector = Vec<(u32, f64)>;
 
 /// Sorts `entries` by term and sums the frequencies of repeated terms.
-pub(super) fn coalesce(mut entries: Vec<(u32, f64)>) -> TermVector {
+pub(crate) fn coalesce(mut entries: Vec<(u32, f64)>) -> TermVector {
     entries.sort_unstable_by_key(|(t, _)| *t);
     let mut out: TermVector = Vec::with_capacity(entries.len());
     for (t, f) in entries {
@@ -19,7 +19,7 @@ pub(super) fn coalesce(mut entries: Vec<(u32, f64)>) -> TermVector {
 
 /// Per document, the summed term frequencies of its neighbours within
 /// `window` positions that share its group, and that field's length.
-pub(super) fn context_fields(
+pub(crate) fn context_fields(
     own: &[TermVector],
     own_len: &[f64],
     groups: &[Option<String>],
@@ -47,18 +47,8 @@ pub(super) fn context_fields(
     (fields, lens)
 }
 
-/// BM25's length normalisation `1 − b + b·len/avg` (1 when `avg` is 0).
-pub(super) fn length_norm(b: f64, len: f64, avg: f64) -> f64 {
-    let norm = if avg > 0.0 {
-        1.0 - b + b * len / avg
-    } else {
-        1.0
-    };
-    if norm > 0.0 { norm } else { 1.0 }
-}
-
 /// The mean of `values` (0 when empty).
-pub(super) fn average(values: &[f64]) -> f64 {
+pub(crate) fn average(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
@@ -68,7 +58,7 @@ pub(super) fn average(values: &[f64]) -> f64 {
 
 /// usize → f64; exact below 2^53.
 #[allow(clippy::cast_precision_loss)]
-pub(super) fn count(n: usize) -> f64 {
+pub(crate) fn count(n: usize) -> f64 {
     n as f64
 }
 

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::{extract_document_keywords, extract_keywords, is_cjk};
+use crate::keywords::{extract_document_keywords, extract_keywords, is_cjk};
 
 /// Turns text into index terms: [`extract_keywords`] (split on
 /// non-alphanumerics, lowercase, stop words dropped, CJK character bigrams),
@@ -21,7 +21,7 @@ use super::{extract_document_keywords, extract_keywords, is_cjk};
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::retriever::Analyzer;
+/// use agcore_search::Analyzer;
 /// let analyzer = Analyzer::english();
 /// assert_eq!(analyzer.analyze("Running to the painted cars"), vec!["run", "paint", "car"]);
 /// assert_eq!(analyzer.analyze("记忆系统"), vec!["记忆", "忆系", "系统"]);
@@ -127,7 +127,7 @@ static DEFAULT: LazyLock<Analyzer> = LazyLock::new(Analyzer::english);
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::retriever::index_terms;
+/// use agcore_search::index_terms;
 /// assert_eq!(index_terms("I adopted a puppy"), index_terms("adopting puppies"));
 /// assert_eq!(
 ///     index_terms("记忆系统"),
@@ -145,7 +145,7 @@ pub fn index_terms(text: &str) -> Vec<String> {
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::retriever::query_terms;
+/// use agcore_search::query_terms;
 /// assert_eq!(query_terms("记忆系统"), vec!["记忆", "忆系", "系统"]);
 /// assert_eq!(query_terms("茶"), vec!["茶"]);
 /// ```
@@ -159,7 +159,7 @@ pub fn query_terms(text: &str) -> Vec<String> {
 /// so a scorer normalising by document length (Dice, BM25 over a candidate
 /// list) ranks longer queries as without unigrams.
 pub fn rescoring_terms(query: &[String], text: &str) -> Vec<String> {
-    if query.iter().any(|t| super::is_cjk_unigram(t)) {
+    if query.iter().any(|t| crate::keywords::is_cjk_unigram(t)) {
         index_terms(text)
     } else {
         query_terms(text)

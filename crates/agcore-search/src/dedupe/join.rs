@@ -1,4 +1,4 @@
-//! The similarity join behind [`near_duplicates`](super::near_duplicates):
+//! The similarity join behind [`near_duplicate_pairs`](super::near_duplicate_pairs):
 //! PPJoin (Xiao, Wang, Lin and Yu, "Efficient similarity joins for near
 //! duplicate detection", WWW 2008) on the prefix filtering of Bayardo, Ma
 //! and Srikant ("Scaling up all pairs similarity search", WWW 2007).
@@ -222,4 +222,18 @@ pub(super) fn similar(a: &[u32], b: &[u32], t: f64) -> bool {
     }
     let union = a.len() + b.len() - shared;
     shared as f64 >= t * union as f64 - 1e-9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_lengths_follow_the_bound() {
+        assert_eq!(prefix_len(10, 0.9), 2);
+        assert_eq!(prefix_len(1, 0.9), 1);
+        assert_eq!(prefix_len(5, 1.0), 1);
+        assert_eq!(prefix_len(4, 0.5), 3);
+        assert_eq!(prefix_len(0, 0.9), 0);
+    }
 }

@@ -62,9 +62,8 @@ impl FlatIndex {
 
     /// Inserts or replaces the vector of `key`; returns the shared key and
     /// whether a vector was replaced. `vector` must already be normalised
-    /// and `dimensions` long (callers check with
-    /// [`check_vector`](super::check_vector)); a wrong length is ignored and
-    /// returns `None`.
+    /// and `dimensions` long (callers check length and finiteness first); a
+    /// wrong length is ignored and returns `None`.
     pub fn upsert(&mut self, key: VectorKey, vector: &[f32]) -> Option<(Arc<VectorKey>, bool)> {
         if vector.len() != self.dimensions {
             return None;

@@ -1,8 +1,22 @@
-//! Rank fusion: combining a lexical and a dense ranked list into one.
+//! Rank fusion: combining a lexical and a dense ranked list into one —
+//! reciprocal rank fusion and convex combinations of normalised scores
+//! (min–max, theoretical-minimum–max, z-score); group evidence over the
+//! fused list ([`group_bonuses`]), time decay ([`half_life_decay`]) and the
+//! own-plus-window similarity of contextual embeddings ([`combine_window`]).
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+
+mod group;
+mod window;
+
+pub use group::group_bonuses;
+pub use window::{combine_window, half_life_decay};
+
+/// The rank offset `k` of reciprocal rank fusion: 60, the constant of
+/// Cormack, Clarke & Büttcher (2009), used by [`Fusion::rrf`].
+pub const RRF_K: f64 = 60.0;
 
 /// How two ranked lists (lexical BM25, dense cosine) become one score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -57,6 +71,13 @@ pub enum Fusion {
     },
 }
 
+impl Fusion {
+    /// Reciprocal rank fusion with the paper's `k` ([`RRF_K`]).
+    pub fn rrf() -> Self {
+        Self::Rrf { k: RRF_K }
+    }
+}
+
 impl Default for Fusion {
     /// `WeightedSum { lexical_weight: 0.5 }`: equal weights, not fitted to
     /// any data set. Bruch, Gai & Ingber (2023) find the convex combination
@@ -95,6 +116,16 @@ pub struct Fused {
 /// keep their first, best place). Returns every document of either list,
 /// best first, ties broken by id. Scores that are not finite count as the
 /// list's lowest.
+///
+/// # Examples
+/// ```
+/// use agcore_search::{Fusion, fuse};
+/// let lexical = [("a".to_owned(), 7.5), ("b".to_owned(), 2.0)];
+/// let dense = [("b".to_owned(), 0.9), ("c".to_owned(), 0.4)];
+/// let fused = fuse(&lexical, &dense, Fusion::rrf());
+/// assert_eq!(fused[0].id, "b"); // in both lists
+/// assert_eq!(fused.len(), 3);
+/// ```
 pub fn fuse(lexical: &[(String, f64)], dense: &[(String, f64)], fusion: Fusion) -> Vec<Fused> {
     let mut by_id: HashMap<&str, Fused> = HashMap::new();
     place(lexical, true, fusion, &mut by_id);

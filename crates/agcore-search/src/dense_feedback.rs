@@ -1,19 +1,22 @@
 //! Pseudo-relevance feedback on the query vector (Rocchio): the dense
 //! search runs again from the query moved towards the first results.
 
-use agcore_llm::embedding::l2_normalize;
 use serde::{Deserialize, Serialize};
 
-/// Rocchio pseudo-relevance feedback for the dense list: after a first
+use crate::vector::l2_normalize;
+
+/// Rocchio pseudo-relevance feedback for a dense list: after a first
 /// ranking, the stored vectors of its `depth` best results are averaged
 /// and the query vector becomes `alpha · q + beta · mean(d₁ … d_depth)`
-/// (then L2-normalised); the dense search runs again from it and its list
-/// replaces the first one before the final ranking.
+/// (then L2-normalised, [`DenseFeedback::moved_query`]); the dense search
+/// runs again from it and its list replaces the first one before the final
+/// ranking.
 ///
-/// The first ranking is the search's own: in the hybrid mode the fused
-/// lists, so the lexical hits steer the dense search too (a query's words
-/// find the turns that name them, and their vectors carry the meaning the
-/// short query lacks); in the dense mode the dense list (plain vector PRF).
+/// The first ranking is the caller's: `agcore-memory`'s hybrid search uses
+/// the fused lists, so the lexical hits steer the dense search too (a
+/// query's words find the turns that name them, and their vectors carry
+/// the meaning the short query lacks); in the dense mode the dense list
+/// (plain vector PRF).
 ///
 /// Source: Rocchio (1971), "Relevance feedback in information retrieval";
 /// for dense retrievers Li et al. (2023), "Pseudo Relevance Feedback with
@@ -37,6 +40,7 @@ pub struct DenseFeedback {
 }
 
 impl Default for DenseFeedback {
+    /// Depth 5, `alpha` 0.4, `beta` 0.6 (Li et al. 2023, Pyserini).
     fn default() -> Self {
         Self {
             depth: 5,
