@@ -64,48 +64,7 @@ pub fn load(dir: &Path) -> Result<Dataset, EvalError> {
     }
     let queries: Vec<QueryLine> = read_jsonl(&dir.join("queries.jsonl"), "`{_id, text}`")?;
     let qrels_path = dir.join("qrels").join("test.tsv");
-    let qrels = std::fs::read_to_string(&qrels_path).map_err(|e| {
-        EvalError::input(
-            &qrels_path,
-            format!("cannot read the relevance judgements (qrels): {e}"),
-        )
-    })?;
-    let docs_known: HashSet<&str> = corpus.iter().map(|d| d.id.as_str()).collect();
-    let queries_known: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();
-    let mut relevant: HashMap<String, HashSet<String>> = HashMap::new();
-    let mut dropped_ids = 0;
-    for (n, line) in qrels.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || (n == 0 && line.starts_with("query-id")) {
-            continue;
-        }
-        let cols: Vec<&str> = line.split('\t').collect();
-        let [query, doc, score] = cols.as_slice() else {
-            return Err(EvalError::input(
-                &qrels_path,
-                format!(
-                    "line {}: expected `query-id<TAB>corpus-id<TAB>score`",
-                    n + 1
-                ),
-            ));
-        };
-        let score: f64 = score.trim().parse().map_err(|_| {
-            EvalError::input(
-                &qrels_path,
-                format!("line {}: score `{score}` is not a number", n + 1),
-            )
-        })?;
-        if !queries_known.contains(query) || !docs_known.contains(doc) {
-            dropped_ids += 1;
-            continue;
-        }
-        if score > 0.0 {
-            relevant
-                .entry((*query).to_owned())
-                .or_default()
-                .insert((*doc).to_owned());
-        }
-    }
+    let (mut relevant, dropped_ids) = read_qrels(&qrels_path, &corpus, &queries)?;
     let mut skipped_queries = 0;
     let mut scored = Vec::new();
     for q in queries {
@@ -128,32 +87,87 @@ pub fn load(dir: &Path) -> Result<Dataset, EvalError> {
             "no query has a relevant document in the qrels",
         ));
     }
-    let docs = corpus
-        .into_iter()
-        .enumerate()
-        .map(|(i, d)| Doc {
-            content: if d.title.trim().is_empty() {
-                d.text
-            } else {
-                format!("{}\n{}", d.title, d.text)
-            },
-            metadata: json!({ "title": d.title }),
-            created_at: DateTime::<Utc>::UNIX_EPOCH
-                + TimeDelta::seconds(i64::try_from(i).unwrap_or(0)),
-            id: d.id,
-        })
-        .collect();
     Ok(Dataset {
         kind: "beir",
         namespaces: vec![Namespace {
             name: "beir".into(),
-            docs,
+            docs: corpus.into_iter().enumerate().map(to_doc).collect(),
             queries: scored,
         }],
         sequential: false,
         dropped_ids,
         skipped_queries,
     })
+}
+
+/// The relevant documents of each query (score > 0) in the qrels file at
+/// `path`, and how many rows named an unknown query or document (dropped).
+///
+/// # Errors
+/// [`EvalError::Input`] for an unreadable file or a malformed row.
+fn read_qrels(
+    path: &Path,
+    corpus: &[CorpusLine],
+    queries: &[QueryLine],
+) -> Result<(HashMap<String, HashSet<String>>, usize), EvalError> {
+    let qrels = std::fs::read_to_string(path).map_err(|e| {
+        EvalError::input(
+            path,
+            format!("cannot read the relevance judgements (qrels): {e}"),
+        )
+    })?;
+    let docs_known: HashSet<&str> = corpus.iter().map(|d| d.id.as_str()).collect();
+    let queries_known: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();
+    let mut relevant: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut dropped_ids = 0;
+    for (n, line) in qrels.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || (n == 0 && line.starts_with("query-id")) {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [query, doc, score] = cols.as_slice() else {
+            return Err(EvalError::input(
+                path,
+                format!(
+                    "line {}: expected `query-id<TAB>corpus-id<TAB>score`",
+                    n + 1
+                ),
+            ));
+        };
+        let score: f64 = score.trim().parse().map_err(|_| {
+            EvalError::input(
+                path,
+                format!("line {}: score `{score}` is not a number", n + 1),
+            )
+        })?;
+        if !queries_known.contains(query) || !docs_known.contains(doc) {
+            dropped_ids += 1;
+            continue;
+        }
+        if score > 0.0 {
+            relevant
+                .entry((*query).to_owned())
+                .or_default()
+                .insert((*doc).to_owned());
+        }
+    }
+    Ok((relevant, dropped_ids))
+}
+
+/// The `i`-th corpus document as searched: its title above its text, and
+/// one second later than the one before.
+fn to_doc((i, d): (usize, CorpusLine)) -> Doc {
+    Doc {
+        content: if d.title.trim().is_empty() {
+            d.text
+        } else {
+            format!("{}\n{}", d.title, d.text)
+        },
+        metadata: json!({ "title": d.title }),
+        created_at: DateTime::<Utc>::UNIX_EPOCH + TimeDelta::seconds(i64::try_from(i).unwrap_or(0)),
+        id: d.id,
+    }
 }
 
 /// One JSON object per non-blank line.

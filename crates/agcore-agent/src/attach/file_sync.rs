@@ -104,86 +104,31 @@ pub fn sync(
     chunking: &ChunkingConfig,
     progress: &ProgressFn,
 ) -> Result<SyncResult, AgentError> {
-    let mut found: Vec<(Found, &Source)> = Vec::new();
-    for source in sources {
-        let mut files = Vec::new();
-        scan(
-            &source.path,
-            &source.file_types,
-            source.recursive,
-            &mut files,
-        )?;
-        found.extend(files.into_iter().map(|f| (f, source)));
-    }
+    let found = scan_sources(sources)?;
     let total = found.len();
     progress(LoadProgress::Scanned { files: total });
-    let mut stats = IndexStats {
-        files_scanned: total,
-        ..IndexStats::default()
+    let mut pass = Pass {
+        stats: IndexStats {
+            files_scanned: total,
+            ..IndexStats::default()
+        },
+        previous: old.files,
+        files: BTreeMap::new(),
+        added: Vec::new(),
+        removed: Vec::new(),
     };
-    let mut previous = old.files;
-    let mut files = BTreeMap::new();
-    let (mut added, mut removed) = (Vec::new(), Vec::new());
     for (done, (file, source)) in found.into_iter().enumerate() {
         progress(LoadProgress::File { done, total });
-        if file.size > source.max_file_bytes {
-            tracing::warn!(
-                path = %file.path.display(),
-                bytes = file.size,
-                limit = source.max_file_bytes,
-                "file store: skipping a file over max_file_bytes"
-            );
-            stats.files_skipped += 1;
-            continue;
-        }
-        let before = match previous.remove(&file.path) {
-            Some(entry) if entry.size == file.size && entry.mtime_ns == file.mtime_ns => {
-                stats.files_unchanged += 1;
-                files.insert(file.path, entry);
-                continue;
-            }
-            before => before,
-        };
-        let bytes = std::fs::read(&file.path).map_err(|e| AgentError::io(&file.path, &e))?;
-        let hash = content_hash(&bytes);
-        if before.is_none() {
-            stats.files_new += 1;
-        }
-        if let Some(mut entry) = before {
-            if entry.hash == hash {
-                stats.files_unchanged += 1;
-                entry.size = file.size;
-                entry.mtime_ns = file.mtime_ns;
-                files.insert(file.path, entry);
-                continue;
-            }
-            removed.extend(entry.chunks.into_iter().map(|c| c.id));
-        }
-        let (text, _, _) = source.encoding.decode(&bytes);
-        let chunks: Vec<IndexedChunk> = chunk_file(&file.rel, &text, chunking)
-            .into_iter()
-            .enumerate()
-            .map(|(n, chunk)| IndexedChunk {
-                id: format!("{}#{n}", file.path.display()),
-                title: chunk.title,
-                text: chunk.text,
-                vector: None,
-            })
-            .collect();
-        stats.files_indexed += 1;
-        stats.chunks_indexed += chunks.len();
-        added.extend(chunks.iter().map(|c| c.id.clone()));
-        files.insert(
-            file.path,
-            IndexedFile {
-                size: file.size,
-                mtime_ns: file.mtime_ns,
-                hash,
-                chunks,
-            },
-        );
+        pass.check(file, source, chunking)?;
     }
     progress(LoadProgress::File { done: total, total });
+    let Pass {
+        mut stats,
+        previous,
+        files,
+        added,
+        mut removed,
+    } = pass;
     for (_, gone) in previous {
         stats.files_removed += 1;
         removed.extend(gone.chunks.into_iter().map(|c| c.id));
@@ -200,4 +145,106 @@ pub fn sync(
         removed,
         stats,
     })
+}
+
+/// Every file of `sources`, with the source it was found in.
+///
+/// # Errors
+/// [`AgentError::Io`] when a source cannot be read.
+fn scan_sources(sources: &[Source]) -> Result<Vec<(Found, &Source)>, AgentError> {
+    let mut found = Vec::new();
+    for source in sources {
+        let mut files = Vec::new();
+        scan(
+            &source.path,
+            &source.file_types,
+            source.recursive,
+            &mut files,
+        )?;
+        found.extend(files.into_iter().map(|f| (f, source)));
+    }
+    Ok(found)
+}
+
+/// One synchronisation in progress.
+struct Pass {
+    stats: IndexStats,
+    /// Files of the old index not met yet (deleted unless met).
+    previous: BTreeMap<PathBuf, IndexedFile>,
+    /// The new index's files.
+    files: BTreeMap<PathBuf, IndexedFile>,
+    added: Vec<String>,
+    removed: Vec<String>,
+}
+
+impl Pass {
+    /// Checks one found file: skipped over the size limit, kept when its
+    /// size and time (or hash) are unchanged, else read and chunked again.
+    ///
+    /// # Errors
+    /// [`AgentError::Io`] when the file cannot be read.
+    fn check(
+        &mut self,
+        file: Found,
+        source: &Source,
+        chunking: &ChunkingConfig,
+    ) -> Result<(), AgentError> {
+        if file.size > source.max_file_bytes {
+            tracing::warn!(
+                path = %file.path.display(),
+                bytes = file.size,
+                limit = source.max_file_bytes,
+                "file store: skipping a file over max_file_bytes"
+            );
+            self.stats.files_skipped += 1;
+            return Ok(());
+        }
+        let before = match self.previous.remove(&file.path) {
+            Some(entry) if entry.size == file.size && entry.mtime_ns == file.mtime_ns => {
+                self.stats.files_unchanged += 1;
+                self.files.insert(file.path, entry);
+                return Ok(());
+            }
+            before => before,
+        };
+        let bytes = std::fs::read(&file.path).map_err(|e| AgentError::io(&file.path, &e))?;
+        let hash = content_hash(&bytes);
+        if before.is_none() {
+            self.stats.files_new += 1;
+        }
+        if let Some(mut entry) = before {
+            if entry.hash == hash {
+                self.stats.files_unchanged += 1;
+                entry.size = file.size;
+                entry.mtime_ns = file.mtime_ns;
+                self.files.insert(file.path, entry);
+                return Ok(());
+            }
+            self.removed.extend(entry.chunks.into_iter().map(|c| c.id));
+        }
+        let (text, _, _) = source.encoding.decode(&bytes);
+        let chunks: Vec<IndexedChunk> = chunk_file(&file.rel, &text, chunking)
+            .into_iter()
+            .enumerate()
+            .map(|(n, chunk)| IndexedChunk {
+                id: format!("{}#{n}", file.path.display()),
+                title: chunk.title,
+                text: chunk.text,
+                vector: None,
+            })
+            .collect();
+        self.stats.files_indexed += 1;
+        self.stats.chunks_indexed += chunks.len();
+        self.added.extend(chunks.iter().map(|c| c.id.clone()));
+        self.files.insert(
+            file.path,
+            IndexedFile {
+                size: file.size,
+                mtime_ns: file.mtime_ns,
+                hash,
+                chunks,
+            },
+        );
+        Ok(())
+    }
 }

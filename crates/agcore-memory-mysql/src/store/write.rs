@@ -142,33 +142,7 @@ pub(crate) async fn upsert(
             }
         }
     }
-    let mut docs: HashMap<Vec<u8>, i64> = HashMap::new();
-    for chunk in inserts.chunks_mut(INSERT_CHUNK) {
-        let marks = vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-        let values: Vec<Value> = chunk.iter_mut().flat_map(Prepared::take_values).collect();
-        tx.exec_drop(
-            format!(
-                "INSERT INTO agcore_items (id, content, metadata, created_s, created_ns, len, terms) VALUES {marks}"
-            ),
-            Params::Positional(values),
-        )
-        .await?;
-        // One row: its number is in the server's reply.
-        let doc = tx.last_insert_id().and_then(|doc| i64::try_from(doc).ok());
-        if let ([p], Some(doc)) = (chunk, doc) {
-            docs.insert(p.id.as_bytes().to_vec(), doc);
-        }
-    }
-    for (p, doc) in &mut updates {
-        let [id, content, metadata, secs, nanos, len, terms] = p.take_values();
-        tx.exec_drop(
-            "UPDATE agcore_items SET content = ?, metadata = ?, created_s = ?, created_ns = ?,
-                 len = ?, terms = ? WHERE id = ?",
-            Params::Positional(vec![content, metadata, secs, nanos, len, terms, id]),
-        )
-        .await?;
-        docs.insert(p.id.as_bytes().to_vec(), *doc);
-    }
+    let mut docs = write_rows(tx, &mut inserts, &mut updates).await?;
     if context.is_some() {
         let replaced: Vec<i64> = old.values().map(|(_, doc, _)| *doc).collect();
         context::leave(tx, changes, &replaced, &mut delta.words).await?;
@@ -197,6 +171,44 @@ pub(crate) async fn upsert(
         context::enter(changes, joining.collect());
     }
     Ok(())
+}
+
+/// Inserts the new rows (many per statement) and rewrites the stored ones
+/// (`(item, row number)`); the row numbers known by id (a multi-row insert
+/// does not tell its rows' numbers: those are read later when needed).
+async fn write_rows(
+    tx: &mut Transaction<'_>,
+    inserts: &mut [Prepared],
+    updates: &mut [(Prepared, i64)],
+) -> Result<HashMap<Vec<u8>, i64>> {
+    let mut docs: HashMap<Vec<u8>, i64> = HashMap::new();
+    for chunk in inserts.chunks_mut(INSERT_CHUNK) {
+        let marks = vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
+        let values: Vec<Value> = chunk.iter_mut().flat_map(Prepared::take_values).collect();
+        tx.exec_drop(
+            format!(
+                "INSERT INTO agcore_items (id, content, metadata, created_s, created_ns, len, terms) VALUES {marks}"
+            ),
+            Params::Positional(values),
+        )
+        .await?;
+        // One row: its number is in the server's reply.
+        let doc = tx.last_insert_id().and_then(|doc| i64::try_from(doc).ok());
+        if let ([p], Some(doc)) = (chunk, doc) {
+            docs.insert(p.id.as_bytes().to_vec(), doc);
+        }
+    }
+    for (p, doc) in updates.iter_mut() {
+        let [id, content, metadata, secs, nanos, len, terms] = p.take_values();
+        tx.exec_drop(
+            "UPDATE agcore_items SET content = ?, metadata = ?, created_s = ?, created_ns = ?,
+                 len = ?, terms = ? WHERE id = ?",
+            Params::Positional(vec![content, metadata, secs, nanos, len, terms, id]),
+        )
+        .await?;
+        docs.insert(p.id.as_bytes().to_vec(), *doc);
+    }
+    Ok(docs)
 }
 
 /// Locks the stored rows of `ids` (in id order); their `(len, doc, terms)`

@@ -52,6 +52,34 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     };
     let mut params = Params::default();
+    let (sql, exact) = statement(w, weight, options, &mut params);
+    let rows = client.query_typed(&sql, &params.typed()).await?;
+    let mut hits = Vec::with_capacity(rows.len().min(options.limit));
+    for row in &rows {
+        let item = item_from_row(row)?;
+        if !exact && !options.filter.matches(&item) {
+            continue;
+        }
+        hits.push(ScoredItem {
+            item,
+            score: row.try_get(5)?,
+        });
+        if hits.len() == options.limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
+/// The search statement for the weights `w` and its parameters (pushed
+/// onto `params`); whether its filter is exact in SQL (else hits are
+/// filtered again in process).
+fn statement(
+    w: bm25::QueryWeights,
+    weight: f64,
+    options: &SearchOptions,
+    params: &mut Params,
+) -> (String, bool) {
     params.push(w.terms, Type::TEXT_ARRAY);
     params.push(w.idfs, Type::FLOAT8_ARRAY);
     for value in [
@@ -66,7 +94,7 @@ pub(crate) async fn search(
         params.push(value, Type::FLOAT8);
     }
     params.push(options.min_score, Type::FLOAT8);
-    let cond = Where::of(&options.filter, &mut params);
+    let cond = Where::of(&options.filter, params);
     // Only the items scoring at least the k-th best score are joined; the
     // final order (score, then id) and limit are applied to them.
     let (cutoff, limit) = if cond.exact {
@@ -110,20 +138,5 @@ pub(crate) async fn search(
             "AND ($10::float8 IS NULL OR s.score >= $10)"
         }
     );
-    let rows = client.query_typed(&sql, &params.typed()).await?;
-    let mut hits = Vec::with_capacity(rows.len().min(options.limit));
-    for row in &rows {
-        let item = item_from_row(row)?;
-        if !cond.exact && !options.filter.matches(&item) {
-            continue;
-        }
-        hits.push(ScoredItem {
-            item,
-            score: row.try_get(5)?,
-        });
-        if hits.len() == options.limit {
-            break;
-        }
-    }
-    Ok(hits)
+    (sql, cond.exact)
 }

@@ -88,107 +88,137 @@ pub(crate) async fn settle(
     moved.dedup();
     let fresh_docs: Vec<i64> = fresh.iter().map(|f| f.doc).collect();
     // Fresh rows in a sequence have their places in `moved`.
-    let Found {
-        targets: found,
-        stored,
-    } = targets(tx, &moved, &fresh_docs, window).await?;
-    let fresh_set: HashSet<i64> = fresh_docs.iter().copied().collect();
-    let fresh_terms: HashMap<i64, &BTreeMap<String, i32>> =
-        fresh.iter().map(|f| (f.doc, &f.terms)).collect();
-    let empty = BTreeMap::new();
-    let own_of = |doc: i64| {
-        fresh_terms
-            .get(&doc)
-            .copied()
-            .or_else(|| stored.own.get(&doc))
-            .unwrap_or(&empty)
-    };
-    let field = |t: &Target| {
-        let mut terms: BTreeMap<String, i32> = BTreeMap::new();
-        let mut len: i32 = 0;
-        for &(doc, n_len) in &t.neighbours {
-            len = len.saturating_add(n_len);
-            for (term, &tf) in own_of(doc) {
-                let c = terms.entry(term.clone()).or_insert(0);
-                *c = c.saturating_add(tf);
-            }
-        }
-        (terms, len)
-    };
+    let found = targets(tx, &moved, &fresh_docs, window).await?;
+    let writes = Writes::plan(&found, &fresh, &mut delta);
+    writes.send(tx, shard, delta).await
+}
 
-    let mut rows = Rows::default();
-    let (mut rewritten, mut ctx_docs, mut ctx_lens) = (Vec::new(), Vec::new(), Vec::new());
-    for f in &fresh {
-        let (terms, clen) = found.get(&f.doc).map(&field).unwrap_or_default();
-        rows.add(f.doc, f.len, &f.terms, &terms, clen);
-        delta.context_len += i64::from(clen);
-        if clen != 0 {
-            ctx_docs.push(f.doc);
-            ctx_lens.push(clen);
+/// The writes that settle a step: postings to insert, rows whose postings
+/// are replaced, and new context lengths.
+#[derive(Default)]
+struct Writes {
+    rows: Rows,
+    /// Rows (not fresh) whose postings are deleted and written again.
+    rewritten: Vec<i64>,
+    ctx_docs: Vec<i64>,
+    ctx_lens: Vec<i32>,
+}
+
+impl Writes {
+    /// What the `fresh` rows and the `found` targets need written; the
+    /// fields' change of length is added to `delta`.
+    fn plan(found: &Found, fresh: &[Fresh], delta: &mut Delta) -> Self {
+        let Found {
+            targets: found,
+            stored,
+        } = found;
+        let fresh_set: HashSet<i64> = fresh.iter().map(|f| f.doc).collect();
+        let fresh_terms: HashMap<i64, &BTreeMap<String, i32>> =
+            fresh.iter().map(|f| (f.doc, &f.terms)).collect();
+        let empty = BTreeMap::new();
+        let own_of = |doc: i64| {
+            fresh_terms
+                .get(&doc)
+                .copied()
+                .or_else(|| stored.own.get(&doc))
+                .unwrap_or(&empty)
+        };
+        let field = |t: &Target| {
+            let mut terms: BTreeMap<String, i32> = BTreeMap::new();
+            let mut len: i32 = 0;
+            for &(doc, n_len) in &t.neighbours {
+                len = len.saturating_add(n_len);
+                for (term, &tf) in own_of(doc) {
+                    let c = terms.entry(term.clone()).or_insert(0);
+                    *c = c.saturating_add(tf);
+                }
+            }
+            (terms, len)
+        };
+        let mut out = Self::default();
+        for f in fresh {
+            let (terms, clen) = found.get(&f.doc).map(&field).unwrap_or_default();
+            out.rows.add(f.doc, f.len, &f.terms, &terms, clen);
+            delta.context_len += i64::from(clen);
+            if clen != 0 {
+                out.ctx_docs.push(f.doc);
+                out.ctx_lens.push(clen);
+            }
         }
+        for (&doc, target) in found.iter().filter(|(d, _)| !fresh_set.contains(*d)) {
+            let (terms, clen) = field(target);
+            let old = stored.context.get(&doc).unwrap_or(&empty);
+            if clen == target.context_len && terms == *old {
+                continue;
+            }
+            out.rows.add(doc, target.len, own_of(doc), &terms, clen);
+            out.rewritten.push(doc);
+            delta.context_len += i64::from(clen) - i64::from(target.context_len);
+            if clen != target.context_len {
+                out.ctx_docs.push(doc);
+                out.ctx_lens.push(clen);
+            }
+        }
+        out
     }
-    for (&doc, target) in found.iter().filter(|(d, _)| !fresh_set.contains(*d)) {
-        let (terms, clen) = field(target);
-        let old = stored.context.get(&doc).unwrap_or(&empty);
-        if clen == target.context_len && terms == *old {
-            continue;
-        }
-        rows.add(doc, target.len, own_of(doc), &terms, clen);
-        rewritten.push(doc);
-        delta.context_len += i64::from(clen) - i64::from(target.context_len);
-        if clen != target.context_len {
-            ctx_docs.push(doc);
-            ctx_lens.push(clen);
-        }
-    }
-    // Prepared first, then sent pipelined in this order (one round trip).
-    let delete = tx
-        .prepare_cached("DELETE FROM agcore_postings WHERE doc = ANY($1)")
-        .await?;
-    let insert = tx
-        .prepare_cached(
-            "INSERT INTO agcore_postings (term, doc, tf, len, ctf, clen)
+
+    /// Sends the writes and adds `delta` to counter row `shard`: prepared
+    /// first, then pipelined in this order (one round trip).
+    async fn send(self, tx: &Transaction<'_>, shard: i16, delta: Delta) -> Result<()> {
+        let Self {
+            rows,
+            rewritten,
+            ctx_docs,
+            ctx_lens,
+        } = self;
+        let delete = tx
+            .prepare_cached("DELETE FROM agcore_postings WHERE doc = ANY($1)")
+            .await?;
+        let insert = tx
+            .prepare_cached(
+                "INSERT INTO agcore_postings (term, doc, tf, len, ctf, clen)
              SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])",
-        )
-        .await?;
-    let lengths = tx
-        .prepare_cached(
-            "UPDATE agcore_items AS i SET context_len = u.len
-             FROM unnest($1::int8[], $2::int4[]) AS u(doc, len) WHERE i.doc = u.doc",
-        )
-        .await?;
-    let counters = stats::statement(tx).await?;
-    tokio::try_join!(
-        async {
-            if rewritten.is_empty() {
-                return Ok(0);
-            }
-            tx.execute(&delete, &[&rewritten]).await
-        },
-        async {
-            if rows.terms.is_empty() {
-                return Ok(0);
-            }
-            tx.execute(
-                &insert,
-                &[
-                    &rows.terms,
-                    &rows.docs,
-                    &rows.tfs,
-                    &rows.lens,
-                    &rows.ctfs,
-                    &rows.clens,
-                ],
             )
-            .await
-        },
-        async {
-            if ctx_docs.is_empty() {
-                return Ok(0);
-            }
-            tx.execute(&lengths, &[&ctx_docs, &ctx_lens]).await
-        },
-        stats::apply(tx, &counters, shard, delta),
-    )?;
-    Ok(())
+            .await?;
+        let lengths = tx
+            .prepare_cached(
+                "UPDATE agcore_items AS i SET context_len = u.len
+             FROM unnest($1::int8[], $2::int4[]) AS u(doc, len) WHERE i.doc = u.doc",
+            )
+            .await?;
+        let counters = stats::statement(tx).await?;
+        tokio::try_join!(
+            async {
+                if rewritten.is_empty() {
+                    return Ok(0);
+                }
+                tx.execute(&delete, &[&rewritten]).await
+            },
+            async {
+                if rows.terms.is_empty() {
+                    return Ok(0);
+                }
+                tx.execute(
+                    &insert,
+                    &[
+                        &rows.terms,
+                        &rows.docs,
+                        &rows.tfs,
+                        &rows.lens,
+                        &rows.ctfs,
+                        &rows.clens,
+                    ],
+                )
+                .await
+            },
+            async {
+                if ctx_docs.is_empty() {
+                    return Ok(0);
+                }
+                tx.execute(&lengths, &[&ctx_docs, &ctx_lens]).await
+            },
+            stats::apply(tx, &counters, shard, delta),
+        )?;
+        Ok(())
+    }
 }

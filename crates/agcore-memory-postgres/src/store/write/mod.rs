@@ -148,52 +148,92 @@ pub(crate) async fn upsert(
         .filter(|p| !inserted.contains(&p.item.id))
         .collect();
     if !rest.is_empty() {
-        let existing: Vec<&str> = rest.iter().map(|p| p.item.id.as_str()).collect();
-        let old = tx
-            .query(
-                "SELECT len::int8, doc, grp, created_s, created_ns, id, context_len::int8
-                 FROM agcore_items WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-                &[&existing],
-            )
-            .await?;
-        let mut old_docs = Vec::with_capacity(old.len());
-        for row in &old {
-            delta.len -= row.try_get::<_, i64>(0)?;
-            old_docs.push(row.try_get::<_, i64>(1)?);
-            if let Some(grp) = row.try_get::<_, Option<String>>(2)? {
-                delta.grouped -= 1;
-                moved.push(Position {
-                    grp,
-                    secs: row.try_get(3)?,
-                    nanos: row.try_get(4)?,
-                    id: row.try_get(5)?,
-                });
-            }
-            delta.context_len -= row.try_get::<_, i64>(6)?;
-        }
-        if context.is_some() {
-            let groups: Vec<&str> = moved.iter().map(|p| p.grp.as_str()).collect();
-            locked.ensure(tx, &groups).await?;
-        }
-        // A row deleted meanwhile by another writer is inserted again below.
-        delta.docs += i64::try_from(existing.len() - old.len()).unwrap_or(0);
-        tx.execute(
-            "DELETE FROM agcore_postings WHERE doc = ANY($1)",
-            &[&old_docs],
+        let mut step = Step {
+            locked: &mut locked,
+            moved: &mut moved,
+            delta: &mut delta,
+            docs: &mut docs,
+        };
+        replace_stored(tx, &rest, context.is_some(), &mut step).await?;
+    }
+    let fresh = fresh_rows(batch, &docs)?;
+    context::settle(tx, context::window(context), (moved, fresh), shard, delta).await
+}
+
+/// What a step of [`upsert`] updates as it goes.
+struct Step<'s> {
+    locked: &'s mut Locked,
+    moved: &'s mut Vec<Position>,
+    delta: &'s mut Delta,
+    /// Row numbers of the written rows, by id.
+    docs: &'s mut HashMap<String, i64>,
+}
+
+/// Replaces the stored rows of `rest` (ids the insert skipped): their old
+/// lengths and places leave the statistics and join `moved` (their
+/// sequences locked when `sequences`), their postings are deleted, and the
+/// rows are written again.
+///
+/// # Errors
+/// [`crate::PostgresError`] from the server.
+async fn replace_stored(
+    tx: &Transaction<'_>,
+    rest: &[&Prepared],
+    sequences: bool,
+    step: &mut Step<'_>,
+) -> Result<()> {
+    let existing: Vec<&str> = rest.iter().map(|p| p.item.id.as_str()).collect();
+    let old = tx
+        .query(
+            "SELECT len::int8, doc, grp, created_s, created_ns, id, context_len::int8
+             FROM agcore_items WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+            &[&existing],
         )
         .await?;
-        let update = tx
-            .prepare_cached(&format!(
-                "INSERT INTO agcore_items AS i (id, content, metadata, meta, created_s, created_ns, len, grp)
-                 {ROWS} ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content,
-                     metadata = EXCLUDED.metadata, meta = EXCLUDED.meta,
-                     created_s = EXCLUDED.created_s, created_ns = EXCLUDED.created_ns,
-                     len = EXCLUDED.len, grp = EXCLUDED.grp, context_len = 0
-                 RETURNING id, doc"
-            ))
-            .await?;
-        write_rows(tx, &update, &rest, &mut docs).await?;
+    let mut old_docs = Vec::with_capacity(old.len());
+    for row in &old {
+        step.delta.len -= row.try_get::<_, i64>(0)?;
+        old_docs.push(row.try_get::<_, i64>(1)?);
+        if let Some(grp) = row.try_get::<_, Option<String>>(2)? {
+            step.delta.grouped -= 1;
+            step.moved.push(Position {
+                grp,
+                secs: row.try_get(3)?,
+                nanos: row.try_get(4)?,
+                id: row.try_get(5)?,
+            });
+        }
+        step.delta.context_len -= row.try_get::<_, i64>(6)?;
     }
+    if sequences {
+        let groups: Vec<&str> = step.moved.iter().map(|p| p.grp.as_str()).collect();
+        step.locked.ensure(tx, &groups).await?;
+    }
+    // A row deleted meanwhile by another writer is inserted again below.
+    step.delta.docs += i64::try_from(existing.len() - old.len()).unwrap_or(0);
+    tx.execute(
+        "DELETE FROM agcore_postings WHERE doc = ANY($1)",
+        &[&old_docs],
+    )
+    .await?;
+    let update = tx
+        .prepare_cached(&format!(
+            "INSERT INTO agcore_items AS i (id, content, metadata, meta, created_s, created_ns, len, grp)
+             {ROWS} ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content,
+                 metadata = EXCLUDED.metadata, meta = EXCLUDED.meta,
+                 created_s = EXCLUDED.created_s, created_ns = EXCLUDED.created_ns,
+                 len = EXCLUDED.len, grp = EXCLUDED.grp, context_len = 0
+             RETURNING id, doc"
+        ))
+        .await?;
+    write_rows(tx, &update, rest, step.docs).await
+}
+
+/// The written rows of `batch`, to be indexed from scratch.
+///
+/// # Errors
+/// [`crate::PostgresError`] when a row has no row number (not written).
+fn fresh_rows(batch: Vec<Prepared>, docs: &HashMap<String, i64>) -> Result<Vec<Fresh>> {
     let mut fresh = Vec::with_capacity(batch.len());
     for p in batch {
         let doc = docs
@@ -206,5 +246,5 @@ pub(crate) async fn upsert(
             terms: p.terms,
         });
     }
-    context::settle(tx, context::window(context), (moved, fresh), shard, delta).await
+    Ok(fresh)
 }

@@ -46,14 +46,59 @@ pub(super) fn upsert(
         return Ok(0);
     }
     // Id → (first position, last position).
-    let mut versions: HashMap<&str, (usize, usize)> = HashMap::with_capacity(items.len());
+    let mut versions: Versions<'_> = HashMap::with_capacity(items.len());
     for (n, item) in items.iter().enumerate() {
         versions
             .entry(item.id.as_str())
             .and_modify(|v| v.1 = n)
             .or_insert((n, n));
     }
-    // Row numbers of the rows this call created, by the id's first position.
+    let (encoded, created) = insert_new(conn, items, context, threads, &versions)?;
+    // Every id at its last version: created rows are indexed (rewritten
+    // first when a later version followed), stored rows rewritten and
+    // re-indexed when their terms, sequence or time change.
+    let mut changes = Changes::default();
+    for (n, (item, enc)) in items.iter().zip(encoded).enumerate() {
+        let Some(&(first, last)) = versions.get(item.id.as_str()) else {
+            continue;
+        };
+        if last != n {
+            continue;
+        }
+        match created.get(first).copied().flatten() {
+            Some(pk) => {
+                if first != n {
+                    rewrite(conn, item, &enc)?;
+                }
+                let at = position(item, &enc);
+                changes.moved.extend(at.clone());
+                changes.fresh.push(Fresh {
+                    pk,
+                    terms: enc.terms,
+                    at,
+                    stored_context: String::new(),
+                });
+            }
+            None => rewrite_stored(conn, item, enc, &mut changes)?,
+        }
+    }
+    context::settle(conn, context::window(context), changes)?;
+    Ok(items.len())
+}
+
+/// Id → (first position, last position) in the items of one call.
+type Versions<'a> = HashMap<&'a str, (usize, usize)>;
+
+/// Inserts each id at its first position (many rows per statement),
+/// skipping ids already stored; returns every item encoded and, by first
+/// position, the row number of each row created.
+fn insert_new(
+    conn: &Connection,
+    items: &[&MemoryItem],
+    context: Option<&ContextField>,
+    threads: usize,
+    versions: &Versions<'_>,
+) -> Result<(Vec<Encoded>, Vec<Option<i64>>)> {
     let mut created: Vec<Option<i64>> = vec![None; items.len()];
     let encoded = with_encoder(items, context, threads, |encoder| {
         for range in multirow::chunks(items.len()) {
@@ -86,75 +131,66 @@ pub(super) fn upsert(
         }
         encoder.finish()
     })?;
-    // Every id at its last version: created rows are indexed (rewritten
-    // first when a later version followed), stored rows rewritten and
-    // re-indexed when their terms, sequence or time change.
-    let mut changes = Changes::default();
-    for (n, (item, enc)) in items.iter().zip(encoded).enumerate() {
-        let Some(&(first, last)) = versions.get(item.id.as_str()) else {
-            continue;
-        };
-        if last != n {
-            continue;
-        }
-        let (secs, nanos) = time_parts(item.created_at);
-        let at = enc.group.clone().map(|grp| Position {
-            grp,
-            secs,
-            nanos,
-            id: item.id.clone(),
-        });
-        if let Some(pk) = created.get(first).copied().flatten() {
-            if first != n {
-                rewrite(conn, item, &enc)?;
-            }
-            changes.moved.extend(at.clone());
-            changes.fresh.push(Fresh {
-                pk,
-                terms: enc.terms,
-                at,
-                stored_context: String::new(),
-            });
-            continue;
-        }
-        let old: Option<OldRow> = conn
-            .prepare_cached(
-                "SELECT pk, terms, context_terms, grp, created_secs, created_nanos \
-                 FROM memory_items WHERE id = ?1",
-            )?
-            .query_row([&item.id], |r| OldRow::try_from(r))
-            .optional()?;
-        rewrite(conn, item, &enc)?;
-        let Some((pk, old_terms, old_context, old_group, old_secs, old_nanos)) = old else {
-            continue;
-        };
-        if old_terms == enc.terms
-            && old_group == enc.group
-            && (old_secs, old_nanos) == (secs, nanos)
-        {
-            continue;
-        }
-        changes.removed.push((
-            pk,
-            old_terms,
-            old_group.is_some().then(|| old_context.clone()),
-        ));
-        changes.moved.extend(old_group.map(|grp| Position {
-            grp,
-            secs: old_secs,
-            nanos: old_nanos,
-            id: item.id.clone(),
-        }));
-        changes.moved.extend(at.clone());
-        changes.fresh.push(Fresh {
-            pk,
-            terms: enc.terms,
-            at,
-            stored_context: old_context,
-        });
+    Ok((encoded, created))
+}
+
+/// Where `item` stands in its sequence (`None` outside one).
+fn position(item: &MemoryItem, enc: &Encoded) -> Option<Position> {
+    let (secs, nanos) = time_parts(item.created_at);
+    enc.group.clone().map(|grp| Position {
+        grp,
+        secs,
+        nanos,
+        id: item.id.clone(),
+    })
+}
+
+/// Rewrites the stored row of `item.id` to `item`, recording in `changes`
+/// what the index and context fields must follow when its terms, sequence
+/// or time change.
+fn rewrite_stored(
+    conn: &Connection,
+    item: &MemoryItem,
+    enc: Encoded,
+    changes: &mut Changes,
+) -> Result<()> {
+    let old: Option<OldRow> = conn
+        .prepare_cached(
+            "SELECT pk, terms, context_terms, grp, created_secs, created_nanos \
+             FROM memory_items WHERE id = ?1",
+        )?
+        .query_row([&item.id], |r| OldRow::try_from(r))
+        .optional()?;
+    rewrite(conn, item, &enc)?;
+    let Some((pk, old_terms, old_context, old_group, old_secs, old_nanos)) = old else {
+        return Ok(());
+    };
+    if old_terms == enc.terms
+        && old_group == enc.group
+        && (old_secs, old_nanos) == time_parts(item.created_at)
+    {
+        return Ok(());
     }
-    context::settle(conn, context::window(context), changes)?;
-    Ok(items.len())
+    changes.removed.push((
+        pk,
+        old_terms,
+        old_group.is_some().then(|| old_context.clone()),
+    ));
+    changes.moved.extend(old_group.map(|grp| Position {
+        grp,
+        secs: old_secs,
+        nanos: old_nanos,
+        id: item.id.clone(),
+    }));
+    let at = position(item, &enc);
+    changes.moved.extend(at.clone());
+    changes.fresh.push(Fresh {
+        pk,
+        terms: enc.terms,
+        at,
+        stored_context: old_context,
+    });
+    Ok(())
 }
 
 /// Overwrites the stored row of `item.id` with `item`.
