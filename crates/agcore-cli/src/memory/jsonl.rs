@@ -134,6 +134,26 @@ pub(super) enum Target {
     Into(Box<ScopedMemory>),
 }
 
+impl Target {
+    /// Imports `batch` (one transaction) where the target says; the counts
+    /// `(imported, skipped: same text already there)`.
+    ///
+    /// # Errors
+    /// The store's errors ([`MemoryError::InvalidInput`] for a bad entry).
+    pub(super) async fn import(
+        &self,
+        opened: &OpenedMemory,
+        batch: Vec<MemoryEntry>,
+    ) -> Result<(usize, usize), MemoryError> {
+        let outcomes = match self {
+            Self::OwnScopes => opened.memory.import_entries(batch).await,
+            Self::Into(scoped) => scoped.import_entries_merged(batch).await,
+        }?;
+        let created = outcomes.iter().filter(|o| o.created).count();
+        Ok((created, outcomes.len() - created))
+    }
+}
+
 /// First pass of `memory import`: every line read and checked before
 /// anything is written; returns the number of lines and the scopes they
 /// name (`agent/user`, sorted).
@@ -219,13 +239,9 @@ pub async fn import(opened: &OpenedMemory, args: &ImportArgs, json: bool) -> Res
             break;
         }
         let n = batch.len() as u64;
-        let outcomes = match &target {
-            Target::OwnScopes => opened.memory.import_entries(batch).await,
-            Target::Into(scoped) => scoped.import_entries_merged(batch).await,
-        }
-        .map_err(bad_input)?;
-        created += outcomes.iter().filter(|o| o.created).count();
-        skipped += outcomes.iter().filter(|o| !o.created).count();
+        let (made, same) = target.import(opened, batch).await.map_err(bad_input)?;
+        created += made;
+        skipped += same;
         bar.inc(n);
     }
     bar.finish_and_clear();

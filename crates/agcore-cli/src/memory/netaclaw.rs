@@ -8,7 +8,7 @@ use agcore::memory::MemoryError;
 use agcore::memory::long_term::MemoryScope;
 use agcore::memory::mysql::NetaclawSource;
 
-use super::jsonl::{IMPORT_BATCH, ImportArgs, Target, report, target};
+use super::jsonl::{IMPORT_BATCH, ImportArgs, report, target};
 use crate::error::CliError;
 use crate::progress;
 use crate::scope::OpenedMemory;
@@ -76,13 +76,9 @@ async fn run(
         let batch: Vec<_> = rows.into_iter().map(|(_, entry)| entry).collect();
         read += batch.len();
         let n = batch.len() as u64;
-        let outcomes = match &target {
-            Target::OwnScopes => opened.memory.import_entries(batch).await,
-            Target::Into(scoped) => scoped.import_entries_merged(batch).await,
-        }
-        .map_err(bad_input)?;
-        created += outcomes.iter().filter(|o| o.created).count();
-        skipped += outcomes.iter().filter(|o| !o.created).count();
+        let (made, same) = target.import(opened, batch).await.map_err(bad_input)?;
+        created += made;
+        skipped += same;
         bar.inc(n);
     }
     bar.finish_and_clear();
