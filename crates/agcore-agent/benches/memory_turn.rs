@@ -29,9 +29,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agcore_agent::turn_memory::{ExtractionModel, TurnMemory};
 use agcore_agent::{AgentBuilder, AgentConfig, AgentSession, LongTermOptions, SimpleAgent};
 use agcore_llm::{ChatStream, LlmError, LlmProvider, events_from_response};
-use agcore_memory::long_term::turn::{ExtractionModel, TurnMemory};
 use agcore_memory::long_term::{InjectConfig, LongTermMemory};
 use agcore_prompt::PromptTemplateRegistry;
 use agcore_types::{ChatMessage, ChatRequest, ChatResponse, FinishReason};

@@ -109,7 +109,7 @@ impl AgentConfig {
     /// `memory_agent.summarize` (`enabled`, `trigger_tokens`) as the summary
     /// step of [`AgentConfig::compact_config`] — summaries are written by the
     /// `[memory_agent]` model when one is configured (see
-    /// [`LongTermOptions::extraction_provider`](agcore_memory::long_term::turn::LongTermOptions)).
+    /// [`LongTermOptions::extraction_provider`](crate::turn_memory::LongTermOptions)).
     /// A compaction config already set keeps its window and its own
     /// `keep_recent`; only the thresholds and the summary switch change.
     /// With `memory.enabled = false` nothing is applied.

@@ -34,6 +34,7 @@ mod session_memory;
 mod session_tools;
 mod task;
 mod tool_filter;
+pub mod turn_memory;
 
 pub use agent::{Agent, SimpleAgent};
 pub use builder::AgentBuilder;

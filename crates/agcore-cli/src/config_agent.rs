@@ -113,7 +113,7 @@ mod tests {
         );
         assert_eq!(
             helper.settings.memory.language,
-            agcore::memory::long_term::turn::InstructionLanguage::Chinese
+            agcore::memory::long_term::InstructionLanguage::Chinese
         );
         assert_eq!(
             helper.llm.base_url.as_deref(),

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 const READERS: &[(&str, &str, &str)] = &[
     (
         "memory.enabled",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "settings.memory.enabled",
     ),
     (
@@ -20,12 +20,12 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.language",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "settings.memory.language",
     ),
     (
         "memory.short_term.max_items",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "short_term.max_items",
     ),
     (
@@ -35,7 +35,7 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.long_term.enabled",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "long_term.enabled",
     ),
     (
@@ -50,7 +50,7 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.long_term.max_return",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "long_term.max_return",
     ),
     (
@@ -120,7 +120,7 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.inject.short_term_count",
-        "crates/agcore-memory/src/long_term/turn/extraction_steps.rs",
+        "crates/agcore-agent/src/turn_memory/extraction_steps.rs",
         "inject.short_term_count",
     ),
     (
@@ -140,12 +140,12 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory.inject.token_budget",
-        "crates/agcore-memory/src/long_term/turn/prefetch.rs",
+        "crates/agcore-agent/src/turn_memory/prefetch.rs",
         "token_budget",
     ),
     (
         "memory_agent.enabled",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "agent.enabled",
     ),
     (
@@ -155,7 +155,7 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory_agent.model",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "agent.model",
     ),
     (
@@ -175,32 +175,32 @@ const READERS: &[(&str, &str, &str)] = &[
     ),
     (
         "memory_agent.timeout",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "agent.timeout()",
     ),
     (
         "memory_agent.extract.batch_size",
-        "crates/agcore-memory/src/long_term/turn/options.rs",
+        "crates/agcore-agent/src/turn_memory/options.rs",
         "agent.extract.clone()",
     ),
     (
         "memory_agent.extract.max_facts",
-        "crates/agcore-memory/src/long_term/turn/extract.rs",
+        "crates/agcore-agent/src/turn_memory/extract.rs",
         "max_facts",
     ),
     (
         "memory_agent.extract.min_confidence",
-        "crates/agcore-memory/src/long_term/turn/extract.rs",
+        "crates/agcore-agent/src/turn_memory/extract.rs",
         "min_confidence",
     ),
     (
         "memory_agent.extract.auto_tag",
-        "crates/agcore-memory/src/long_term/turn/extract.rs",
+        "crates/agcore-agent/src/turn_memory/extract.rs",
         "auto_tag",
     ),
     (
         "memory_agent.extract.structured_output",
-        "crates/agcore-memory/src/long_term/turn/extract.rs",
+        "crates/agcore-agent/src/turn_memory/extract.rs",
         "structured_output",
     ),
     (

@@ -4,7 +4,8 @@
 
 use crate::long_term_support;
 
-use agcore_memory::long_term::{Fact, HistoryReason, MemoryType, NewMemory, parse_facts};
+use agcore_agent::turn_memory::parse_facts;
+use agcore_memory::long_term::{Fact, HistoryReason, MemoryType, NewMemory};
 use long_term_support::backends;
 
 #[tokio::test(flavor = "multi_thread")]

@@ -2,8 +2,8 @@
 //! *Long-term memory*): the `memory_save` / `memory_recall` tools here, and
 //! the steps of each turn — prefetch into the system prompt, the dialogue
 //! buffer and background fact extraction — owned by
-//! [`TurnMemory`] of `agcore_memory::long_term::turn`, re-exported with its
-//! options.
+//! [`TurnMemory`] of [`crate::turn_memory`], re-exported here with its
+//! options and the fact extraction helpers.
 //!
 //! Turned on for every session of a bundle by
 //! [`AgentBuilder::long_term_memory`](crate::AgentBuilder::long_term_memory).
@@ -46,13 +46,14 @@
 
 mod tools;
 
-pub use agcore_memory::long_term::turn::{
-    ExtractionModel, ExtractionReport, InstructionLanguage, LongTermOptions, MAX_EXTRACTION_TURNS,
-    MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH, MEMORY_CONTEXT_PREAMBLE_EN,
-    MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN, MEMORY_INSTRUCTIONS_ZH, Prefetched,
-    TurnMemory, WritableTypes, format_memory_context, memory_context_header,
-    memory_context_preamble, memory_instructions, prefetch, prefetch_with_header,
-    render_memory_instructions, run_extraction,
+pub use crate::turn_memory::{
+    ExtractionModel, ExtractionPrompt, ExtractionReport, InstructionLanguage, LongTermOptions,
+    MAX_EXTRACTION_TURNS, MAX_FACT_CHARS, MEMORY_CONTEXT_HEADER_EN, MEMORY_CONTEXT_HEADER_ZH,
+    MEMORY_CONTEXT_PREAMBLE_EN, MEMORY_CONTEXT_PREAMBLE_ZH, MEMORY_INSTRUCTIONS_EN,
+    MEMORY_INSTRUCTIONS_ZH, ParsedFacts, Prefetched, TurnMemory, WritableTypes, extractor_prompt,
+    extractor_prompt_with, facts_json_schema, format_memory_context, instruction_like,
+    memory_context_header, memory_context_preamble, memory_instructions, parse_facts, prefetch,
+    prefetch_with_header, render_memory_instructions, run_extraction, screen_facts,
 };
 pub use tools::{
     MAX_RECALL_LIMIT, MemoryRecallTool, MemorySaveTool, RecallArgs, SaveAction, SaveArgs,

@@ -2,7 +2,7 @@
 //! and user, created on first use and replaced when the agent changes (the
 //! old one, dropped, extracts its buffered turns in the background).
 
-use agcore_memory::long_term::turn::{ExtractionModel, ExtractionReport, TurnMemory};
+use crate::turn_memory::{ExtractionModel, ExtractionReport, TurnMemory};
 
 use super::AgentSession;
 use crate::AgentError;

@@ -40,7 +40,7 @@ pub struct AgentSession {
     bridged: Vec<String>,
     /// The long-term memory steps of the current agent and user, once a
     /// turn needed them.
-    long_term: Option<agcore_memory::long_term::turn::TurnMemory>,
+    long_term: Option<crate::turn_memory::TurnMemory>,
     /// The `<memory-context>` block of the running (or last) turn's prompt.
     memory_block: String,
     /// Ids of the long-term memories prefetched into that block.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::changes::{MemoryUpdate, NewMemory};
 use super::entry::MemoryEntry;
-use super::facts::Fact;
+use super::fact::Fact;
 use super::normalize::derive_name;
 use super::scoped::ScopedMemory;
 use crate::MemoryError;
@@ -68,7 +68,7 @@ impl ScopedMemory {
         metadata.insert("source".into(), "extraction".into());
         metadata.insert("confidence".into(), fact.confidence.into());
         if let Some(word) = &fact.fact_type {
-            metadata.insert(super::facts::FACT_TYPE_KEY.into(), word.clone().into());
+            metadata.insert(super::fact::FACT_TYPE_KEY.into(), word.clone().into());
         }
         if let Some(old_id) = fact.replace {
             let old = self.get(old_id).await?.ok_or_else(|| {

@@ -20,8 +20,9 @@
 //!   duplicates ([`near_duplicates`]); [`LongTermMemory::spawn_maintenance`]
 //!   runs it over every scope on a schedule.
 //! - Dialogue buffer and facts: [`ScopedMemory::buffer_append`] per session,
-//!   [`extractor_prompt`] and [`parse_facts`] for an LLM extractor,
-//!   [`ScopedMemory::apply_facts`].
+//!   [`ScopedMemory::apply_facts`] for the [`Fact`]s an extractor proposed
+//!   (the extraction request, the parser of model replies and the per-turn
+//!   steps are `agcore-agent`'s, in `agcore_agent::turn_memory`).
 //! - Configuration: [`MemorySettings::from_toml_str`] (`[memory]`,
 //!   `[memory_agent]`).
 //!
@@ -50,8 +51,7 @@ mod dedupe;
 mod dense;
 mod dense_index;
 mod entry;
-mod facts;
-mod facts_schema;
+mod fact;
 mod in_memory;
 mod limits;
 mod maintain;
@@ -64,7 +64,6 @@ mod schedule;
 mod scope;
 mod scoped;
 mod tags;
-pub mod turn;
 mod weights;
 
 pub use apply_facts::{FactReport, detect_references};
@@ -75,18 +74,15 @@ pub use backend::{
 };
 pub use changes::{MemoryUpdate, NewMemory};
 pub use config::{
-    AgentMemoryConfig, BACKEND_WORDS, BackendKind, ExtractConfig, InjectConfig, LongTermConfig,
-    LongTermTrigger, MemoryAgentConfig, MemoryConfig, MemorySettings, ShortTermConfig,
-    StructuredOutput, SummarizeConfig, needs_memory, parse_duration, suggest,
+    AgentMemoryConfig, BACKEND_WORDS, BackendKind, ExtractConfig, InjectConfig,
+    InstructionLanguage, LongTermConfig, LongTermTrigger, MemoryAgentConfig, MemoryConfig,
+    MemorySettings, ShortTermConfig, StructuredOutput, SummarizeConfig, needs_memory,
+    parse_duration, suggest,
 };
 pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense_index::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType, entries_in_order};
-pub use facts::{
-    ExtractionPrompt, FACT_TYPE_KEY, Fact, ParsedFacts, extractor_prompt, extractor_prompt_with,
-    instruction_like, parse_facts, screen_facts,
-};
-pub use facts_schema::{MAX_FACT_CHARS, facts_json_schema};
+pub use fact::{FACT_TYPE_KEY, Fact};
 pub use in_memory::InMemoryLongTerm;
 pub use limits::{
     MAX_ENTRY_DESCRIPTION_BYTES, MAX_ENTRY_METADATA_BYTES, MAX_ENTRY_NAME_BYTES, MAX_ENTRY_TAGS,

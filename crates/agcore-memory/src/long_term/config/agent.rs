@@ -123,7 +123,7 @@ pub struct ExtractConfig {
 
 /// `[memory_agent.extract] structured_output`: how the extraction request
 /// asks for JSON that follows the fact schema
-/// ([`facts_json_schema`](crate::long_term::facts_json_schema)). A server
+/// (`facts_json_schema` of `agcore_agent::turn_memory`). A server
 /// that constrains decoding (OpenAI structured outputs, llama.cpp and
 /// llama-cpp-python grammars, vLLM guided decoding) then cannot return
 /// malformed JSON, which matters for small local models.

@@ -14,17 +14,18 @@ use super::weights::WeightRules;
 mod agent;
 mod backend;
 mod inject;
+mod language;
 mod per_agent;
 mod recall_cue;
 pub mod suggest;
 
 use crate::MemoryError;
-use crate::long_term::turn::InstructionLanguage;
 pub use agent::{
     ExtractConfig, MemoryAgentConfig, StructuredOutput, SummarizeConfig, parse_duration,
 };
 pub use backend::{BACKEND_WORDS, BackendKind};
 pub use inject::{InjectConfig, LongTermTrigger};
+pub use language::InstructionLanguage;
 pub use per_agent::AgentMemoryConfig;
 pub use recall_cue::needs_memory;
 

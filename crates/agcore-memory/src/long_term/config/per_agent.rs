@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{BackendKind, MemorySettings};
+use super::{BackendKind, InstructionLanguage, MemorySettings};
 use crate::MemoryError;
-use crate::long_term::turn::InstructionLanguage;
 
 /// `memory` of one agent (`[agents.NAME.memory]` in TOML, `agents[].memory`
 /// or a DevAll node's `config.memory` in YAML). Every key is optional: an

@@ -5,13 +5,13 @@
 use agcore_types::{ChatMessage, Role};
 use serde_json::Value;
 
-use crate::long_term::{MemoryEntry, ScopedMemory, detect_references};
+use agcore_memory::long_term::{MemoryEntry, ScopedMemory, detect_references};
 
 /// The name the `memory_recall` tool is registered under.
 pub const RECALL_TOOL: &str = "memory_recall";
 
 /// The instruction-like lines (normalized; see
-/// [`instruction_like`](crate::long_term::instruction_like)) of the tool
+/// [`instruction_like`](crate::turn_memory::instruction_like)) of the tool
 /// results of the turn that starts after the last user message of
 /// `history`.
 pub(crate) fn turn_tool_lines(history: &[ChatMessage]) -> Vec<String> {
@@ -33,10 +33,10 @@ pub(crate) fn turn_tool_lines(history: &[ChatMessage]) -> Vec<String> {
                     string_leaves(&value, &mut strings);
                     strings
                         .iter()
-                        .flat_map(|s| crate::long_term::facts::instruction_lines(s))
+                        .flat_map(|s| crate::turn_memory::facts::instruction_lines(s))
                         .collect()
                 }
-                Err(_) => crate::long_term::facts::instruction_lines(&text),
+                Err(_) => crate::turn_memory::facts::instruction_lines(&text),
             }
         })
         .collect()

@@ -16,8 +16,8 @@ use agcore_types::{ChatMessage, Role};
 
 use super::TurnMemory;
 use super::prompt::short_term_header;
-use crate::MemoryError;
-use crate::long_term::{DialogueTurn, ScopedMemory};
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{DialogueTurn, ScopedMemory};
 
 /// Turns read from the buffer when a conversation resumes, per kept item.
 const RESUME_READ_FACTOR: usize = 4;

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::ParsedFacts;
 use super::element::{fact_from, kind};
-use crate::MemoryError;
+use agcore_memory::MemoryError;
 
 /// The text inside the first Markdown code fence, or all of `text`.
 fn strip_fence(text: &str) -> &str {
@@ -53,7 +53,7 @@ fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
 /// recovers the complete elements of an array cut off mid-way; reads raw
 /// line breaks and other control characters inside strings as if escaped. Element
 /// fields: `content` (required), `type` (default `user`; also `preference`
-/// and `fact`, kept in [`Fact::fact_type`](super::Fact::fact_type)), `tags`, `confidence` (required,
+/// and `fact`, kept in [`Fact::fact_type`](agcore_memory::long_term::Fact::fact_type)), `tags`, `confidence` (required,
 /// 0–1; 1–100 read as percent), `replace` (a memory id, a number or a string
 /// of digits; text is refused). Never panics.
 ///
@@ -63,7 +63,7 @@ fn escape_raw_controls(json: &str) -> std::borrow::Cow<'_, str> {
 ///
 /// # Examples
 /// ```
-/// use agcore_memory::long_term::parse_facts;
+/// use agcore_agent::turn_memory::parse_facts;
 /// let reply = "Here you go:\n```json\n{\"facts\": [{\"content\": \"Likes tea\", \"type\": \"user\", \"confidence\": 0.9}]}\n```";
 /// let parsed = parse_facts(reply)?;
 /// assert_eq!(parsed.facts[0].content, "Likes tea");
@@ -155,7 +155,7 @@ fn salvage(json: &str) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::long_term::entry::MemoryType;
+    use agcore_memory::long_term::MemoryType;
 
     #[test]
     fn raw_control_characters_inside_strings_are_read() {

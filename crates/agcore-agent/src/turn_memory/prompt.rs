@@ -3,8 +3,8 @@
 //! built-in prompts of `agcore_prompt::builtin` (`memory.instructions.*`,
 //! `memory.context_preamble.*`), overridable by name (`docs/prompts.md`).
 
-use crate::long_term::MemoryEntry;
 use agcore_llm::tokens::TokenCounter;
+use agcore_memory::long_term::MemoryEntry;
 use agcore_prompt::builtin::names;
 use agcore_prompt::untrusted::{escape_markup, quote_lines};
 use agcore_prompt::{PromptError, PromptTemplateRegistry, TemplateContext};

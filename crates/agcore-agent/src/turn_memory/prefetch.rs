@@ -1,9 +1,9 @@
 //! Prefetch: the memories injected into one turn's system prompt
 //! (see `docs/memory.md`, *Prefetch*: the block and the injection rules).
 
-use crate::MemoryError;
-use crate::long_term::{MemoryEntry, ScopedMemory};
 use agcore_llm::tokens::TokenCounter;
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{MemoryEntry, ScopedMemory};
 
 use super::LongTermOptions;
 use super::prompt::{format_memory_context, memory_context_header};

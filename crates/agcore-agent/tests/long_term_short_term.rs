@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
+use agcore_agent::turn_memory::{ExtractionModel, LongTermOptions, TurnMemory};
 use agcore_llm::MockProvider;
-use agcore_memory::long_term::turn::{ExtractionModel, LongTermOptions, TurnMemory};
 use agcore_memory::long_term::{InMemoryLongTerm, InjectConfig, LongTermMemory};
 use agcore_prompt::PromptTemplateRegistry;
 use agcore_types::ChatMessage;

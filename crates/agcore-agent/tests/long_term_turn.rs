@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use agcore_agent::turn_memory::{ExtractionModel, LongTermOptions, TurnMemory};
 use agcore_llm::MockProvider;
-use agcore_memory::long_term::turn::{ExtractionModel, LongTermOptions, TurnMemory};
 use agcore_memory::long_term::{
     InMemoryLongTerm, InjectConfig, ListRequest, LongTermMemory, MemoryType, NewMemory,
 };

@@ -11,7 +11,7 @@ use agcore_prompt::builtin::names;
 
 use super::extract::{ExtractionReport, run_extraction};
 use super::memory::TurnMemory;
-use crate::MemoryError;
+use agcore_memory::MemoryError;
 
 impl TurnMemory {
     /// The dialogue-buffer step of [`TurnMemory::after_turn`]: the append,

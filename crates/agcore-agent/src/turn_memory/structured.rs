@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::long_term::{
-    ExtractionPrompt, ParsedFacts, StructuredOutput, facts_json_schema, parse_facts,
-};
+use agcore_memory::long_term::StructuredOutput;
+
+use super::facts::{ExtractionPrompt, ParsedFacts, facts_json_schema, parse_facts};
 use agcore_llm::{LlmError, LlmProvider};
 use agcore_types::{ChatMessage, ChatRequest, ResponseFormat};
 
-use crate::MemoryError;
+use agcore_memory::MemoryError;
 
 /// Which rung of the format ladder the server accepted last; shared by the
 /// clones of one [`super::LongTermOptions`], so a refused format is not

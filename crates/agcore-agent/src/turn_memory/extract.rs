@@ -3,15 +3,14 @@
 
 use std::sync::Arc;
 
-use crate::long_term::{
-    FactReport, ListOrder, ListRequest, ScopedMemory, extractor_prompt, extractor_prompt_with,
-    screen_facts,
-};
+use agcore_memory::long_term::{FactReport, ListOrder, ListRequest, ScopedMemory};
+
+use super::facts::{extractor_prompt, extractor_prompt_with, screen_facts};
 use agcore_llm::LlmProvider;
 
 use super::LongTermOptions;
 use super::structured::{FactRequest, request_facts};
-use crate::MemoryError;
+use agcore_memory::MemoryError;
 
 /// Most buffered turns one extraction reads.
 pub const MAX_EXTRACTION_TURNS: usize = 50;
@@ -109,7 +108,10 @@ pub async fn run_extraction(
         if !options.extract.auto_tag {
             fact.tags.clear();
         } else if fact.tags.is_empty() {
-            fact.tags = crate::long_term::rule_tags(&fact.content, crate::long_term::RULE_TAGS);
+            fact.tags = agcore_memory::long_term::rule_tags(
+                &fact.content,
+                agcore_memory::long_term::RULE_TAGS,
+            );
         }
     }
     parsed.rejected.extend(

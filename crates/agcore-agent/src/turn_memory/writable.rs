@@ -1,6 +1,6 @@
 //! [`WritableTypes`]: which memory types an agent may write.
 
-use crate::long_term::MemoryType;
+use agcore_memory::long_term::MemoryType;
 
 /// The memory types an agent may create, change or delete through
 /// `memory_save` and fact extraction (per-agent memory configuration); the

@@ -18,7 +18,7 @@ pub const MAX_FACT_CHARS: usize = 400;
 ///
 /// # Examples
 /// ```
-/// let schema = agcore_memory::long_term::facts_json_schema(5);
+/// let schema = agcore_agent::turn_memory::facts_json_schema(5);
 /// assert_eq!(schema["properties"]["facts"]["maxItems"], 5);
 /// ```
 pub fn facts_json_schema(max_facts: usize) -> Value {

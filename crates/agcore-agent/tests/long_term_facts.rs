@@ -2,8 +2,9 @@
 //! extractor prompt carries the dialogue and the known memories.
 #![cfg(test)]
 
+use agcore_agent::turn_memory::{extractor_prompt, parse_facts};
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::{DialogueTurn, MemoryType, extractor_prompt, parse_facts};
+use agcore_memory::long_term::{DialogueTurn, MemoryType};
 use proptest::prelude::*;
 
 fn fact_json(content: &str, ty: &str, confidence: f64) -> String {

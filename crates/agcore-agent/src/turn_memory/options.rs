@@ -3,28 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::long_term::{ExtractConfig, InjectConfig, MemorySettings};
 use agcore_llm::LlmProvider;
+use agcore_memory::long_term::{ExtractConfig, InjectConfig, InstructionLanguage, MemorySettings};
 
 use super::WritableTypes;
-
-/// Language of the memory-usage instructions appended to the system prompt
-/// (see `docs/memory.md`, *Memory instructions*).
-/// In a configuration file: `en`, `zh` or `none` (`[memory] language`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub enum InstructionLanguage {
-    /// [`MEMORY_INSTRUCTIONS_EN`](super::MEMORY_INSTRUCTIONS_EN) (default).
-    #[default]
-    #[serde(rename = "en", alias = "english")]
-    English,
-    /// [`MEMORY_INSTRUCTIONS_ZH`](super::MEMORY_INSTRUCTIONS_ZH), the original text.
-    #[serde(rename = "zh", alias = "chinese")]
-    Chinese,
-    /// No instructions appended.
-    #[serde(rename = "none")]
-    None,
-}
 
 /// How the sessions of a bundle use long-term memory: prefetch, the dialogue
 /// buffer and background fact extraction (`[memory.inject]`,
@@ -75,7 +57,7 @@ pub struct LongTermOptions {
     /// Language of the instructions appended to the system prompt.
     pub language: InstructionLanguage,
     /// Share of a memory's keywords a reply must contain to count as
-    /// referencing it ([`detect_references`](crate::long_term::detect_references)).
+    /// referencing it ([`detect_references`](agcore_memory::long_term::detect_references)).
     pub reference_min_overlap: f64,
     /// The extraction response format the server accepted last.
     pub(crate) format_state: super::structured::FormatState,
@@ -151,8 +133,8 @@ impl LongTermOptions {
     /// empty) and timeout, and `memory.language`.
     ///
     /// # Errors
-    /// [`crate::MemoryError::InvalidInput`] for an unreadable `timeout`.
-    pub fn from_settings(settings: &MemorySettings) -> Result<Self, crate::MemoryError> {
+    /// [`agcore_memory::MemoryError::InvalidInput`] for an unreadable `timeout`.
+    pub fn from_settings(settings: &MemorySettings) -> Result<Self, agcore_memory::MemoryError> {
         let agent = &settings.memory_agent;
         let enabled = settings.memory.enabled && settings.memory.long_term.enabled;
         Ok(Self {

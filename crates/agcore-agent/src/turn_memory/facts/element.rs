@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::Fact;
-use crate::long_term::entry::MemoryType;
+use agcore_memory::long_term::Fact;
+use agcore_memory::long_term::MemoryType;
 
 pub(super) fn kind(v: &Value) -> &'static str {
     match v {
@@ -87,12 +87,9 @@ pub(super) fn fact_from(value: Value) -> Result<Fact, String> {
         _ => Vec::new(),
     };
     let replace = replace_id(map.get("replace"))?;
-    Ok(Fact {
-        content,
-        memory_type,
-        fact_type,
-        tags,
-        confidence,
-        replace,
-    })
+    // `confidence` is in [0, 1] here, so `Fact::new` keeps it as it is.
+    let mut fact = Fact::new(content, memory_type, confidence).with_tags(tags);
+    fact.fact_type = fact_type;
+    fact.replace = replace;
+    Ok(fact)
 }

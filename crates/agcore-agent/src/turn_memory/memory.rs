@@ -13,8 +13,8 @@ use super::feedback::{Feedback, recalled_ids, turn_tool_lines};
 use super::prefetch::prefetch_with_header;
 use super::prompt::memory_context_preamble;
 use super::short_term::ShortTerm;
-use crate::MemoryError;
-use crate::long_term::{LongTermMemory, MemoryEntry, ScopedMemory};
+use agcore_memory::MemoryError;
+use agcore_memory::long_term::{LongTermMemory, MemoryEntry, ScopedMemory};
 
 pub(super) type Extraction = JoinHandle<Result<ExtractionReport, MemoryError>>;
 
