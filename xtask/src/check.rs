@@ -5,9 +5,10 @@ use std::process::Command;
 use crate::disk;
 use crate::examples::examples;
 use crate::fuzz::{FuzzArgs, fuzz};
+use crate::layering::layering;
 use crate::step::{Context, read_env_file};
 
-/// fmt check, clippy, tests, docs and (when installed) cargo-deny.
+/// fmt check, clippy, the crate layering, tests, docs and (when installed) cargo-deny.
 ///
 /// Stops at the first failing step, unless `keep_going` is set: then every step runs and
 /// the error lists all failed steps.
@@ -16,7 +17,7 @@ use crate::step::{Context, read_env_file};
 /// A message naming the failing step(s).
 pub fn check(ctx: &Context, keep_going: bool) -> Result<(), String> {
     type Step = fn(&Context) -> Result<(), String>;
-    let steps: [Step; 5] = [fmt, clippy, test, doc, deny];
+    let steps: [Step; 6] = [fmt, clippy, layering, test, doc, deny];
     let mut failures = Vec::new();
     for step in steps {
         if let Err(message) = step(ctx) {

@@ -3,10 +3,12 @@
 //!
 //! Commands:
 //! - `check`: rustfmt check, clippy with `-D warnings` on all targets and features,
-//!   the workspace tests, `cargo doc` with `-D warnings`, and
+//!   the crate layering (`layering`), the workspace tests, `cargo doc` with `-D warnings`, and
 //!   `cargo deny --offline check licenses bans sources` when cargo-deny is installed;
 //!   stops at the first failing step unless `--keep-going` is given.
 //! - `test`: only the workspace tests.
+//! - `layering`: only the layering step: what each lower crate's build may not pull in
+//!   (`cargo tree`), and `agcore-llm` built without its `chat` feature.
 //! - `examples`: `cargo build --workspace --all-features --examples`, then runs every
 //!   example of `examples/` with a 120 s limit and checks that it exits with 0 and that a
 //!   line of its stdout holds the expected text of the table in `examples.rs` (which must
@@ -32,6 +34,7 @@ mod check;
 mod disk;
 mod examples;
 mod fuzz;
+mod layering;
 mod reliability;
 mod report;
 mod step;
@@ -43,9 +46,10 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  check [--keep-going]  fmt --check, clippy -D warnings, tests, doc -D warnings, cargo-deny
-                        (stops at the first failing step unless --keep-going)
+  check [--keep-going]  fmt --check, clippy -D warnings, layering, tests, doc -D warnings,
+                        cargo-deny (stops at the first failing step unless --keep-going)
   test                  workspace tests (env from .services/env when present)
+  layering              what lower crates may not pull in (cargo tree), agcore-llm without chat
   examples              build every example, run each (120 s limit), check its exit code
                         and expected line; servers from .services/env, else skipped
                         (failed with CI=true or AGCORE_REQUIRE_SERVICES=1)
@@ -79,6 +83,9 @@ fn main() -> ExitCode {
             )),
         },
         "test" => no_args(command, rest).and_then(|()| check::test(&step::Context::new())),
+        "layering" => {
+            no_args(command, rest).and_then(|()| layering::layering(&step::Context::new()))
+        }
         "examples" => {
             no_args(command, rest).and_then(|()| examples::examples(&step::Context::new()))
         }

@@ -11,8 +11,15 @@
 //! - [`embedding`]: the [`EmbeddingModel`](embedding::EmbeddingModel) trait for text embedders.
 //! - [`tokens`]: token counting (tiktoken for OpenAI models, an estimate otherwise).
 //!
-//! The HTTP provider (`OpenAiProvider`) needs the default feature `openai`;
-//! everything else works without it.
+//! Features (both on by default):
+//! - `chat`: chat completions — [`LlmProvider`], [`LlmCycle`], the SSE
+//!   decoder, hooks, cost, the mock provider, summary compaction (which uses
+//!   the prompt texts of `agcore-prompt`). Without it the crate holds only
+//!   [`embedding`], [`tokens`], [`LlmError`], [`RetryPolicy`] and the pure
+//!   parts of [`compact`]: what a memory store needs, with no prompt or
+//!   chat-model code.
+//! - `openai`: the OpenAI-compatible HTTP clients — `OpenAiProvider` (with
+//!   `chat`) and `embedding::OpenAiEmbedder` (`/v1/embeddings`).
 //!
 //! # Examples
 //!
@@ -49,34 +56,56 @@
 //! ```
 
 pub mod compact;
+#[cfg(feature = "chat")]
 mod cost;
+#[cfg(feature = "chat")]
 mod cycle;
 pub mod embedding;
 mod error;
+#[cfg(any(feature = "openai", feature = "chat"))]
+mod error_object;
+#[cfg(feature = "chat")]
 mod fold;
+#[cfg(feature = "chat")]
 mod hooks;
+#[cfg(feature = "chat")]
 mod mock;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "chat")]
 mod provider;
+#[cfg(feature = "chat")]
 mod registry;
 mod retry;
+#[cfg(feature = "chat")]
 mod sse;
+#[cfg(feature = "chat")]
 mod stream;
 pub mod tokens;
 
+#[cfg(feature = "chat")]
 pub use cost::{CostTracker, ModelPrice, ModelUsage, PriceTable};
+#[cfg(feature = "chat")]
 pub use cycle::{CycleConfig, CycleEvent, CycleStream, LlmCycle};
 pub use error::LlmError;
+#[cfg(feature = "chat")]
 pub use fold::{StreamFolder, events_from_response, fold_stream};
+#[cfg(feature = "chat")]
 pub use hooks::{FnHook, Hook, HookContext, HookEvent, HookExecutor, HookResult};
+#[cfg(feature = "chat")]
 pub use mock::{MockProvider, MockResponse};
+#[cfg(all(feature = "openai", feature = "chat"))]
+pub use openai::OpenAiProvider;
 #[cfg(feature = "openai")]
-pub use openai::{DEFAULT_BASE_URL, OpenAiConfig, OpenAiProvider};
+pub use openai::{DEFAULT_BASE_URL, OpenAiConfig};
+#[cfg(feature = "chat")]
 pub use provider::{ChatStream, LlmProvider};
+#[cfg(feature = "chat")]
 pub use registry::{ProviderEntry, ProviderKind, ProviderRegistry, RegistryConfig};
 pub use retry::{Jitter, RetryPolicy, retry};
+#[cfg(feature = "chat")]
 pub use sse::{ChunkDecoder, decode_sse};
+#[cfg(feature = "chat")]
 pub use stream::{ResponseMetadata, StreamEvent};
 
 pub use agcore_types as types;

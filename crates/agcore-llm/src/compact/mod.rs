@@ -4,16 +4,16 @@
 //! 1. [`microcompact`] replaces the content of old tool results (outside the
 //!    last [`CompactConfig::keep_recent`] messages) with a short marker saying
 //!    what was removed. No model call, idempotent.
-//! 2. [`summarize`] asks an [`LlmProvider`](crate::LlmProvider) to summarise the
+//! 2. `summarize` (feature `chat`) asks an `LlmProvider` to summarise the
 //!    older part of the conversation and replaces it with one summary message,
 //!    keeping the leading system prompt and the recent messages.
 //!
 //! [`should_compact`] decides when: when the prompt's token count (see
 //! [`crate::tokens`]) exceeds `context_window - reserved_tokens`.
 //!
-//! This module is pure data and functions over `ChatMessage`s (plus the
-//! provider for [`summarize`]); it needs no HTTP stack, so `agcore-memory`
-//! uses it with this crate's default features off.
+//! Without the `chat` feature this module is pure data and functions over
+//! `ChatMessage`s: no HTTP stack, no prompt texts and no chat model, which is
+//! how `agcore-memory` uses it.
 //!
 //! # Examples
 //!
@@ -39,9 +39,11 @@
 //! ```
 
 mod micro;
+#[cfg(feature = "chat")]
 mod summary;
 
 pub use micro::{is_microcompact_marker, microcompact};
+#[cfg(feature = "chat")]
 pub use summary::{SUMMARY_INSTRUCTION, SUMMARY_PREFIX, SummaryOutcome, summarize, summary_split};
 
 use agcore_types::ChatMessage;

@@ -99,6 +99,7 @@ impl OpenAiConfig {
         self.api_key.is_some()
     }
 
+    #[cfg(feature = "chat")]
     pub(crate) fn api_key(&self) -> Option<&str> {
         self.api_key.as_deref()
     }
@@ -152,6 +153,7 @@ impl OpenAiConfig {
     }
 
     /// `<base_url>/chat/completions`.
+    #[cfg(feature = "chat")]
     pub(crate) fn chat_completions_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }

@@ -8,7 +8,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 
 use super::http_error::{status_error, transport_error};
 use crate::LlmError;
-use crate::sse::error_object::excerpt;
+use crate::error_object::excerpt;
 
 /// Checks that `base_url` is `http(s)://…`.
 ///

@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 use reqwest::header::HeaderMap;
 
 use crate::LlmError;
-use crate::sse::error_object::ApiError;
+use crate::error_object::ApiError;
 
 /// The delay a 429/503 response asks for: `retry-after-ms` (OpenAI, milliseconds)
 /// first, then `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 §10.2.3).

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use agcore_types::{ChatCompletionChunk, FinishReason, ToolCall};
 
-use crate::sse::error_object::{ApiError, EXCERPT_BYTES, excerpt};
+use crate::error_object::{ApiError, EXCERPT_BYTES, excerpt};
 use crate::{LlmError, ResponseMetadata, StreamEvent};
 
 /// A tool call being assembled from its fragments.

@@ -10,7 +10,6 @@
 
 mod bom;
 mod decoder;
-pub(crate) mod error_object;
 
 use std::collections::VecDeque;
 use std::pin::Pin;

@@ -6,7 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 use crate::LlmError;
-use crate::sse::error_object::{ApiError, EXCERPT_BYTES, excerpt};
+use crate::error_object::{ApiError, EXCERPT_BYTES, excerpt};
 
 /// The request body (OpenAI "Create embeddings", plus `input_type`).
 #[derive(Debug, Serialize)]

@@ -74,6 +74,7 @@ impl ApiError {
     }
 
     /// Reads the `error` member of an already parsed JSON value.
+    #[cfg(feature = "chat")]
     pub(crate) fn from_value(value: &serde_json::Value) -> Self {
         match serde_json::from_value::<ErrorBody>(value.clone()) {
             Ok(body) => Self::from_body(body),
