@@ -75,32 +75,7 @@ impl Report {
     /// The human-readable table.
     pub fn to_table(&self) -> String {
         let mut out = String::new();
-        let format = self.format.map_or(String::new(), |f| {
-            format!(
-                " · format {}",
-                serde_json::to_value(f)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            )
-        });
-        let _ = writeln!(
-            out,
-            "{} {} · store {}{format} · {} namespaces, {} documents",
-            self.dataset, self.input, self.store, self.namespaces, self.documents
-        );
-        if let Some(embedder) = &self.embedder {
-            let _ = writeln!(
-                out,
-                "embedder {embedder} · documents embedded in the background in {:.1} s",
-                self.embed_ms / 1e3
-            );
-        }
-        let _ = writeln!(
-            out,
-            "questions scored {} · skipped (no relevant id left) {} · ids dropped {} · ingest {:.1} ms",
-            self.questions_scored, self.questions_skipped, self.ids_dropped, self.ingest_ms
-        );
+        self.header(&mut out);
         let _ = writeln!(
             out,
             "\n{:<20} {:>5} {:>5} {:>6} {:>6} {:>8} {:>9} {:>8} {:>8}",
@@ -109,27 +84,7 @@ impl Report {
         let mut split = String::new();
         let mut ceilings = String::new();
         for r in &self.results {
-            if let Some(c) = &r.fusion_ceiling {
-                let _ = writeln!(
-                    ceilings,
-                    "{:<20} fusion ceiling ({}, {} questions, uses the answers): R@10 of the lexical list {:.3} · dense list {:.3} · both lists' first 10 {:.3} · best lexical weight per question R@10 {:.3}, nDCG@10 {:.3}",
-                    r.retriever,
-                    c.label,
-                    c.questions,
-                    c.lexical_recall_at_10,
-                    c.dense_recall_at_10,
-                    c.union_recall_at_10,
-                    c.best_weight_recall_at_10,
-                    c.best_weight_ndcg_at_10
-                );
-            }
-            if let (Some(e), Some(s)) = (&r.embed_latency, &r.search_latency) {
-                let _ = writeln!(
-                    split,
-                    "{:<20} query embedding p50 {:.3} ms, p99 {:.3} ms · search p50 {:.3} ms, p99 {:.3} ms",
-                    r.retriever, e.p50_ms, e.p99_ms, s.p50_ms, s.p99_ms
-                );
-            }
+            r.notes(&mut split, &mut ceilings);
             let _ = writeln!(
                 out,
                 "{:<20} {:>5} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9.1} {:>8.4} {:>8.4}",
@@ -164,5 +119,63 @@ impl Report {
             }
         }
         out
+    }
+
+    /// The lines above the table: data set, store, embedder, counts.
+    fn header(&self, out: &mut String) {
+        let format = self.format.map_or(String::new(), |f| {
+            format!(
+                " · format {}",
+                serde_json::to_value(f)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            )
+        });
+        let _ = writeln!(
+            out,
+            "{} {} · store {}{format} · {} namespaces, {} documents",
+            self.dataset, self.input, self.store, self.namespaces, self.documents
+        );
+        if let Some(embedder) = &self.embedder {
+            let _ = writeln!(
+                out,
+                "embedder {embedder} · documents embedded in the background in {:.1} s",
+                self.embed_ms / 1e3
+            );
+        }
+        let _ = writeln!(
+            out,
+            "questions scored {} · skipped (no relevant id left) {} · ids dropped {} · ingest {:.1} ms",
+            self.questions_scored, self.questions_skipped, self.ids_dropped, self.ingest_ms
+        );
+    }
+}
+
+impl RetrieverReport {
+    /// Appends this retriever's latency split and fusion ceiling lines.
+    fn notes(&self, split: &mut String, ceilings: &mut String) {
+        let r = self;
+        if let Some(c) = &r.fusion_ceiling {
+            let _ = writeln!(
+                ceilings,
+                "{:<20} fusion ceiling ({}, {} questions, uses the answers): R@10 of the lexical list {:.3} · dense list {:.3} · both lists' first 10 {:.3} · best lexical weight per question R@10 {:.3}, nDCG@10 {:.3}",
+                r.retriever,
+                c.label,
+                c.questions,
+                c.lexical_recall_at_10,
+                c.dense_recall_at_10,
+                c.union_recall_at_10,
+                c.best_weight_recall_at_10,
+                c.best_weight_ndcg_at_10
+            );
+        }
+        if let (Some(e), Some(s)) = (&r.embed_latency, &r.search_latency) {
+            let _ = writeln!(
+                split,
+                "{:<20} query embedding p50 {:.3} ms, p99 {:.3} ms · search p50 {:.3} ms, p99 {:.3} ms",
+                r.retriever, e.p50_ms, e.p99_ms, s.p50_ms, s.p99_ms
+            );
+        }
     }
 }

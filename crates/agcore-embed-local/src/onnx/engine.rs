@@ -62,15 +62,7 @@ impl OnnxEngine {
                 "batch_size must be at least 1".into(),
             ));
         }
-        let threads = match common.threads {
-            Some(0) => {
-                return Err(LocalEmbedError::InvalidOption(
-                    "threads must be at least 1".into(),
-                ));
-            }
-            Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, usize::from),
-        };
+        let threads = thread_count(common.threads)?;
         let model_file = model_file(dir, options.model_file.as_deref())?;
         let tokenizer_path = folder::required(dir, "tokenizer.json")?;
         let config_path = dir.join("config.json");
@@ -96,37 +88,7 @@ impl OnnxEngine {
         let session = sessions
             .first()
             .ok_or_else(|| LocalEmbedError::InvalidOption("threads must be at least 1".into()))?;
-        let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        for required in ["input_ids", "attention_mask"] {
-            if !inputs.contains(&required) {
-                return Err(LocalEmbedError::config(
-                    &model_file,
-                    format!("the graph has no `{required}` input (inputs: {inputs:?})"),
-                ));
-            }
-        }
-        let token_types = inputs.contains(&"token_type_ids");
-        let output = session
-            .outputs()
-            .iter()
-            .find(|o| o.name() == "last_hidden_state")
-            .or_else(|| session.outputs().first())
-            .ok_or_else(|| LocalEmbedError::config(&model_file, "the graph has no output"))?;
-        let declared = output.dtype().tensor_shape().map(|s| s.to_vec());
-        let output_name = output.name().to_owned();
-        let dimensions = match declared.as_deref() {
-            Some([_, _, hidden]) if *hidden > 0 => usize::try_from(*hidden).unwrap_or(0),
-            Some([_, _, _]) => 0, // dynamic: learnt from a first run below
-            other => {
-                return Err(LocalEmbedError::config(
-                    &model_file,
-                    format!(
-                        "output `{output_name}` has shape {other:?}; per-token states \
-                         (batch, tokens, hidden) are needed"
-                    ),
-                ));
-            }
-        };
+        let (token_types, output_name, dimensions) = graph_io(session, &model_file)?;
 
         let mut engine = Self {
             sessions: sessions.into_iter().map(Mutex::new).collect(),
@@ -258,4 +220,60 @@ impl OnnxEngine {
         }
         Ok(vectors)
     }
+}
+
+/// The session count: `threads`, or one per available core.
+fn thread_count(threads: Option<usize>) -> Result<usize, LocalEmbedError> {
+    match threads {
+        Some(0) => Err(LocalEmbedError::InvalidOption(
+            "threads must be at least 1".into(),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
+    }
+}
+
+/// Reads the graph's inputs and output: whether it takes `token_type_ids`,
+/// the output holding per-token states, and its hidden size (0 when the
+/// graph declares it dynamic).
+///
+/// # Errors
+/// [`LocalEmbedError::Config`] when `input_ids` or `attention_mask` is
+/// missing, or the output is not `(batch, tokens, hidden)`.
+fn graph_io(
+    session: &Session,
+    model_file: &Path,
+) -> Result<(bool, String, usize), LocalEmbedError> {
+    let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+    for required in ["input_ids", "attention_mask"] {
+        if !inputs.contains(&required) {
+            return Err(LocalEmbedError::config(
+                model_file,
+                format!("the graph has no `{required}` input (inputs: {inputs:?})"),
+            ));
+        }
+    }
+    let token_types = inputs.contains(&"token_type_ids");
+    let output = session
+        .outputs()
+        .iter()
+        .find(|o| o.name() == "last_hidden_state")
+        .or_else(|| session.outputs().first())
+        .ok_or_else(|| LocalEmbedError::config(model_file, "the graph has no output"))?;
+    let declared = output.dtype().tensor_shape().map(|s| s.to_vec());
+    let output_name = output.name().to_owned();
+    let dimensions = match declared.as_deref() {
+        Some([_, _, hidden]) if *hidden > 0 => usize::try_from(*hidden).unwrap_or(0),
+        Some([_, _, _]) => 0, // dynamic: learnt from a first run below
+        other => {
+            return Err(LocalEmbedError::config(
+                model_file,
+                format!(
+                    "output `{output_name}` has shape {other:?}; per-token states \
+                         (batch, tokens, hidden) are needed"
+                ),
+            ));
+        }
+    };
+    Ok((token_types, output_name, dimensions))
 }

@@ -93,10 +93,7 @@ impl Worker {
             }
             let take = waiting.len().min(block);
             let batch: Vec<(Key, String)> = waiting.drain(..take).collect();
-            index.clear();
-            for (i, (id, _)) in waiting.iter().enumerate() {
-                index.insert(id.clone(), i);
-            }
+            reindex(&waiting, &mut index);
             match self.write_batch(&batch, batch_size).await {
                 Ok((embedded, skipped)) => {
                     self.stats.embedded.fetch_add(embedded, Ordering::Relaxed);
@@ -108,19 +105,8 @@ impl Worker {
                     self.stats.failures.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(error = %err, texts = batch.len(), retry_in_ms = delay.as_millis() as u64,
                         "embedding failed; the texts stay searchable by words and are retried");
-                    // Put the batch back in front, unless a newer text for the id arrived.
-                    let mut back: Vec<(Key, String)> = batch
-                        .into_iter()
-                        .filter(|(id, _)| !index.contains_key(id))
-                        .collect();
-                    let dropped = take - back.len();
+                    let dropped = requeue(batch, &mut waiting, &mut index);
                     self.stats.pending.fetch_sub(dropped, Ordering::Relaxed);
-                    back.append(&mut waiting);
-                    waiting = back;
-                    index.clear();
-                    for (i, (id, _)) in waiting.iter().enumerate() {
-                        index.insert(id.clone(), i);
-                    }
                     answer(&mut flushes);
                     tokio::time::sleep(delay).await;
                     delay = (delay * 2).min(self.retry_delay * 32);
@@ -263,6 +249,33 @@ fn answer(flushes: &mut Vec<oneshot::Sender<()>>) {
     for tx in flushes.drain(..) {
         let _ = tx.send(());
     }
+}
+
+/// Rebuilds the id → position map of `waiting`.
+fn reindex(waiting: &[(Key, String)], index: &mut HashMap<Key, usize>) {
+    index.clear();
+    for (i, (id, _)) in waiting.iter().enumerate() {
+        index.insert(id.clone(), i);
+    }
+}
+
+/// Puts a failed `batch` back in front of `waiting`, except the ids a newer
+/// text arrived for meanwhile; returns how many were dropped so.
+fn requeue(
+    batch: Vec<(Key, String)>,
+    waiting: &mut Vec<(Key, String)>,
+    index: &mut HashMap<Key, usize>,
+) -> usize {
+    let taken = batch.len();
+    let mut back: Vec<(Key, String)> = batch
+        .into_iter()
+        .filter(|(id, _)| !index.contains_key(id))
+        .collect();
+    let dropped = taken - back.len();
+    back.append(waiting);
+    *waiting = back;
+    reindex(waiting, index);
+    dropped
 }
 
 #[cfg(test)]

@@ -97,8 +97,21 @@ pub(crate) fn rank<T>(
         })
         .collect();
     hits.sort_by(|a, b| b.breakdown.score.total_cmp(&a.breakdown.score));
+    mark_cuts(&mut hits, limit, min_score);
+    if let Some(min) = config.min_similarity {
+        let first_rank = lists.dense.len();
+        hits.extend(below_similarity(below, &mut lists.items, first_rank, min));
+    }
+    // Stable: results keep their order ahead of the cut candidates.
+    hits.sort_by_key(|h| h.breakdown.cut.is_some());
+    hits
+}
+
+/// Marks the hits (sorted best first) below `min_score` and those beyond
+/// `limit` results.
+fn mark_cuts<T>(hits: &mut [Explained<T>], limit: usize, min_score: Option<f64>) {
     let mut kept = 0usize;
-    for hit in &mut hits {
+    for hit in hits {
         if let Some(min) = min_score.filter(|min| hit.breakdown.score < *min) {
             hit.breakdown.cut = Some(CutRule::BelowMinScore { min });
         } else if kept >= limit {
@@ -107,29 +120,36 @@ pub(crate) fn rank<T>(
             kept += 1;
         }
     }
-    if let Some(min) = config.min_similarity {
-        let first_rank = lists.dense.len();
-        for (i, (id, score)) in below.into_iter().enumerate() {
-            if let Some(item) = lists.items.remove(&id) {
-                hits.push(Explained {
-                    item,
-                    breakdown: ScoreBreakdown {
-                        lexical: None,
-                        dense: Some(ListScore {
-                            score,
-                            rank: first_rank + i + 1,
-                        }),
-                        fused: 0.0,
-                        group: 0.0,
-                        decay: 1.0,
-                        score: 0.0,
-                        cut: Some(CutRule::BelowSimilarity { min }),
-                    },
-                });
-            }
-        }
-    }
-    // Stable: results keep their order ahead of the cut candidates.
-    hits.sort_by_key(|h| h.breakdown.cut.is_some());
-    hits
+}
+
+/// The dense candidates cut by `min_similarity` (`below`, in dense-list
+/// order after the `first_rank` kept ones), as cut hits.
+fn below_similarity<T>(
+    below: Vec<(String, f64)>,
+    items: &mut HashMap<String, T>,
+    first_rank: usize,
+    min: f32,
+) -> Vec<Explained<T>> {
+    below
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, (id, score))| {
+            let item = items.remove(&id)?;
+            Some(Explained {
+                item,
+                breakdown: ScoreBreakdown {
+                    lexical: None,
+                    dense: Some(ListScore {
+                        score,
+                        rank: first_rank + i + 1,
+                    }),
+                    fused: 0.0,
+                    group: 0.0,
+                    decay: 1.0,
+                    score: 0.0,
+                    cut: Some(CutRule::BelowSimilarity { min }),
+                },
+            })
+        })
+        .collect()
 }

@@ -48,7 +48,44 @@ impl HybridStore {
         let mut report = SearchReport::default();
         let mut lists = Lists::default();
         let started = Instant::now();
+        self.gather(query, options, mode, n, &mut lists, &mut report)
+            .await?;
+        if let Some(context) = &self.config.context {
+            let groups = load_groups(self.inner.as_ref(), &options.filter, &lists, context).await?;
+            regularise(&mut lists.lexical, &mut lists.items, &groups, context);
+            if context.lists == ContextLists::Both {
+                regularise(&mut lists.dense, &mut lists.items, &groups, context);
+            }
+        }
+        let (lexical, dense) = (lists.lexical.len(), lists.dense.len());
+        report.hits = self.fuse(lists, options, mode);
+        let total = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        report.search_micros = total.saturating_sub(report.embed_micros);
+        tracing::debug!(
+            lexical,
+            dense,
+            feedback = report.feedback_vectors,
+            results = report.results().count(),
+            embed_us = report.embed_micros,
+            search_us = report.search_micros,
+            "hybrid search"
+        );
+        Ok(report)
+    }
 
+    /// The lexical list and, unless `mode` is lexical, the dense list (with
+    /// feedback when configured), `n` candidates each, into `lists`. A query
+    /// that cannot be embedded leaves the dense list empty and says why in
+    /// `report`.
+    async fn gather(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        mode: RetrievalMode,
+        n: usize,
+        lists: &mut Lists<MemoryItem>,
+        report: &mut SearchReport,
+    ) -> Result<(), MemoryError> {
         // The lexical search runs while the query is embedded (an embedding
         // call waits on a server or a blocking thread): the two lists are
         // ready together, and the words' search adds no latency of its own.
@@ -86,38 +123,36 @@ impl HybridStore {
             lists.lexical.push((hit.item.id.clone(), hit.score));
             lists.items.insert(hit.item.id.clone(), hit.item);
         }
-
-        if let (Some(dense), Some(nearest)) = (dense, nearest) {
-            match nearest {
-                Err(MemoryError::Embedding(reason)) => {
-                    tracing::warn!(%reason, "query embedding failed; searching by words only");
-                    report.dense_unavailable = Some(reason);
-                }
-                Err(other) => return Err(other),
-                Ok((vector, found, embed)) => {
-                    report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    lists.dense = self
-                        .dense_list(dense, found, n, options, &mut lists)
+        let (Some(dense), Some(nearest)) = (dense, nearest) else {
+            return Ok(());
+        };
+        match nearest {
+            Err(MemoryError::Embedding(reason)) => {
+                tracing::warn!(%reason, "query embedding failed; searching by words only");
+                report.dense_unavailable = Some(reason);
+            }
+            Err(other) => return Err(other),
+            Ok((vector, found, embed)) => {
+                report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
+                lists.dense = self.dense_list(dense, found, n, options, lists).await?;
+                if let Some(feedback) = &self.config.feedback {
+                    report.feedback_vectors = self
+                        .feed_back(dense, feedback, &vector, n, options, lists)
                         .await?;
-                    if let Some(feedback) = &self.config.feedback {
-                        report.feedback_vectors = self
-                            .feed_back(dense, feedback, &vector, n, options, &mut lists)
-                            .await?;
-                    }
                 }
             }
         }
+        Ok(())
+    }
 
-        if let Some(context) = &self.config.context {
-            let groups = load_groups(self.inner.as_ref(), &options.filter, &lists, context).await?;
-            regularise(&mut lists.lexical, &mut lists.items, &groups, context);
-            if context.lists == ContextLists::Both {
-                regularise(&mut lists.dense, &mut lists.items, &groups, context);
-            }
-        }
-        let (lexical, dense) = (lists.lexical.len(), lists.dense.len());
-        // Group evidence belongs to the hybrid and dense modes: a lexical
-        // search stays the inner store's ranking.
+    /// Fuses the lists ([`rank`]), with group evidence in the hybrid and
+    /// dense modes: a lexical search stays the inner store's ranking.
+    fn fuse(
+        &self,
+        lists: Lists<MemoryItem>,
+        options: &SearchOptions,
+        mode: RetrievalMode,
+    ) -> Vec<super::ExplainedHit> {
         let evidence = self
             .config
             .group_evidence
@@ -125,7 +160,7 @@ impl HybridStore {
             .filter(|_| mode != RetrievalMode::Lexical);
         let group_of = |item: &MemoryItem| evidence.and_then(|e| e.group_of(item));
         let created_at = |item: &MemoryItem| item.created_at;
-        report.hits = rank(
+        rank(
             lists,
             &self.config,
             options.limit,
@@ -134,18 +169,6 @@ impl HybridStore {
                 created_at: &created_at,
                 group: evidence.map(|e| (e, &group_of as GroupOf<'_, MemoryItem>)),
             },
-        );
-        let total = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        report.search_micros = total.saturating_sub(report.embed_micros);
-        tracing::debug!(
-            lexical,
-            dense,
-            feedback = report.feedback_vectors,
-            results = report.results().count(),
-            embed_us = report.embed_micros,
-            search_us = report.search_micros,
-            "hybrid search"
-        );
-        Ok(report)
+        )
     }
 }

@@ -102,35 +102,12 @@ pub(super) fn max_score(
         // parts in query order, as exhaustive scoring does, so equal
         // documents get bit-identical scores and ties fall to the id.
         parts.fill(0.0);
-        let mut score = 0.0;
-        for cursor in essential.iter_mut() {
-            if let Some(p) = cursor.current().filter(|p| p.slot == slot) {
-                let part = cursor.idf * p.tf_part(fields);
-                score += part;
-                if let Some(cell) = parts.get_mut(cursor.term) {
-                    *cell = part;
-                }
-                cursor.advance();
-            }
-        }
+        let score = score_essential(essential, slot, fields, &mut parts);
         if !table.alive.get(slot as usize).copied().unwrap_or(false) {
             continue;
         }
-        let mut pruned = false;
-        for (cursor, bound) in non_essential.iter_mut().zip(bounds.slack()).rev() {
-            if score + bound < theta {
-                pruned = true;
-                break;
-            }
-            if let Some(p) = cursor.seek(slot) {
-                let part = cursor.idf * p.tf_part(fields);
-                score += part;
-                if let Some(cell) = parts.get_mut(cursor.term) {
-                    *cell = part;
-                }
-            }
-        }
-        if pruned {
+        let slack = bounds.slack();
+        if !complete_or_prune(non_essential, slack, slot, score, theta, fields, &mut parts) {
             continue;
         }
         let score = parts.iter().fold(0.0, |sum, part| sum + part);
@@ -147,4 +124,53 @@ pub(super) fn max_score(
         }
     }
     top.into_hits()
+}
+
+/// Scores `slot` on the essential lists (each advanced past it), writing
+/// each term's part into `parts`; returns the running sum.
+fn score_essential(
+    essential: &mut [Cursor<'_>],
+    slot: u32,
+    fields: &Bm25F,
+    parts: &mut [f64],
+) -> f64 {
+    let mut score = 0.0;
+    for cursor in essential.iter_mut() {
+        if let Some(p) = cursor.current().filter(|p| p.slot == slot) {
+            let part = cursor.idf * p.tf_part(fields);
+            score += part;
+            if let Some(cell) = parts.get_mut(cursor.term) {
+                *cell = part;
+            }
+            cursor.advance();
+        }
+    }
+    score
+}
+
+/// Adds the non-essential lists' parts for `slot`, highest bound first,
+/// stopping as soon as `score` plus the remaining bound (`slack`) cannot
+/// reach `theta`. Returns `false` when the document was pruned.
+fn complete_or_prune(
+    non_essential: &mut [Cursor<'_>],
+    slack: &[f64],
+    slot: u32,
+    mut score: f64,
+    theta: f64,
+    fields: &Bm25F,
+    parts: &mut [f64],
+) -> bool {
+    for (cursor, bound) in non_essential.iter_mut().zip(slack).rev() {
+        if score + bound < theta {
+            return false;
+        }
+        if let Some(p) = cursor.seek(slot) {
+            let part = cursor.idf * p.tf_part(fields);
+            score += part;
+            if let Some(cell) = parts.get_mut(cursor.term) {
+                *cell = part;
+            }
+        }
+    }
+    true
 }

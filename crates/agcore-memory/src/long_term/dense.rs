@@ -11,8 +11,8 @@ use super::entry::MemoryEntry;
 use super::scoped::ScopedMemory;
 use crate::MemoryError;
 use crate::hybrid::rank::{ItemKeys, Lists, rank};
-use crate::hybrid::{HybridConfig, RetrievalMode, SearchReport};
-use crate::vector::VectorFilter;
+use crate::hybrid::{DenseIndex, HybridConfig, RetrievalMode, SearchReport};
+use crate::vector::{VectorFilter, VectorHit};
 
 fn admits(request: &SearchRequest, entry: &MemoryEntry) -> bool {
     request.archived.admits(entry.archived)
@@ -130,30 +130,8 @@ impl ScopedMemory {
                 Err(other) => return Err(other),
                 Ok((hits, embed)) => {
                     report.embed_micros = u64::try_from(embed.as_micros()).unwrap_or(u64::MAX);
-                    let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
-                    // One read for the candidates the lexical list did not
-                    // bring; stale vectors and entries the request excludes
-                    // drop out.
-                    let mut missing: Vec<i64> = hits
-                        .iter()
-                        .filter(|h| !lists.items.contains_key(&h.id))
-                        .filter_map(|h| h.id.parse().ok())
-                        .collect();
-                    missing.sort_unstable();
-                    missing.dedup();
-                    for entry in self.get_many(&missing).await?.into_iter().flatten() {
-                        if admits(request, &entry) {
-                            lists.items.insert(entry.id.to_string(), entry);
-                        }
-                    }
-                    let items = &lists.items;
-                    let ns = scope_namespace(self.scope());
-                    let fresh = index
-                        .fresh(&ns, hits, |id| items.get(id).map(MemoryEntry::search_text))
+                    self.dense_candidates(index, hits, request, &mut lists)
                         .await?;
-                    for hit in fresh {
-                        lists.dense.push((hit.id, f64::from(hit.score)));
-                    }
                 }
             }
         }
@@ -167,6 +145,40 @@ impl ScopedMemory {
         let total = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report.search_micros = total.saturating_sub(report.embed_micros);
         Ok(report)
+    }
+
+    /// The dense list from the nearest vectors `hits`: cosines ≤ 0 cut, the
+    /// entries the lexical list did not bring read in one call (those the
+    /// request excludes drop out), stale vectors dropped.
+    async fn dense_candidates(
+        &self,
+        index: &DenseIndex,
+        hits: Vec<VectorHit>,
+        request: &SearchRequest,
+        lists: &mut Lists<MemoryEntry>,
+    ) -> Result<(), MemoryError> {
+        let hits: Vec<_> = hits.into_iter().filter(|h| h.score > 0.0).collect();
+        let mut missing: Vec<i64> = hits
+            .iter()
+            .filter(|h| !lists.items.contains_key(&h.id))
+            .filter_map(|h| h.id.parse().ok())
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        for entry in self.get_many(&missing).await?.into_iter().flatten() {
+            if admits(request, &entry) {
+                lists.items.insert(entry.id.to_string(), entry);
+            }
+        }
+        let items = &lists.items;
+        let ns = scope_namespace(self.scope());
+        let fresh = index
+            .fresh(&ns, hits, |id| items.get(id).map(MemoryEntry::search_text))
+            .await?;
+        for hit in fresh {
+            lists.dense.push((hit.id, f64::from(hit.score)));
+        }
+        Ok(())
     }
 
     /// [`ScopedMemory::search_explained`] reduced to the results.

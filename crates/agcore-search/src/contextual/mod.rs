@@ -99,38 +99,19 @@ impl ContextualIndex {
     /// Builds the index over `documents`, in sequence order (neighbours are
     /// taken in this order). CPU-bound: linear in the total text.
     pub fn new(documents: &[IndexDocument<'_>], params: ContextualParams) -> Self {
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut terms: Vec<String> = Vec::new();
-        // Keyword → term id, so each distinct keyword is stemmed once.
-        let mut keyword_ids: HashMap<String, u32> = HashMap::new();
+        let mut vocabulary = Vocabulary::default();
         let mut own: Vec<TermVector> = Vec::with_capacity(documents.len());
         let mut own_len: Vec<f64> = Vec::with_capacity(documents.len());
         for document in documents {
             let keywords = extract_document_keywords(document.text);
             own_len.push(count(keywords.len()));
-            let mut ids: Vec<(u32, f64)> = Vec::with_capacity(keywords.len());
-            for keyword in keywords {
-                let id = match keyword_ids.get(&keyword) {
-                    Some(&id) => id,
-                    None => {
-                        let term = params.analyzer.stem(keyword.clone());
-                        let id = match vocab.get(&term) {
-                            Some(&id) => id,
-                            None => {
-                                let id = u32::try_from(terms.len()).unwrap_or(u32::MAX);
-                                vocab.insert(term.clone(), id);
-                                terms.push(term);
-                                id
-                            }
-                        };
-                        keyword_ids.insert(keyword, id);
-                        id
-                    }
-                };
-                ids.push((id, 1.0));
-            }
+            let ids: Vec<(u32, f64)> = keywords
+                .into_iter()
+                .map(|keyword| (vocabulary.id(keyword, &params.analyzer), 1.0))
+                .collect();
             own.push(coalesce(ids));
         }
+        let Vocabulary { vocab, terms, .. } = vocabulary;
         let groups: Vec<Option<String>> = documents
             .iter()
             .map(|d| d.group.map(str::to_owned))
@@ -255,6 +236,36 @@ impl ContextualIndex {
         }
         hits.sort_by(order);
         hits
+    }
+}
+
+/// Term ids by stemmed term, and each raw keyword's id, so each distinct
+/// keyword is stemmed once.
+#[derive(Default)]
+struct Vocabulary {
+    vocab: HashMap<String, u32>,
+    terms: Vec<String>,
+    keyword_ids: HashMap<String, u32>,
+}
+
+impl Vocabulary {
+    /// The id of `keyword`'s stem, numbering a new term.
+    fn id(&mut self, keyword: String, analyzer: &Analyzer) -> u32 {
+        if let Some(&id) = self.keyword_ids.get(&keyword) {
+            return id;
+        }
+        let term = analyzer.stem(keyword.clone());
+        let id = match self.vocab.get(&term) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+                self.vocab.insert(term.clone(), id);
+                self.terms.push(term);
+                id
+            }
+        };
+        self.keyword_ids.insert(keyword, id);
+        id
     }
 }
 
