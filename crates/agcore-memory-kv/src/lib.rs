@@ -8,7 +8,9 @@
 //!
 //! - [`KvStore`]: a [`MemoryStore`](agcore_memory::MemoryStore);
 //! - [`KvLongTerm`]: a [`LongTermBackend`](agcore_memory::long_term::LongTermBackend);
-//! - [`KvVectors`] ([`open_vectors`]): a [`VectorStore`](agcore_memory::vector::VectorStore).
+//! - [`KvVectors`] ([`open_vectors`]): a [`VectorStore`](agcore_memory::vector::VectorStore);
+//! - [`storage`]: all three as one [`Storage`](agcore_memory::Storage), the
+//!   shape `agcore` takes a backend in.
 //!
 //! Records are durable in the backend; searches run in process on the
 //! in-memory implementations of agcore-memory, loaded from the backend on
@@ -34,6 +36,7 @@
 
 mod backend;
 mod btree;
+mod bundle;
 mod codec;
 mod long_term;
 mod store;
@@ -41,6 +44,7 @@ mod vectors;
 
 pub use backend::{KvBackend, KvError, Op, Rows, Table, WriteBatch};
 pub use btree::BTreeBackend;
+pub use bundle::{KvVectorBackend, storage};
 pub use long_term::KvLongTerm;
 pub use store::KvStore;
-pub use vectors::{KvRows, KvVectors, open_vectors, open_vectors_with};
+pub use vectors::{KvRows, KvVectors, open_vectors, open_vectors_with, reset_vectors};

@@ -68,6 +68,24 @@ pub async fn open_vectors_with<B: KvBackend>(
     CachedVectors::load(KvRows { backend }, space, config, stored).await
 }
 
+/// Deletes every vector of `backend` and its space, in one batch, then
+/// opens the vectors of `space` (how a backend switches embedding models).
+///
+/// # Errors
+/// [`MemoryError::Storage`] when the backend fails.
+pub async fn reset_vectors<B: KvBackend>(
+    backend: Arc<B>,
+    space: EmbeddingSpace,
+) -> Result<KvVectors<B>, MemoryError> {
+    let mut batch = WriteBatch::new();
+    for (key, _) in backend.scan(Table::Vectors, b"").await? {
+        batch.delete(Table::Vectors, key);
+    }
+    batch.delete(Table::Meta, SPACE.to_vec());
+    backend.write(batch).await?;
+    open_vectors(backend, space).await
+}
+
 fn corrupt(reason: &str) -> KvError {
     KvError::Corrupt {
         table: Table::Vectors.name(),

@@ -7,3 +7,4 @@ mod conformance;
 mod failures;
 mod ranking;
 mod reopen;
+mod storage;
