@@ -5,6 +5,7 @@
 
 mod conformance;
 mod failures;
+mod long_term_writes;
 mod ranking;
 mod reopen;
 mod storage;

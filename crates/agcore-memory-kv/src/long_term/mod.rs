@@ -69,6 +69,15 @@ impl<B: KvBackend> KvLongTerm<B> {
         &self.backend
     }
 
+    /// A copy of the whole state (id counters and every scope), as the
+    /// backend holds it: for export, inspection and tests.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`] when the store is closed.
+    pub fn snapshot(&self) -> Result<LongTermSnapshot, MemoryError> {
+        self.state.snapshot()
+    }
+
     /// Takes the write turn and a snapshot of `scopes`.
     async fn begin(&self, scopes: &[MemoryScope]) -> Result<Turn<'_>, MemoryError> {
         let guard = self.writes.lock().await;
