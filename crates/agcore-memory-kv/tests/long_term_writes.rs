@@ -54,6 +54,9 @@ async fn every_write_is_persisted() {
     lt.save(&a, new("用户喜欢喝绿茶"), &rules, now)
         .await
         .unwrap();
+    let mut odd = new("a weight whose JSON text reads back one ulp off");
+    odd.weight = Some(0.44166130716816643);
+    lt.save(&b, odd, &rules, now).await.unwrap();
     same_after_reopening(&lt, &backend, "saves and a merge").await;
     let update = MemoryUpdate::new().content("用户喜欢喝乌龙茶");
     lt.update(&a, tea, update, HistoryReason::Update, &rules, now)

@@ -30,6 +30,29 @@ struct Turn {
     turn: TurnSnapshot,
 }
 
+/// An entry with the exact bits of its weight (JSON numbers may come back
+/// one unit in the last place off).
+#[derive(PartialEq, Serialize, Deserialize)]
+struct Entry {
+    entry: MemoryEntry,
+    weight_bits: u64,
+}
+
+impl Entry {
+    fn of(entry: &MemoryEntry) -> Self {
+        Self {
+            entry: entry.clone(),
+            weight_bits: entry.weight.to_bits(),
+        }
+    }
+
+    fn into_entry(self) -> MemoryEntry {
+        let mut entry = self.entry;
+        entry.weight = f64::from_bits(self.weight_bits);
+        entry
+    }
+}
+
 /// The id counters: the last entry id and the last turn id handed out.
 #[derive(Serialize, Deserialize)]
 struct Counters {
@@ -93,8 +116,8 @@ fn scope_changes(
     after: &ScopeSnapshot,
 ) -> Result<(), KvError> {
     let scope = &after.scope;
-    let entries = |s: &ScopeSnapshot| -> BTreeMap<i64, MemoryEntry> {
-        s.entries.iter().map(|e| (e.id, e.clone())).collect()
+    let entries = |s: &ScopeSnapshot| -> BTreeMap<i64, Entry> {
+        s.entries.iter().map(|e| (e.id, Entry::of(e))).collect()
     };
     diff(
         batch,
@@ -163,7 +186,7 @@ pub(super) async fn load<B: KvBackend>(backend: &B) -> Result<LongTermSnapshot, 
     let mut scopes: BTreeMap<MemoryScope, ScopeSnapshot> = BTreeMap::new();
     let (mut next_id, mut next_turn) = (0, 0);
     for (_, value) in backend.scan(Table::Entries, b"").await? {
-        let entry: MemoryEntry = decode(Table::Entries, &value)?;
+        let entry = decode::<Entry>(Table::Entries, &value)?.into_entry();
         let scope = entry.scope().map_err(|e| KvError::Corrupt {
             table: Table::Entries.name(),
             reason: e.to_string(),
