@@ -136,6 +136,7 @@ const EXPECTATIONS: &[Expectation] = &[
         Needs::Offline,
         "team_rules recalled for \"When do deploys happen?\": Deploys happen on Tuesdays",
     ),
+    expect("custom_backend", Needs::Offline, "\"绿茶\" -> pref:茶"),
 ];
 
 /// How one run ended.

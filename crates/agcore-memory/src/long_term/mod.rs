@@ -83,7 +83,7 @@ pub use dedupe::{DEFAULT_DEDUPE_THRESHOLD, Duplicate, TermSet, near_duplicates};
 pub use dense_index::{LongTermDense, scope_namespace};
 pub use entry::{MAX_ENTRY_CONTENT_BYTES, MemoryEntry, MemoryType, entries_in_order};
 pub use fact::{FACT_TYPE_KEY, Fact};
-pub use in_memory::InMemoryLongTerm;
+pub use in_memory::{InMemoryLongTerm, LongTermSnapshot, ScopeSnapshot, TurnSnapshot};
 pub use limits::{
     MAX_ENTRY_DESCRIPTION_BYTES, MAX_ENTRY_METADATA_BYTES, MAX_ENTRY_NAME_BYTES, MAX_ENTRY_TAGS,
     MAX_QUERY_BYTES, MAX_TAG_BYTES, clip_query,

@@ -5,6 +5,7 @@
 mod buffer;
 mod data;
 mod import;
+mod snapshot;
 mod usage;
 mod write;
 
@@ -15,6 +16,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use self::data::ScopeData;
+pub use self::snapshot::{LongTermSnapshot, ScopeSnapshot, TurnSnapshot};
 use super::backend::{
     DialogueTurn, HistoryEntry, HistoryReason, ListRequest, LongTermBackend, MaintenanceReport,
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
