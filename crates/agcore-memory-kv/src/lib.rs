@@ -15,8 +15,8 @@
 //! Records are durable in the backend; searches run in process on the
 //! in-memory implementations of agcore-memory, loaded from the backend on
 //! open and updated in step with every write, so store searches return
-//! the hits and scores of the other backends (long-term searches those of
-//! the in-process long-term backend). Memory use is O(data).
+//! the hits and scores of the other backends, and so do long-term
+//! searches. Memory use is O(data).
 //! [`BTreeBackend`] is the reference implementation, in process memory.
 //!
 //! ```

@@ -23,8 +23,7 @@ use std::fmt::Write as _;
 use agcore_search::unique_index_terms;
 use sha2::{Digest, Sha256};
 
-/// Most distinct query terms used (as in the SQLite backend).
-pub(crate) const MAX_QUERY_TERMS: usize = 256;
+pub(crate) use agcore_search::MAX_QUERY_TERMS;
 
 /// InnoDB's default (and MariaDB's) longest indexed word.
 const MAX_WORD: usize = 84;

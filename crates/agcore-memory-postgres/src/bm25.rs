@@ -12,8 +12,7 @@ use tokio_postgres::types::ToSql;
 
 use crate::error::Result;
 
-/// Most distinct query terms used (as in the SQLite backend).
-pub(crate) const MAX_QUERY_TERMS: usize = 256;
+pub(crate) use agcore_search::MAX_QUERY_TERMS;
 
 /// What a query sends to the scoring SQL: its terms found in the collection
 /// with their idf, BM25's `k1` and `b`, the mean document length (1 when the

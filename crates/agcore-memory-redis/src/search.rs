@@ -22,8 +22,7 @@ type Stats = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
 /// One term's postings: id → `tf:len[:ctf:clen]`.
 type Postings = HashMap<String, String>;
 
-/// Most distinct query terms used (as in the other backends).
-const MAX_QUERY_TERMS: usize = 256;
+use agcore_search::MAX_QUERY_TERMS;
 
 /// A posting's `(tf, len, context tf, context len)`.
 fn parse_posting(value: &str) -> Option<(f64, f64, f64, f64)> {

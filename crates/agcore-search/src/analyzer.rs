@@ -166,6 +166,18 @@ pub fn rescoring_terms(query: &[String], text: &str) -> Vec<String> {
     }
 }
 
+/// Most distinct query terms a search scores (the first ones in query
+/// order). Bounds the cost of a huge query; every backend cuts at the same
+/// place, so their rankings agree.
+pub const MAX_QUERY_TERMS: usize = 256;
+
+/// A query's [`unique_index_terms`], the first [`MAX_QUERY_TERMS`] kept.
+pub fn capped_query_terms(query: &str) -> Vec<String> {
+    let mut terms = unique_index_terms(query);
+    terms.truncate(MAX_QUERY_TERMS);
+    terms
+}
+
 /// [`query_terms`] without duplicates, first occurrence order kept: the
 /// terms of a query.
 pub fn unique_index_terms(text: &str) -> Vec<String> {

@@ -63,8 +63,8 @@ mod term_vector;
 pub mod vector;
 
 pub use analyzer::{
-    ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, index_terms, query_terms, rescoring_terms,
-    unique_index_terms,
+    ANALYZER_ID, Analyzer, KEYWORDS_ANALYZER_ID, MAX_QUERY_TERMS, capped_query_terms, index_terms,
+    query_terms, rescoring_terms, unique_index_terms,
 };
 pub use bm25::{Bm25, DEFAULT_B, DEFAULT_K1, MAX_TF_PART, Scorer, TextOverlap, fts5_tf_part};
 pub use bm25f::Bm25F;

@@ -19,8 +19,7 @@ use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
 use agcore_search::unique_index_terms;
 
-/// Most distinct query keywords used (the first ones in query order).
-const MAX_QUERY_TERMS: usize = 256;
+use agcore_search::MAX_QUERY_TERMS;
 
 pub(super) fn query_terms(query: &str) -> Vec<String> {
     let mut terms = unique_index_terms(query);

@@ -10,9 +10,7 @@ use rusqlite::types::Value;
 use agcore_memory::retriever::ContextField;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
-/// Most distinct query keywords sent to FTS5 (the first ones in query order);
-/// bounds the cost of a huge query.
-pub(crate) const MAX_QUERY_TERMS: usize = 256;
+pub(crate) use agcore_search::MAX_QUERY_TERMS;
 
 /// Item columns, in the order [`item_from_row`] reads them (table alias `i`).
 pub(crate) const ITEM_COLUMNS: &str =

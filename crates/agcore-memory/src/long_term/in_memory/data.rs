@@ -13,7 +13,8 @@ use crate::long_term::backend::{
 };
 use crate::long_term::entry::MemoryEntry;
 use crate::long_term::weights::WeightRules;
-use crate::retriever::{Bm25, Scorer, index_terms};
+use crate::retriever::{Bm25, index_terms};
+use agcore_search::{capped_query_terms, fts5_tf_part};
 
 #[derive(Debug)]
 pub(super) struct Stored {
@@ -54,29 +55,59 @@ fn sort_list(entries: &mut [MemoryEntry], order: ListOrder) {
 }
 
 impl ScopeData {
-    /// BM25 ([`Bm25`]) over the admitted entries' terms; best first, ties by id.
+    /// BM25 with SQLite FTS5 `bm25()`'s formula ([`Bm25::fts5_idf`],
+    /// [`fts5_tf_part`]) over the scope's whole collection: N, document
+    /// frequencies and the mean length count every entry of the scope
+    /// (archived ones and every type), as in the database backends, so the
+    /// scores equal theirs. Then the request's filters; best first, ties by
+    /// id.
+    #[allow(clippy::cast_precision_loss)]
     pub(super) fn search(&self, query: &str, request: &SearchRequest) -> Vec<ScoredEntry> {
-        let query_terms = crate::retriever::query_terms(query);
-        if query_terms.is_empty() || request.limit == 0 {
+        let terms = capped_query_terms(query);
+        if terms.is_empty() || request.limit == 0 {
             return Vec::new();
         }
-        let candidates: Vec<&Stored> = self
+        let counted: Vec<(f64, HashMap<&str, u32>)> = self
             .entries
             .values()
-            .filter(|s| request.memory_type.is_none_or(|t| s.entry.memory_type == t))
-            .filter(|s| request.archived.admits(s.entry.archived))
-            .collect();
-        let docs: Vec<Vec<String>> = candidates.iter().map(|s| s.terms.clone()).collect();
-        let scores = Bm25::default().score_all(&query_terms, &docs);
-        let mut hits: Vec<ScoredEntry> = candidates
-            .into_iter()
-            .zip(scores)
-            .filter(|(_, score)| *score > 0.0)
-            .map(|(s, score)| ScoredEntry {
-                entry: s.entry.clone(),
-                score,
+            .map(|s| {
+                let mut tfs: HashMap<&str, u32> = HashMap::new();
+                for term in &s.terms {
+                    *tfs.entry(term.as_str()).or_insert(0) += 1;
+                }
+                (s.terms.len() as f64, tfs)
             })
             .collect();
+        let n = counted.len() as f64;
+        let avg_len = counted.iter().map(|(len, _)| len).sum::<f64>() / n.max(1.0);
+        let idfs: Vec<(&str, f64)> = terms
+            .iter()
+            .map(|t| {
+                let df = counted.iter().filter(|(_, m)| m.contains_key(t.as_str()));
+                let df = df.count() as f64;
+                let idf = if df > 0.0 { Bm25::fts5_idf(n, df) } else { 0.0 };
+                (t.as_str(), idf)
+            })
+            .collect();
+        let mut hits: Vec<ScoredEntry> = Vec::new();
+        for (stored, (len, tfs)) in self.entries.values().zip(&counted) {
+            let entry = &stored.entry;
+            if !request.archived.admits(entry.archived)
+                || request.memory_type.is_some_and(|t| entry.memory_type != t)
+            {
+                continue;
+            }
+            let score = idfs.iter().fold(0.0, |score, &(term, idf)| {
+                let tf = f64::from(tfs.get(term).copied().unwrap_or(0));
+                score + idf * fts5_tf_part(tf, *len, avg_len)
+            });
+            if score > 0.0 && score.is_finite() {
+                hits.push(ScoredEntry {
+                    entry: entry.clone(),
+                    score,
+                });
+            }
+        }
         hits.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
