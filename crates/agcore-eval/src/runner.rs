@@ -142,30 +142,10 @@ pub async fn evaluate(
         }
     }
     bar.finish_and_clear();
-    let mut headline = Accumulator::default();
-    let label = if dataset.kind == "locomo" {
-        "1-4"
-    } else {
-        "all"
-    };
-    for (category, acc) in &per_category {
-        if headline_category(dataset, category) {
-            headline.merge(acc);
-        }
-    }
+    let (headline, label) = headline(dataset, &per_category);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let split = !matches!(
-        name,
-        RetrieverName::Lexical
-            | RetrieverName::TextOverlap
-            | RetrieverName::Bm25
-            | RetrieverName::ContextualBm25
-            | RetrieverName::ContextualBm25Rm3
-            | RetrieverName::LexicalContext
-            | RetrieverName::LexicalNoContextField
-            | RetrieverName::LexicalOneStore
-            | RetrieverName::All
-    );
+    // Lexical retrievers embed nothing: no embedding / search split.
+    let split = !lexical_only(name);
     Ok(RetrieverReport {
         retriever: name.label(),
         build_ms: ms(build),
@@ -183,4 +163,39 @@ pub async fn evaluate(
 /// (5, adversarial, is reported apart), every BEIR group.
 fn headline_category(dataset: &Dataset, category: &str) -> bool {
     dataset.kind != "locomo" || matches!(category, "1" | "2" | "3" | "4")
+}
+
+/// The headline group's scores (see [`headline_category`]) and its label.
+fn headline(
+    dataset: &Dataset,
+    per_category: &BTreeMap<String, Accumulator>,
+) -> (Accumulator, &'static str) {
+    let mut headline = Accumulator::default();
+    for (category, acc) in per_category {
+        if headline_category(dataset, category) {
+            headline.merge(acc);
+        }
+    }
+    let label = if dataset.kind == "locomo" {
+        "1-4"
+    } else {
+        "all"
+    };
+    (headline, label)
+}
+
+/// Whether `name` ranks by words alone (no query embedding).
+fn lexical_only(name: RetrieverName) -> bool {
+    matches!(
+        name,
+        RetrieverName::Lexical
+            | RetrieverName::TextOverlap
+            | RetrieverName::Bm25
+            | RetrieverName::ContextualBm25
+            | RetrieverName::ContextualBm25Rm3
+            | RetrieverName::LexicalContext
+            | RetrieverName::LexicalNoContextField
+            | RetrieverName::LexicalOneStore
+            | RetrieverName::All
+    )
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use agcore_memory::long_term::{FactReport, ListOrder, ListRequest, ScopedMemory};
 
-use super::facts::{extractor_prompt, extractor_prompt_with, screen_facts};
+use super::facts::{ParsedFacts, extractor_prompt, extractor_prompt_with, screen_facts};
 use agcore_llm::LlmProvider;
 
 use super::LongTermOptions;
@@ -92,10 +92,35 @@ pub async fn run_extraction(
     })
     .await?;
     let mut parsed = parsed;
+    admit_facts(&mut parsed, &prompt.known_ids, &options);
+    let truncated = parsed.truncated;
+    let mut facts = scoped
+        .apply_facts(parsed.facts, options.extract.min_confidence)
+        .await?;
+    facts.rejected.extend(parsed.rejected);
+    let marked_applied = if truncated {
+        0
+    } else {
+        scoped.buffer_mark_applied(&session_id, last).await?
+    };
+    Ok(ExtractionReport {
+        turns: turns.len(),
+        facts,
+        truncated,
+        marked_applied,
+        structured: outcome.structured,
+        repaired: outcome.repaired,
+    })
+}
+
+/// Screens the parsed facts (ids not shown, instruction-like lines), refuses
+/// those of types the agent may not write, and sets their tags by
+/// `auto_tag`; every refusal goes to `parsed.rejected`.
+fn admit_facts(parsed: &mut ParsedFacts, known_ids: &[i64], options: &LongTermOptions) {
     let writable = &options.writable_types;
     let (facts, screened) = screen_facts(
         std::mem::take(&mut parsed.facts),
-        &prompt.known_ids,
+        known_ids,
         &options.tool_lines,
     );
     parsed.rejected.extend(screened);
@@ -119,22 +144,4 @@ pub async fn run_extraction(
             .iter()
             .filter_map(|fact| writable.refusal(fact.memory_type)),
     );
-    let truncated = parsed.truncated;
-    let mut facts = scoped
-        .apply_facts(parsed.facts, options.extract.min_confidence)
-        .await?;
-    facts.rejected.extend(parsed.rejected);
-    let marked_applied = if truncated {
-        0
-    } else {
-        scoped.buffer_mark_applied(&session_id, last).await?
-    };
-    Ok(ExtractionReport {
-        turns: turns.len(),
-        facts,
-        truncated,
-        marked_applied,
-        structured: outcome.structured,
-        repaired: outcome.repaired,
-    })
 }

@@ -8,8 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agcore::attach::stores::file::{FileStore, parse_file_config};
-use agcore::attach::{AttachConfig, ConfigLocation, IndexStats, LoadProgress, StoreSpec};
+use agcore::attach::{
+    AttachConfig, ConfigLocation, IndexStats, LoadProgress, StoreContext, StoreDeclaration,
+    StoreSpec,
+};
 use clap::Args;
+use indicatif::ProgressBar;
 
 use crate::error::CliError;
 use crate::output;
@@ -48,76 +52,14 @@ pub async fn run(args: &IndexFilesArgs, json: bool) -> Result<(), CliError> {
     let config = AttachConfig::load(&args.config).await?;
     let ctx = agcore::attach::context_for(&config);
     agcore::attach::registry().validate(&config, ctx.vars.as_ref())?;
-    for name in &args.stores {
-        if !config
-            .memory
-            .stores
-            .iter()
-            .any(|s| &s.name == name && s.store_type == FILE_TYPE)
-        {
-            return Err(CliError::NotFound(format!(
-                "{}: no `file` memory store named `{name}`",
-                args.config.display()
-            )));
-        }
-    }
-    let chosen: Vec<_> = config
-        .memory
-        .stores
-        .iter()
-        .filter(|s| s.store_type == FILE_TYPE)
-        .filter(|s| args.stores.is_empty() || args.stores.contains(&s.name))
-        .collect();
-    if chosen.is_empty() {
-        return Err(CliError::NotFound(format!(
-            "{} declares no `file` memory store under `memory.stores`",
-            args.config.display()
-        )));
-    }
+    let chosen = chosen_stores(&config, args)?;
     let bar = crate::progress::bar(0, "files");
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut done = Vec::new();
     let count = chosen.len();
     for (n, decl) in chosen.into_iter().enumerate() {
         bar.set_message(format!("{} ({}/{count})", decl.name, n + 1));
-        let at = ConfigLocation::new(
-            decl.location.file.as_deref(),
-            format!("{}.config", decl.location.path),
-        );
-        let settings = parse_file_config(&decl.config, &at, ctx.vars.as_ref())?;
-        let index_path = ctx
-            .resolve(std::path::Path::new(&settings.index_path))
-            .display()
-            .to_string();
-        let spec = StoreSpec {
-            name: decl.name.clone(),
-            location: decl.location.clone(),
-        };
-        let started = Instant::now();
-        let store = FileStore::open(spec, settings, ctx.clone()).await?;
-        let progress = bar.clone();
-        let name = decl.name.clone();
-        store
-            .load_with_progress(Arc::new(move |step| match step {
-                LoadProgress::Scanned { files } => {
-                    progress.reset();
-                    progress.set_length(u64::try_from(files).unwrap_or(u64::MAX));
-                }
-                LoadProgress::File { done, .. } => {
-                    progress.set_position(u64::try_from(done).unwrap_or(u64::MAX));
-                }
-                LoadProgress::Embedding { chunks } => {
-                    progress.set_message(format!("{name}: embedding {chunks} chunks"));
-                }
-                _ => {}
-            }))
-            .await?;
-        done.push(Indexed {
-            name: decl.name.clone(),
-            index_path,
-            stats: store.last_stats().await,
-            seconds: started.elapsed().as_secs_f64(),
-        });
+        done.push(index_one(decl, &ctx, &bar).await?);
     }
     bar.finish_and_clear();
     if json {
@@ -169,4 +111,85 @@ fn describe(store: &Indexed) -> String {
         store.index_path,
         store.seconds
     )
+}
+
+/// The `file` stores to index: those named in `args.stores` (each must
+/// exist), or all of them.
+fn chosen_stores<'a>(
+    config: &'a AttachConfig,
+    args: &IndexFilesArgs,
+) -> Result<Vec<&'a StoreDeclaration>, CliError> {
+    for name in &args.stores {
+        if !config
+            .memory
+            .stores
+            .iter()
+            .any(|s| &s.name == name && s.store_type == FILE_TYPE)
+        {
+            return Err(CliError::NotFound(format!(
+                "{}: no `file` memory store named `{name}`",
+                args.config.display()
+            )));
+        }
+    }
+    let chosen: Vec<_> = config
+        .memory
+        .stores
+        .iter()
+        .filter(|s| s.store_type == FILE_TYPE)
+        .filter(|s| args.stores.is_empty() || args.stores.contains(&s.name))
+        .collect();
+    if chosen.is_empty() {
+        return Err(CliError::NotFound(format!(
+            "{} declares no `file` memory store under `memory.stores`",
+            args.config.display()
+        )));
+    }
+    Ok(chosen)
+}
+
+/// Opens one `file` store, which indexes its files, with `bar` following.
+async fn index_one(
+    decl: &StoreDeclaration,
+    ctx: &StoreContext,
+    bar: &ProgressBar,
+) -> Result<Indexed, CliError> {
+    let at = ConfigLocation::new(
+        decl.location.file.as_deref(),
+        format!("{}.config", decl.location.path),
+    );
+    let settings = parse_file_config(&decl.config, &at, ctx.vars.as_ref())?;
+    let index_path = ctx
+        .resolve(std::path::Path::new(&settings.index_path))
+        .display()
+        .to_string();
+    let spec = StoreSpec {
+        name: decl.name.clone(),
+        location: decl.location.clone(),
+    };
+    let started = Instant::now();
+    let store = FileStore::open(spec, settings, ctx.clone()).await?;
+    let progress = bar.clone();
+    let name = decl.name.clone();
+    store
+        .load_with_progress(Arc::new(move |step| match step {
+            LoadProgress::Scanned { files } => {
+                progress.reset();
+                progress.set_length(u64::try_from(files).unwrap_or(u64::MAX));
+            }
+            LoadProgress::File { done, .. } => {
+                progress.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+            }
+            LoadProgress::Embedding { chunks } => {
+                progress.set_message(format!("{name}: embedding {chunks} chunks"));
+            }
+            _ => {}
+        }))
+        .await?;
+    Ok(Indexed {
+        name: decl.name.clone(),
+        index_path,
+        stats: store.last_stats().await,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }

@@ -157,6 +157,12 @@ pub async fn stats(
     if json {
         return output::json(&stats);
     }
+    output::emit(&render(&stats, own))
+}
+
+/// The text form of `stats`: backend, database files, a table by scope and
+/// type, totals; `own` names the scope counted when others were left out.
+fn render(stats: &Stats, own: &MemoryScope) -> String {
     let mut table = Table::new(["AGENT", "USER", "TYPE", "ACTIVE", "ARCHIVED"]);
     for s in &stats.scopes {
         if s.active + s.archived == 0 {
@@ -203,5 +209,5 @@ pub async fn stats(
             if stats.other_scopes == 1 { "" } else { "s" }
         ));
     }
-    output::emit(&text)
+    text
 }

@@ -28,8 +28,9 @@ pub(super) struct Segment {
     pub(super) level: u32,
 }
 
-/// A run of slots the search walks through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A run of slots the search walks through (the default: an empty run
+/// before slot 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Run {
     /// First slot after the run (`u32::MAX` for the tail).
     pub(super) end: u32,

@@ -58,10 +58,7 @@ pub(super) fn max_score(
     let uppers: Vec<(usize, f64)> = lists.iter().map(|c| (c.term, c.upper)).collect();
     let bounds = PrefixBounds::new(&uppers);
     let mut parts = vec![0.0; lists.iter().map(|c| c.term + 1).max().unwrap_or(0)];
-    let mut run = Run {
-        end: 0,
-        sorted: false,
-    };
+    let mut run = Run::default();
     // Set when a tie lost on id inside a sorted run: until the run's end,
     // documents tying the k-th score cannot enter. Cleared when the k-th
     // result changes and at a new run.
@@ -89,11 +86,7 @@ pub(super) fn max_score(
                 if run.end == u32::MAX {
                     break;
                 }
-                let start = run.end;
-                for cursor in &mut lists {
-                    cursor.skip_to(start);
-                }
-                run = table.segments.run_of(start);
+                run = skip_run(&mut lists, table, run.end);
                 ties_lose = false;
                 continue;
             }
@@ -124,6 +117,14 @@ pub(super) fn max_score(
         }
     }
     top.into_hits()
+}
+
+/// Moves every list to `start` and returns the run beginning there.
+fn skip_run(lists: &mut [Cursor<'_>], table: &Table<'_>, start: u32) -> Run {
+    for cursor in lists.iter_mut() {
+        cursor.skip_to(start);
+    }
+    table.segments.run_of(start)
 }
 
 /// Scores `slot` on the essential lists (each advanced past it), writing

@@ -7,7 +7,7 @@
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, TxOpts, Value};
+use mysql_async::{Conn, Row, Transaction, TxOpts, Value};
 
 use super::fields;
 use super::rows::{Membership, insert_empty};
@@ -34,66 +34,8 @@ pub(super) async fn rebuild(
     tx.query_drop("UPDATE agcore_context_stats SET grouped = 0, context_len = 0")
         .await?;
     if let Some(context) = configured {
-        let mut grouped = 0_i64;
-        let mut after = i64::MIN;
-        loop {
-            let rows: Vec<Row> = tx
-                .exec(
-                    "SELECT doc, id, metadata, created_s, created_ns FROM agcore_items
-                     WHERE doc > ? ORDER BY doc LIMIT ?",
-                    (after, BATCH),
-                )
-                .await?;
-            let Some(last) = rows.len().checked_sub(1) else {
-                break;
-            };
-            let mut joining: Vec<Membership> = Vec::new();
-            for (i, mut row) in rows.into_iter().enumerate() {
-                let doc: i64 = take(&mut row, 0)?;
-                if i == last {
-                    after = doc;
-                }
-                let metadata: String = take(&mut row, 2)?;
-                let item = MemoryItem::new("", "").with_metadata(serde_json::from_str(&metadata)?);
-                if let Some(grp) = super::group_of(context, &item) {
-                    joining.push((
-                        doc,
-                        grp,
-                        take(&mut row, 3)?,
-                        take(&mut row, 4)?,
-                        take(&mut row, 1)?,
-                    ));
-                }
-            }
-            insert_empty(&mut tx, &joining).await?;
-            grouped += i64::try_from(joining.len()).unwrap_or(i64::MAX);
-        }
-        let window = super::window(Some(context));
-        let groups: Vec<Vec<u8>> = tx
-            .query("SELECT DISTINCT grp FROM agcore_item_context")
-            .await?;
-        let mut context_len = 0_i64;
-        for grp in groups {
-            // No `ORDER BY`: sorting the join's rows, `LONGTEXT` columns
-            // included, made the server write an on-disk temporary table.
-            let rows: Vec<Row> = tx
-                .exec(format!("SELECT {MEMBER_COLUMNS}TRUE"), (Value::from(grp),))
-                .await?;
-            let mut members = rows
-                .into_iter()
-                .map(|mut row| member(&mut row, 0))
-                .collect::<Result<Vec<_>>>()?;
-            members.sort_by(|a, b| a.position.cmp(&b.position));
-            let updates = fields::changed(&members, 0..members.len(), window);
-            context_len += updates.iter().map(|u| u.delta).sum::<i64>();
-            tx.exec_batch(
-                "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
-                updates
-                    .into_iter()
-                    .map(|u| (u.context_terms, u.context_len, u.doc)),
-            )
-            .await?;
-        }
+        let grouped = enrol_members(&mut tx, context).await?;
+        let context_len = fill_fields(&mut tx, context).await?;
         tx.exec_drop(
             "UPDATE agcore_context_stats SET grouped = ?, context_len = ? WHERE shard = 0",
             (grouped, context_len),
@@ -108,4 +50,76 @@ pub(super) async fn rebuild(
     .await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Puts every item of a sequence into `agcore_item_context` with an empty
+/// context field, in batches by `doc`; returns how many joined.
+async fn enrol_members(tx: &mut Transaction<'_>, context: &ContextField) -> Result<i64> {
+    let mut grouped = 0_i64;
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<Row> = tx
+            .exec(
+                "SELECT doc, id, metadata, created_s, created_ns FROM agcore_items
+                 WHERE doc > ? ORDER BY doc LIMIT ?",
+                (after, BATCH),
+            )
+            .await?;
+        let Some(last) = rows.len().checked_sub(1) else {
+            break;
+        };
+        let mut joining: Vec<Membership> = Vec::new();
+        for (i, mut row) in rows.into_iter().enumerate() {
+            let doc: i64 = take(&mut row, 0)?;
+            if i == last {
+                after = doc;
+            }
+            let metadata: String = take(&mut row, 2)?;
+            let item = MemoryItem::new("", "").with_metadata(serde_json::from_str(&metadata)?);
+            if let Some(grp) = super::group_of(context, &item) {
+                joining.push((
+                    doc,
+                    grp,
+                    take(&mut row, 3)?,
+                    take(&mut row, 4)?,
+                    take(&mut row, 1)?,
+                ));
+            }
+        }
+        insert_empty(tx, &joining).await?;
+        grouped += i64::try_from(joining.len()).unwrap_or(i64::MAX);
+    }
+    Ok(grouped)
+}
+
+/// Computes every sequence's context fields from its members; returns the
+/// summed context length.
+async fn fill_fields(tx: &mut Transaction<'_>, context: &ContextField) -> Result<i64> {
+    let window = super::window(Some(context));
+    let groups: Vec<Vec<u8>> = tx
+        .query("SELECT DISTINCT grp FROM agcore_item_context")
+        .await?;
+    let mut context_len = 0_i64;
+    for grp in groups {
+        // No `ORDER BY`: sorting the join's rows, `LONGTEXT` columns
+        // included, made the server write an on-disk temporary table.
+        let rows: Vec<Row> = tx
+            .exec(format!("SELECT {MEMBER_COLUMNS}TRUE"), (Value::from(grp),))
+            .await?;
+        let mut members = rows
+            .into_iter()
+            .map(|mut row| member(&mut row, 0))
+            .collect::<Result<Vec<_>>>()?;
+        members.sort_by(|a, b| a.position.cmp(&b.position));
+        let updates = fields::changed(&members, 0..members.len(), window);
+        context_len += updates.iter().map(|u| u.delta).sum::<i64>();
+        tx.exec_batch(
+            "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
+            updates
+                .into_iter()
+                .map(|u| (u.context_terms, u.context_len, u.doc)),
+        )
+        .await?;
+    }
+    Ok(context_len)
 }

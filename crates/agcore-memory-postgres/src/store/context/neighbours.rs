@@ -130,30 +130,37 @@ pub(crate) async fn targets(
         tx.batch_execute("SET LOCAL plan_cache_mode TO DEFAULT"),
     )?;
     for row in &rows {
-        let kind: i32 = row.try_get(0)?;
-        let doc: i64 = row.try_get(1)?;
-        if kind == 1 {
-            let (tf, ctf, term): (i32, i32, String) =
-                (row.try_get(2)?, row.try_get(3)?, row.try_get(6)?);
-            if tf > 0 {
-                out.stored
-                    .own
-                    .entry(doc)
-                    .or_default()
-                    .insert(term.clone(), tf);
-            }
-            if ctf > 0 {
-                out.stored.context.entry(doc).or_default().insert(term, ctf);
-            }
-            continue;
-        }
-        let target = out.targets.entry(doc).or_default();
-        target.len = row.try_get(2)?;
-        target.context_len = row.try_get(3)?;
-        let neighbour: Option<i64> = row.try_get(4)?;
-        if let Some(neighbour) = neighbour {
-            target.neighbours.push((neighbour, row.try_get(5)?));
-        }
+        read_row(row, &mut out)?;
     }
     Ok(out)
+}
+
+/// One row of [`targets`]' answer into `out`: kind 1 a stored posting, kind
+/// 0 a target with one of its neighbours (or none).
+fn read_row(row: &tokio_postgres::Row, out: &mut Found) -> Result<()> {
+    let kind: i32 = row.try_get(0)?;
+    let doc: i64 = row.try_get(1)?;
+    if kind == 1 {
+        let (tf, ctf, term): (i32, i32, String) =
+            (row.try_get(2)?, row.try_get(3)?, row.try_get(6)?);
+        if tf > 0 {
+            out.stored
+                .own
+                .entry(doc)
+                .or_default()
+                .insert(term.clone(), tf);
+        }
+        if ctf > 0 {
+            out.stored.context.entry(doc).or_default().insert(term, ctf);
+        }
+        return Ok(());
+    }
+    let target = out.targets.entry(doc).or_default();
+    target.len = row.try_get(2)?;
+    target.context_len = row.try_get(3)?;
+    let neighbour: Option<i64> = row.try_get(4)?;
+    if let Some(neighbour) = neighbour {
+        target.neighbours.push((neighbour, row.try_get(5)?));
+    }
+    Ok(())
 }

@@ -102,28 +102,7 @@ pub(crate) fn group_docs<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> 
             context_tokens += i64::from(clen);
         }
         doc_terms.sort_unstable();
-        for run in doc_terms.chunk_by(|a, b| a / 2 == b / 2) {
-            let Some(&first) = run.first() else {
-                continue;
-            };
-            let in_context = run.iter().filter(|&&t| t % 2 == 1).count();
-            let (Ok(tf), Ok(ctf)) = (
-                u32::try_from(run.len() - in_context),
-                u32::try_from(in_context),
-            ) else {
-                continue;
-            };
-            if let Some((list, counts)) = lists.get_mut(first / 2) {
-                let key_len = if tf > 0 { len } else { clen };
-                list.push((run_code(tf, ctf), key_len, doc.doc));
-                counts.df += 1;
-                counts.max_tf = counts.max_tf.max(tf);
-                counts.max_ctf = counts.max_ctf.max(ctf);
-                if tf > 0 && ctf > 0 {
-                    counts.min_clen = min_option(counts.min_clen, Some(clen));
-                }
-            }
-        }
+        add_runs(&doc_terms, &mut lists, len, clen, doc.doc);
     }
     let mut by_name: Vec<usize> = (0..lists.len()).collect();
     by_name.sort_unstable_by_key(|&id| lists.get(id).map(|l| l.1.term).unwrap_or_default());
@@ -137,26 +116,8 @@ pub(crate) fn group_docs<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> 
         context_tokens,
     };
     for id in by_name {
-        let Some((list, counts)) = lists.get_mut(id) else {
-            continue;
-        };
-        out.terms.push(*counts);
-        let term = counts.term;
-        // Stable: each group keeps document order.
-        list.sort_by_key(|p| (p.0, p.1));
-        for run in list.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let Some(&(code, len, _)) = run.first() else {
-                continue;
-            };
-            let start = out.postings.len();
-            for &(_, _, doc) in run {
-                // A document listed twice counts once (its first listing).
-                if out.postings.len() == start || out.postings.last().is_none_or(|p| p.1 != doc) {
-                    out.postings.push((len, doc));
-                }
-            }
-            out.groups
-                .push(((term, code, len), start..out.postings.len()));
+        if let Some((list, counts)) = lists.get_mut(id) {
+            emit(list, counts, &mut out);
         }
     }
     out
@@ -219,6 +180,57 @@ pub(crate) struct Flat<'a> {
     pub(crate) tokens: i64,
     pub(crate) grouped: i64,
     pub(crate) context_tokens: i64,
+}
+
+/// Adds one document's sorted term numbers (term × 2, + 1 for a context
+/// occurrence) to the term lists: one posting per term with its own and
+/// context frequencies, and the term's counts.
+fn add_runs(doc_terms: &[usize], lists: &mut [TermList<'_>], len: u32, clen: u32, doc: i64) {
+    for run in doc_terms.chunk_by(|a, b| a / 2 == b / 2) {
+        let Some(&first) = run.first() else {
+            continue;
+        };
+        let in_context = run.iter().filter(|&&t| t % 2 == 1).count();
+        let (Ok(tf), Ok(ctf)) = (
+            u32::try_from(run.len() - in_context),
+            u32::try_from(in_context),
+        ) else {
+            continue;
+        };
+        if let Some((list, counts)) = lists.get_mut(first / 2) {
+            let key_len = if tf > 0 { len } else { clen };
+            list.push((run_code(tf, ctf), key_len, doc));
+            counts.df += 1;
+            counts.max_tf = counts.max_tf.max(tf);
+            counts.max_ctf = counts.max_ctf.max(ctf);
+            if tf > 0 && ctf > 0 {
+                counts.min_clen = min_option(counts.min_clen, Some(clen));
+            }
+        }
+    }
+}
+
+/// Appends one term's counts, postings and groups (by code and length, each
+/// group in document order) to `out`.
+fn emit<'a>(list: &mut [(u32, u32, i64)], counts: &TermCounts<'a>, out: &mut Grouped<'a>) {
+    out.terms.push(*counts);
+    let term = counts.term;
+    // Stable: each group keeps document order.
+    list.sort_by_key(|p| (p.0, p.1));
+    for run in list.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let Some(&(code, len, _)) = run.first() else {
+            continue;
+        };
+        let start = out.postings.len();
+        for &(_, _, doc) in run {
+            // A document listed twice counts once (its first listing).
+            if out.postings.len() == start || out.postings.last().is_none_or(|p| p.1 != doc) {
+                out.postings.push((len, doc));
+            }
+        }
+        out.groups
+            .push(((term, code, len), start..out.postings.len()));
+    }
 }
 
 #[cfg(test)]
