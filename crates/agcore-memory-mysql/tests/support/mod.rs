@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use agcore_memory::retriever::ContextField;
 use agcore_memory::long_term::LongTermMemory;
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionConfig, MemoryStore};
 use agcore_memory_mysql::MysqlDatabase;
 use agcore_memory_testkit::drivers::{Opened, ServerHarness, instance_name, instance_prefix};

@@ -90,8 +90,7 @@ pub trait ServerHarness: Sync {
     /// Opens the store (and long-term memory) of instance `name` on the
     /// server of `url` with a connection pool of `pool_size` (where the
     /// driver has a pool), creating and migrating its tables when missing.
-    fn open(&self, url: &str, name: &str, pool_size: usize)
-    -> impl Future<Output = Opened> + Send;
+    fn open(&self, url: &str, name: &str, pool_size: usize) -> impl Future<Output = Opened> + Send;
 
     /// Opens the store of the server at `url` itself (a private server of
     /// [`server_kind`](Self::server_kind)) with connect and acquire timeouts

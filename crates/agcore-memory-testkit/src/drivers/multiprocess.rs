@@ -86,7 +86,10 @@ pub async fn child_writer<H: ServerHarness>(harness: &H) {
     let Some(url) = super::server_url(harness) else {
         return;
     };
-    report("multi-process child", write(harness, &url, &instance, &id).await);
+    report(
+        "multi-process child",
+        write(harness, &url, &instance, &id).await,
+    );
 }
 
 async fn write<H: ServerHarness>(harness: &H, url: &str, instance: &str, id: &str) -> CheckResult {
@@ -127,7 +130,10 @@ pub async fn eight_processes_lose_and_double_nothing<H: ServerHarness>(harness: 
     harness.open(&url, &instance, POOL).await;
     report("multi-process", run_children(harness, &instance, child));
     let opened = harness.open(&url, &instance, POOL).await;
-    report("multi-process", check_long_term(&opened, harness.name()).await);
+    report(
+        "multi-process",
+        check_long_term(&opened, harness.name()).await,
+    );
     report("multi-process", check_store(opened.store.as_ref()).await);
     let prefix = instance_prefix(harness.separator(), TAG);
     harness.drop_instances(&url, &prefix).await;

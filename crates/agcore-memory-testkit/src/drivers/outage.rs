@@ -93,7 +93,11 @@ async fn stop_and_resume<H: ServerHarness>(harness: &H) -> CheckResult {
 }
 
 /// Saves `{tag}:0` … `{tag}:49`; returns their ids.
-async fn save_numbered(store: &dyn MemoryStore, tag: &str, text: &str) -> Result<Vec<String>, CheckFailure> {
+async fn save_numbered(
+    store: &dyn MemoryStore,
+    tag: &str,
+    text: &str,
+) -> Result<Vec<String>, CheckFailure> {
     let mut saved = Vec::new();
     for i in 0..50 {
         let id = format!("{tag}:{i}");
@@ -144,7 +148,11 @@ pub async fn save_loop_survives_a_killed_server<H: ServerHarness>(harness: &H) {
 type Writer = tokio::task::JoinHandle<(Vec<String>, Vec<MemoryError>)>;
 
 /// Saves `loop:{i}` until `stop`, counting acknowledged saves in `acked`.
-fn spawn_writer(store: Arc<dyn MemoryStore>, acked: Arc<AtomicUsize>, stop: Arc<AtomicBool>) -> Writer {
+fn spawn_writer(
+    store: Arc<dyn MemoryStore>,
+    acked: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+) -> Writer {
     tokio::spawn(async move {
         let (mut ids, mut errors) = (Vec::new(), Vec::new());
         let mut i = 0;
@@ -199,7 +207,9 @@ async fn kill_and_resume<H: ServerHarness>(harness: &H) -> CheckResult {
     stop.store(true, Ordering::SeqCst);
     let (ids, errors) = or_fail(writer.await, "the writer")?;
 
-    ensure(!errors.is_empty(), || "the writer saw the outage".to_owned())?;
+    ensure(!errors.is_empty(), || {
+        "the writer saw the outage".to_owned()
+    })?;
     for err in &errors {
         ensure(err.is_recoverable(), || err.to_string())?;
         ensure(matches!(err, MemoryError::Unavailable(_)), || {

@@ -32,7 +32,12 @@ const TINY: [&str; 4] = [
 ];
 
 /// The same hits in the same order with the same scores.
-fn same(driver: &str, query: &str, sqlite: &[(String, f64)], server: &[(String, f64)]) -> CheckResult {
+fn same(
+    driver: &str,
+    query: &str,
+    sqlite: &[(String, f64)],
+    server: &[(String, f64)],
+) -> CheckResult {
     same_ranking(server, sqlite)
         .map_err(|why| CheckFailure(format!("`{query}`, {driver} against sqlite: {why}")))
 }
@@ -58,7 +63,10 @@ fn entries(hits: Vec<ScoredEntry>) -> Vec<(String, f64)> {
 /// "`{query}`, {driver} against sqlite: {difference}", "the queries find
 /// something ({n} hits)", or the driver's
 /// [`after_searches`](ServerHarness::after_searches) failure.
-pub async fn store_search_ranks_like_sqlite<H: ServerHarness>(harness: &H, sqlite: &dyn MemoryStore) {
+pub async fn store_search_ranks_like_sqlite<H: ServerHarness>(
+    harness: &H,
+    sqlite: &dyn MemoryStore,
+) {
     let Some(url) = super::server_url(harness) else {
         return;
     };
@@ -140,7 +148,10 @@ pub async fn compare_store_searches<H: ServerHarness>(
 /// "`{query}`, {driver} against sqlite: {difference}", "the queries find
 /// something ({n} hits)", or the driver's
 /// [`after_searches`](ServerHarness::after_searches) failure.
-pub async fn long_term_search_ranks_like_sqlite<H: ServerHarness>(harness: &H, sqlite: LongTermMemory) {
+pub async fn long_term_search_ranks_like_sqlite<H: ServerHarness>(
+    harness: &H,
+    sqlite: LongTermMemory,
+) {
     let Some(url) = super::server_url(harness) else {
         return;
     };
@@ -149,13 +160,19 @@ pub async fn long_term_search_ranks_like_sqlite<H: ServerHarness>(harness: &H, s
         let corpus = Corpus::new();
         let mut scopes = Vec::new();
         for memory in [sqlite, long_term_of(&server, harness.name())?] {
-            let (main, other) = (memory.scope("agent", "main")?, memory.scope("agent", "other")?);
+            let (main, other) = (
+                memory.scope("agent", "main")?,
+                memory.scope("agent", "other")?,
+            );
             for item in corpus.memories(400, 7) {
-                main.save(NewMemory::new(MemoryType::User, "n", item.content)).await?;
+                main.save(NewMemory::new(MemoryType::User, "n", item.content))
+                    .await?;
             }
             // Another scope's entries must not change the main scope's scores.
             for item in corpus.memories(300, 8) {
-                other.save(NewMemory::new(MemoryType::User, "n", item.content)).await?;
+                other
+                    .save(NewMemory::new(MemoryType::User, "n", item.content))
+                    .await?;
             }
             scopes.push(main);
         }
@@ -164,8 +181,8 @@ pub async fn long_term_search_ranks_like_sqlite<H: ServerHarness>(harness: &H, s
     let scopes = fill.await;
     let before = harness.before_searches(&url).await;
     let compare = async {
-        let [sqlite, server] = <[_; 2]>::try_from(scopes?)
-            .map_err(|_| CheckFailure("two scopes".into()))?;
+        let [sqlite, server] =
+            <[_; 2]>::try_from(scopes?).map_err(|_| CheckFailure("two scopes".into()))?;
         let mut hits = 0;
         for query in Corpus::new().queries(QUERIES, 11) {
             let s = entries(sqlite.search(&query, 5).await?);
@@ -223,7 +240,9 @@ pub async fn long_term_search_of_a_small_store_ranks_like_sqlite<H: ServerHarnes
         for memory in [sqlite, long_term_of(&server, harness.name())?] {
             let scope = memory.scope("agent", "main")?;
             for text in TINY {
-                scope.save(NewMemory::new(MemoryType::User, "n", text)).await?;
+                scope
+                    .save(NewMemory::new(MemoryType::User, "n", text))
+                    .await?;
             }
             scopes.push(scope);
         }
@@ -233,8 +252,8 @@ pub async fn long_term_search_of_a_small_store_ranks_like_sqlite<H: ServerHarnes
     let queries = tiny_queries();
     let before = harness.before_searches(&url).await;
     let compare = async {
-        let [sqlite, server] = <[_; 2]>::try_from(scopes?)
-            .map_err(|_| CheckFailure("two scopes".into()))?;
+        let [sqlite, server] =
+            <[_; 2]>::try_from(scopes?).map_err(|_| CheckFailure("two scopes".into()))?;
         for query in &queries {
             let s = entries(sqlite.search(query, 5).await?);
             let p = entries(server.search(query, 5).await?);
