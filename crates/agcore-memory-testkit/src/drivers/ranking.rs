@@ -23,8 +23,9 @@ pub const QUERIES: usize = 120;
 /// The pool size of the server's store.
 const POOL: usize = 4;
 
-/// Entries whose first words each occur in one of them.
-const TINY: [&str; 4] = [
+/// The entries of [`long_term_search_of_a_small_store_ranks_like_sqlite`],
+/// whose first words each occur in one of them.
+pub const TINY: [&str; 4] = [
     "violin lessons on tuesday evenings",
     "marathon training in the park",
     "puppy named biscuit",
