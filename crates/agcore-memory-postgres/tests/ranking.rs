@@ -79,3 +79,9 @@ async fn long_term_search_ranks_like_sqlite() {
     let reference = LongTermMemory::new(sqlite().await.long_term());
     ranking::long_term_search_ranks_like_sqlite(&Postgres, reference).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_term_search_of_a_small_store_ranks_like_sqlite() {
+    let reference = LongTermMemory::new(sqlite().await.long_term());
+    ranking::long_term_search_of_a_small_store_ranks_like_sqlite(&Postgres, reference).await;
+}

@@ -1,5 +1,5 @@
-//! A server outage: saves run while a private Redis server is stopped and
-//! started again (append-only persistence). Errors during the outage are
+//! A server outage: saves run while a private Redis server is stopped (or
+//! killed) and started again (append-only persistence). Errors during the outage are
 //! recoverable, the same store object recovers, every acknowledged save is
 //! kept ([`agcore_memory_testkit::drivers::outage`]); and a native TTL
 //! expires items, whose index entries go with them.
@@ -15,6 +15,11 @@ use agcore_memory_testkit::drivers::outage;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn saves_fail_recoverably_during_an_outage_and_resume_after() {
     outage::saves_fail_recoverably_during_an_outage(&Redis).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_loop_survives_a_killed_server() {
+    outage::save_loop_survives_a_killed_server(&Redis).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
