@@ -8,11 +8,30 @@
 //! store in a named instance — a database, a schema, a key prefix — and how
 //! to drop them) and calls each check in a few lines:
 //!
-//! ```ignore
-//! #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+//! ```no_run
+//! use std::sync::Arc;
+//! use agcore_memory::{InMemoryStore, MemoryStore};
+//! use agcore_memory_testkit::drivers::{Opened, ServerHarness, outage};
+//!
+//! /// A driver's harness (a real one opens its store on the server at `url`).
+//! struct MyDriver;
+//!
+//! impl ServerHarness for MyDriver {
+//!     fn name(&self) -> &'static str { "mydriver" }
+//!     fn url_var(&self) -> &'static str { "AGCORE_TEST_MYDRIVER_URL" }
+//!     fn server_kind(&self) -> &'static str { "postgres" }
+//!     async fn open(&self, _url: &str, _name: &str, _pool_size: usize) -> Opened {
+//!         Opened { store: Arc::new(InMemoryStore::new()), long_term: None }
+//!     }
+//!     async fn open_with_timeouts(&self, _url: &str) -> Arc<dyn MemoryStore> {
+//!         Arc::new(InMemoryStore::new())
+//!     }
+//!     async fn drop_instances(&self, _url: &str, _prefix: &str) {}
+//! }
+//!
+//! // In the driver's tests, under `#[tokio::test(flavor = "multi_thread")]`:
 //! async fn saves_fail_recoverably_during_an_outage_and_resume_after() {
-//!     agcore_memory_testkit::drivers::outage::saves_fail_recoverably_during_an_outage(&support::Mysql)
-//!         .await;
+//!     outage::saves_fail_recoverably_during_an_outage(&MyDriver).await;
 //! }
 //! ```
 //!

@@ -11,17 +11,35 @@
 //! [`ServerHarness::child_instance_env`] and the child's number in
 //! [`CHILD_ID_ENV`].
 //!
-//! ```ignore
-//! #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-//! #[ignore = "child process of `eight_processes_lose_and_double_nothing`"]
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use agcore_memory::{InMemoryStore, MemoryStore};
+//! # use agcore_memory_testkit::drivers::{Opened, ServerHarness};
+//! use agcore_memory_testkit::drivers::multiprocess;
+//! # struct MyDriver;
+//! # impl ServerHarness for MyDriver {
+//! #     fn name(&self) -> &'static str { "mydriver" }
+//! #     fn url_var(&self) -> &'static str { "AGCORE_TEST_MYDRIVER_URL" }
+//! #     fn server_kind(&self) -> &'static str { "postgres" }
+//! #     async fn open(&self, _: &str, _: &str, _: usize) -> Opened {
+//! #         Opened { store: Arc::new(InMemoryStore::new()), long_term: None }
+//! #     }
+//! #     async fn open_with_timeouts(&self, _: &str) -> Arc<dyn MemoryStore> {
+//! #         Arc::new(InMemoryStore::new())
+//! #     }
+//! #     async fn drop_instances(&self, _: &str, _: &str) {}
+//! # }
+//!
+//! // #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+//! // #[ignore = "child process of `eight_processes_lose_and_double_nothing`"]
 //! async fn multiprocess_child_writer() {
-//!     multiprocess::child_writer(&support::Mysql).await;
+//!     multiprocess::child_writer(&MyDriver).await;
 //! }
 //!
-//! #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+//! // #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 //! async fn eight_processes_lose_and_double_nothing() {
 //!     let child = agcore_memory_testkit::libtest_name!("multiprocess_child_writer");
-//!     multiprocess::eight_processes_lose_and_double_nothing(&support::Mysql, &child).await;
+//!     multiprocess::eight_processes_lose_and_double_nothing(&MyDriver, &child).await;
 //! }
 //! ```
 
