@@ -1,69 +1,25 @@
-//! A server outage: saves run while a private Redis server is stopped and
-//! started again (append-only persistence). Errors during the outage are
+//! A server outage: saves run while a private Redis server is stopped (or
+//! killed) and started again (append-only persistence). Errors during the outage are
 //! recoverable, the same store object recovers, every acknowledged save is
-//! kept; and a native TTL expires items, whose index entries go with them.
+//! kept ([`agcore_memory_testkit::drivers::outage`]); and a native TTL
+//! expires items, whose index entries go with them.
 #![cfg(test)]
 
-use crate::support;
+use crate::support::{self, Redis};
 
 use std::time::Duration;
 
 use agcore_memory::{EvictionConfig, MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
-use agcore_memory_redis::RedisStore;
+use agcore_memory_testkit::drivers::outage;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn saves_fail_recoverably_during_an_outage_and_resume_after() {
-    let Some(_) = support::url() else { return };
-    let (server, url) = support::Instance::start();
-    let store = RedisStore::builder()
-        .timeout(Duration::from_secs(2))
-        .open(&url)
-        .await
-        .unwrap();
-    let mut acked = Vec::new();
-    for i in 0..50 {
-        let id = format!("before:{i}");
-        store
-            .save(MemoryItem::new(id.clone(), format!("saved before {i}")))
-            .await
-            .unwrap();
-        acked.push(id);
-    }
-    server.stop();
-    for i in 0..5 {
-        let err = store
-            .save(MemoryItem::new(format!("during:{i}"), "down"))
-            .await
-            .unwrap_err();
-        assert!(err.is_recoverable(), "{err}");
-    }
-    server.resume();
-    let mut recovered = false;
-    for _ in 0..50 {
-        match store.save(MemoryItem::new("after:first", "back")).await {
-            Ok(()) => {
-                recovered = true;
-                break;
-            }
-            Err(err) => {
-                assert!(err.is_recoverable(), "{err}");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        }
-    }
-    assert!(recovered, "the store did not recover");
-    acked.push("after:first".to_owned());
-    let stored: Vec<String> = store
-        .list(&MemoryFilter::all())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|i| i.id)
-        .collect();
-    for id in &acked {
-        assert!(stored.contains(id), "acknowledged save {id} is missing");
-    }
-    assert!(stored.iter().all(|id| !id.starts_with("during:")));
+    outage::saves_fail_recoverably_during_an_outage(&Redis).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_loop_survives_a_killed_server() {
+    outage::save_loop_survives_a_killed_server(&Redis).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -39,10 +39,15 @@
 //! (`check_*`), taking a fresh store (or the factory, for eviction), so a
 //! backend can run one in isolation; [`conformance_report`] returns the
 //! results instead of panicking.
+//!
+//! The server drivers share the checks that need a real server — several
+//! processes writing at once, an outage, ranking like SQLite — and private
+//! servers to break, in [`drivers`].
 
 mod basics;
 pub mod context;
 pub mod corpus;
+pub mod drivers;
 mod eviction;
 mod filters;
 mod hostile;

@@ -1,16 +1,17 @@
 //! Test databases: each test store lives in a fresh database of the server
-//! named by `AGCORE_TEST_MYSQL_URL`, dropped by [`drop_databases`].
+//! named by `AGCORE_TEST_MYSQL_URL`, dropped by [`drop_databases`]; and
+//! [`Mysql`], this driver's [`ServerHarness`] for the shared checks.
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use agcore_memory::EvictionConfig;
+use agcore_memory::long_term::LongTermMemory;
 use agcore_memory::retriever::ContextField;
+use agcore_memory::{EvictionConfig, MemoryStore};
 use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_testkit::drivers::{Opened, ServerHarness, instance_name, instance_prefix};
 use agcore_memory_testkit::service_url;
 use mysql_async::prelude::Queryable;
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// The server URL, or `None` (with a printed reason) when no server is
 /// configured outside CI; under CI a missing server fails the test.
@@ -20,11 +21,7 @@ pub fn url() -> Option<String> {
 
 /// A database name unique to this process and call.
 pub fn database_name(tag: &str) -> String {
-    format!(
-        "agt_{tag}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    instance_name("_", tag)
 }
 
 /// `url` with its database replaced by `database`.
@@ -75,11 +72,15 @@ pub async fn fresh_with(
 
 /// Drops every database of this process whose name starts with `agt_{tag}_`.
 pub async fn drop_databases(url: &str, tag: &str) {
+    drop_with_prefix(url, &instance_prefix("_", tag)).await;
+}
+
+/// Drops every database whose name starts with `prefix`.
+async fn drop_with_prefix(url: &str, prefix: &str) {
     let pool = mysql_async::Pool::new(url);
     let mut conn = pool.get_conn().await.unwrap();
-    let prefix = format!("agt_{tag}_{}_", std::process::id());
     let names: Vec<String> = conn.query("SHOW DATABASES").await.unwrap();
-    for name in names.into_iter().filter(|n| n.starts_with(&prefix)) {
+    for name in names.into_iter().filter(|n| n.starts_with(prefix)) {
         conn.query_drop(format!("DROP DATABASE {name}"))
             .await
             .unwrap();
@@ -102,84 +103,71 @@ pub async fn disk_temp_tables(url: &str) -> u64 {
     row.map_or(0, |(_, n)| n)
 }
 
-/// A private server run by `scripts/databases.sh instance …` (found through
-/// `AGCORE_DATABASES_SCRIPT`, else in the workspace), for fault tests.
-pub struct Instance {
-    kind: &'static str,
-    dir: tempfile::TempDir,
-    port: u16,
-}
+/// MySQL / MariaDB for the shared checks of
+/// [`agcore_memory_testkit::drivers`]: an instance is a database.
+pub struct Mysql;
 
-fn script() -> String {
-    std::env::var("AGCORE_DATABASES_SCRIPT")
-        .unwrap_or_else(|_| format!("{}/../../scripts/databases.sh", env!("CARGO_MANIFEST_DIR")))
-}
-
-fn run_script(args: &[&str]) -> String {
-    let out = std::process::Command::new("bash")
-        .arg(script())
-        .args(args)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "databases.sh {args:?} failed");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-impl Instance {
-    /// Starts a fresh `kind` server (`postgres`, `mariadb`, `redis`) on a
-    /// free port; returns it and its URL.
-    pub fn start(kind: &'static str) -> (Self, String) {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let instance = Self {
-            kind,
-            dir: tempfile::tempdir().unwrap(),
-            port,
-        };
-        let url = instance.resume();
-        (instance, url)
+impl ServerHarness for Mysql {
+    fn name(&self) -> &'static str {
+        "mysql"
     }
 
-    /// Starts it again on the same data and port; returns its URL.
-    pub fn resume(&self) -> String {
-        let dir = self.dir.path().to_str().unwrap();
-        let out = run_script(&["instance", "start", self.kind, dir, &self.port.to_string()]);
-        out.lines().last().unwrap_or_default().to_owned()
+    fn url_var(&self) -> &'static str {
+        "AGCORE_TEST_MYSQL_URL"
     }
 
-    /// Shuts it down cleanly (data kept).
-    pub fn stop(&self) {
-        run_script(&[
-            "instance",
-            "stop",
-            self.kind,
-            self.dir.path().to_str().unwrap(),
-        ]);
+    fn server_kind(&self) -> &'static str {
+        "mariadb"
     }
-}
 
-impl Instance {
-    /// Kills it (SIGKILL, a crash; data kept).
-    pub fn kill(&self) {
-        run_script(&[
-            "instance",
-            "kill",
-            self.kind,
-            self.dir.path().to_str().unwrap(),
-        ]);
+    fn child_instance_env(&self) -> &'static str {
+        "AGCORE_MULTIPROCESS_DATABASE"
     }
-}
 
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let dir = self.dir.path().to_str().unwrap_or_default().to_owned();
-        let _ = std::process::Command::new("bash")
-            .arg(script())
-            .args(["instance", "kill", self.kind, &dir])
-            .status();
+    async fn create(&self, url: &str, name: &str) {
+        create(url, name).await;
+    }
+
+    async fn open(&self, url: &str, name: &str, pool_size: usize) -> Opened {
+        let db = MysqlDatabase::builder()
+            .pool_size(pool_size)
+            .open(&with_database(url, name))
+            .await
+            .unwrap();
+        Opened {
+            store: Arc::new(db.store()),
+            long_term: Some(LongTermMemory::new(db.long_term())),
+        }
+    }
+
+    async fn open_with_timeouts(&self, url: &str) -> Arc<dyn MemoryStore> {
+        let db = MysqlDatabase::builder()
+            .acquire_timeout(std::time::Duration::from_secs(2))
+            .pool_size(2)
+            .open(url)
+            .await
+            .unwrap();
+        Arc::new(db.store())
+    }
+
+    async fn drop_instances(&self, url: &str, prefix: &str) {
+        drop_with_prefix(url, prefix).await;
+    }
+
+    async fn before_searches(&self, url: &str) -> u64 {
+        disk_temp_tables(url).await
+    }
+
+    /// A search copying its rows, `BLOB`/`TEXT` columns included, into a
+    /// temporary table makes it an on-disk one (a file pair in the server's
+    /// `tmpdir`, per search). The counter is the server's, shared with the
+    /// tests running meanwhile (the whole suite writes none), hence a
+    /// bound well under one per search rather than zero.
+    async fn after_searches(&self, url: &str, before: u64, searches: usize) {
+        let written = disk_temp_tables(url).await.saturating_sub(before);
+        assert!(
+            written < (searches / 8) as u64,
+            "{searches} searches wrote {written} on-disk temporary tables"
+        );
     }
 }

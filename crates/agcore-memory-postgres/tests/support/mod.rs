@@ -1,14 +1,16 @@
 //! Test databases: each test store lives in a fresh schema of the server
-//! named by `AGCORE_TEST_POSTGRES_URL`, dropped by [`drop_schemas`].
+//! named by `AGCORE_TEST_POSTGRES_URL`, dropped by [`drop_schemas`]; and
+//! [`Postgres`], this driver's [`ServerHarness`] for the shared checks.
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-use agcore_memory::EvictionConfig;
+use agcore_memory::long_term::LongTermMemory;
+use agcore_memory::{EvictionConfig, MemoryStore};
 use agcore_memory_postgres::PostgresDatabase;
+use agcore_memory_testkit::drivers::{Opened, ServerHarness, instance_name, instance_prefix};
 use agcore_memory_testkit::service_url;
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// The server URL, or `None` (with a printed reason) when no server is
 /// configured outside CI; under CI a missing server fails the test.
@@ -18,11 +20,7 @@ pub fn url() -> Option<String> {
 
 /// A schema name unique to this process and call.
 pub fn schema_name(tag: &str) -> String {
-    format!(
-        "agt_{tag}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    instance_name("_", tag)
 }
 
 /// A database in a fresh schema.
@@ -50,8 +48,12 @@ pub async fn admin(url: &str) -> tokio_postgres::Client {
 
 /// Drops every schema of this process whose name starts with `agt_{tag}_`.
 pub async fn drop_schemas(url: &str, tag: &str) {
+    drop_with_prefix(url, &instance_prefix("_", tag)).await;
+}
+
+/// Drops every schema whose name starts with `prefix`.
+async fn drop_with_prefix(url: &str, prefix: &str) {
     let client = admin(url).await;
-    let prefix = format!("agt_{tag}_{}_", std::process::id());
     let rows = client
         .query(
             "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)",
@@ -68,84 +70,52 @@ pub async fn drop_schemas(url: &str, tag: &str) {
     }
 }
 
-/// A private server run by `scripts/databases.sh instance …` (found through
-/// `AGCORE_DATABASES_SCRIPT`, else in the workspace), for fault tests.
-pub struct Instance {
-    kind: &'static str,
-    dir: tempfile::TempDir,
-    port: u16,
-}
+/// PostgreSQL for the shared checks of [`agcore_memory_testkit::drivers`]:
+/// an instance is a schema.
+pub struct Postgres;
 
-fn script() -> String {
-    std::env::var("AGCORE_DATABASES_SCRIPT")
-        .unwrap_or_else(|_| format!("{}/../../scripts/databases.sh", env!("CARGO_MANIFEST_DIR")))
-}
-
-fn run_script(args: &[&str]) -> String {
-    let out = std::process::Command::new("bash")
-        .arg(script())
-        .args(args)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "databases.sh {args:?} failed");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-impl Instance {
-    /// Starts a fresh `kind` server (`postgres`, `mariadb`, `redis`) on a
-    /// free port; returns it and its URL.
-    pub fn start(kind: &'static str) -> (Self, String) {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let instance = Self {
-            kind,
-            dir: tempfile::tempdir().unwrap(),
-            port,
-        };
-        let url = instance.resume();
-        (instance, url)
+impl ServerHarness for Postgres {
+    fn name(&self) -> &'static str {
+        "postgres"
     }
 
-    /// Starts it again on the same data and port; returns its URL.
-    pub fn resume(&self) -> String {
-        let dir = self.dir.path().to_str().unwrap();
-        let out = run_script(&["instance", "start", self.kind, dir, &self.port.to_string()]);
-        out.lines().last().unwrap_or_default().to_owned()
+    fn url_var(&self) -> &'static str {
+        "AGCORE_TEST_POSTGRES_URL"
     }
 
-    /// Shuts it down cleanly (data kept).
-    pub fn stop(&self) {
-        run_script(&[
-            "instance",
-            "stop",
-            self.kind,
-            self.dir.path().to_str().unwrap(),
-        ]);
+    fn server_kind(&self) -> &'static str {
+        "postgres"
     }
-}
 
-impl Instance {
-    /// Kills it (SIGKILL, a crash; data kept).
-    pub fn kill(&self) {
-        run_script(&[
-            "instance",
-            "kill",
-            self.kind,
-            self.dir.path().to_str().unwrap(),
-        ]);
+    fn child_instance_env(&self) -> &'static str {
+        "AGCORE_MULTIPROCESS_SCHEMA"
     }
-}
 
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let dir = self.dir.path().to_str().unwrap_or_default().to_owned();
-        let _ = std::process::Command::new("bash")
-            .arg(script())
-            .args(["instance", "kill", self.kind, &dir])
-            .status();
+    async fn open(&self, url: &str, name: &str, pool_size: usize) -> Opened {
+        let db = PostgresDatabase::builder()
+            .schema(name)
+            .pool_size(pool_size)
+            .open(url)
+            .await
+            .unwrap();
+        Opened {
+            store: Arc::new(db.store()),
+            long_term: Some(LongTermMemory::new(db.long_term())),
+        }
+    }
+
+    async fn open_with_timeouts(&self, url: &str) -> Arc<dyn MemoryStore> {
+        let db = PostgresDatabase::builder()
+            .connect_timeout(Duration::from_secs(2))
+            .wait_timeout(Duration::from_secs(2))
+            .pool_size(2)
+            .open(url)
+            .await
+            .unwrap();
+        Arc::new(db.store())
+    }
+
+    async fn drop_instances(&self, url: &str, prefix: &str) {
+        drop_with_prefix(url, prefix).await;
     }
 }
