@@ -9,6 +9,7 @@ use crate::step::Context;
 /// `package feature "name"` as `cargo tree -e features` prints it.
 const RULES: &[(&str, &[&str])] = &[
     ("agcore-types", &["agcore-"]),
+    ("agcore-config", &["agcore-"]),
     (
         "agcore-search",
         &["agcore-memory", "agcore-llm", "agcore-prompt"],

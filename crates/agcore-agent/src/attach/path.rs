@@ -19,9 +19,9 @@ pub fn child(at: &ConfigLocation, key: &str) -> ConfigLocation {
 
 /// The entry of `candidates` nearest to `word`, for "did you mean" hints:
 /// the rule of every configuration file
-/// ([`agcore_memory::long_term::suggest::nearest`]).
+/// ([`agcore_config::nearest`]).
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let hit = agcore_memory::long_term::suggest::nearest(word, candidates)?;
+    let hit = agcore_config::nearest(word, candidates)?;
     candidates.iter().copied().find(|c| *c == hit)
 }
 

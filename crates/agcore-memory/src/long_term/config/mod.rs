@@ -17,7 +17,8 @@ mod inject;
 mod language;
 mod per_agent;
 mod recall_cue;
-pub mod suggest;
+/// The configuration helpers of `agcore-config`, at their former path.
+pub use agcore_config as suggest;
 
 use crate::MemoryError;
 pub use agent::{

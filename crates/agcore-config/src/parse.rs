@@ -3,7 +3,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{Notation, distance, explain, unknown_key};
+use crate::{Notation, distance, explain, unknown_key};
 
 /// Deserializes `T` from `table`, every error explained as [`explain`] does.
 ///
