@@ -207,3 +207,53 @@ fn explain_value(path: &str, unknown: &Unknown) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct LongTerm {
+        max_return: usize,
+        prefetch_limit: Option<usize>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Memory {
+        long_term: LongTerm,
+    }
+
+    #[test]
+    fn nearest_finds_typos_swaps_and_other_notations() {
+        let keys = ["max_return", "prefetch_limit", "enabled"];
+        assert_eq!(nearest("max_retrun", &keys), Some("max_return"));
+        assert_eq!(nearest("prefetchLimit", &keys), Some("prefetch_limit"));
+        assert_eq!(nearest("enabeld", &keys), Some("enabled"));
+        assert_eq!(nearest("database_url", &keys), None);
+        assert_eq!(normalize_key("prefetch-Limit"), "prefetch_limit");
+    }
+
+    #[test]
+    fn an_unknown_key_names_its_path_line_and_the_nearest_key() {
+        let text = "[long_term]\nmax_return = 5\nmax_retrun = 6\n";
+        let err = from_toml_text::<Memory>(text).unwrap_err();
+        assert!(err.contains("long_term"), "{err}");
+        assert!(err.contains("max_retrun"), "{err}");
+        assert!(err.contains("did you mean `max_return`"), "{err}");
+        assert!(err.starts_with("line 3"), "{err}");
+    }
+
+    #[test]
+    fn values_parse_and_words_are_listed_in_any_script() {
+        let ok: Memory = from_toml_text("[long_term]\nmax_return = 3\n").unwrap();
+        assert_eq!(ok.long_term.max_return, 3);
+        assert_eq!(one_of(&["a", "b", "记忆"]), "`a`, `b` or `记忆`");
+        assert_eq!(one_of::<&str>(&[]), "none");
+    }
+}
