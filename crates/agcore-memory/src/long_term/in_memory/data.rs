@@ -19,13 +19,22 @@ use agcore_search::{capped_query_terms, fts5_tf_part};
 #[derive(Debug)]
 pub(super) struct Stored {
     pub(super) entry: MemoryEntry,
-    terms: Vec<String>,
+    /// Number of index terms (with repeats): BM25's document length.
+    len: f64,
+    /// Frequency of each index term of the entry's search text.
+    tfs: HashMap<String, u32>,
 }
 
 impl Stored {
+    #[allow(clippy::cast_precision_loss)]
     pub(super) fn new(entry: MemoryEntry) -> Self {
         let terms = index_terms(&entry.search_text());
-        Self { entry, terms }
+        let len = terms.len() as f64;
+        let mut tfs: HashMap<String, u32> = HashMap::new();
+        for term in terms {
+            *tfs.entry(term).or_insert(0) += 1;
+        }
+        Self { entry, len, tfs }
     }
 }
 
@@ -67,17 +76,8 @@ impl ScopeData {
         if terms.is_empty() || request.limit == 0 {
             return Vec::new();
         }
-        let counted: Vec<(f64, HashMap<&str, u32>)> = self
-            .entries
-            .values()
-            .map(|s| {
-                let mut tfs: HashMap<&str, u32> = HashMap::new();
-                for term in &s.terms {
-                    *tfs.entry(term.as_str()).or_insert(0) += 1;
-                }
-                (s.terms.len() as f64, tfs)
-            })
-            .collect();
+        let counted: Vec<(f64, &HashMap<String, u32>)> =
+            self.entries.values().map(|s| (s.len, &s.tfs)).collect();
         let n = counted.len() as f64;
         let avg_len = counted.iter().map(|(len, _)| len).sum::<f64>() / n.max(1.0);
         let idfs: Vec<(&str, f64)> = terms
