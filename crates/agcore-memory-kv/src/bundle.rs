@@ -3,51 +3,12 @@
 
 use std::sync::Arc;
 
-use agcore_memory::storage::VectorBackend;
-use agcore_memory::vector::{EmbeddingSpace, VectorStore};
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
-use async_trait::async_trait;
 
 use crate::backend::KvBackend;
 use crate::long_term::KvLongTerm;
 use crate::store::KvStore;
-use crate::vectors::{open_vectors, reset_vectors};
-
-/// The [`VectorBackend`] of a [`KvBackend`]: [`Storage::vectors`] opens
-/// [`KvVectors`](crate::KvVectors) through it. Each call loads its own
-/// in-memory index, so open the vectors of a space once and share them.
-#[derive(Debug)]
-pub struct KvVectorBackend<B> {
-    backend: Arc<B>,
-}
-
-impl<B> KvVectorBackend<B> {
-    /// The vector storage of `backend`.
-    pub fn new(backend: Arc<B>) -> Self {
-        Self { backend }
-    }
-}
-
-#[async_trait]
-impl<B: KvBackend> VectorBackend for KvVectorBackend<B> {
-    async fn open_vectors(
-        &self,
-        space: EmbeddingSpace,
-    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
-        Ok(Arc::new(
-            open_vectors(Arc::clone(&self.backend), space).await?,
-        ))
-    }
-
-    async fn reset_vectors(
-        &self,
-        space: EmbeddingSpace,
-    ) -> Result<Arc<dyn VectorStore>, MemoryError> {
-        Ok(Arc::new(
-            reset_vectors(Arc::clone(&self.backend), space).await?,
-        ))
-    }
-}
+use crate::vectors::KvVectorBackend;
 
 /// Opens everything `backend` stores as one [`Storage`] described by
 /// `info`: a [`KvStore`] applying `eviction`, a [`KvLongTerm`] and the

@@ -43,9 +43,12 @@ mod long_term;
 mod store;
 mod vectors;
 
+/// Opens a [`KvVectorBackend`]'s vectors; re-exported so callers need no
+/// `agcore-memory` import.
+pub use agcore_memory::vector::VectorTables;
 pub use backend::{KvBackend, KvError, Op, Rows, Table, WriteBatch};
 pub use btree::BTreeBackend;
-pub use bundle::{KvVectorBackend, storage};
+pub use bundle::storage;
 pub use long_term::KvLongTerm;
 pub use store::KvStore;
-pub use vectors::{KvRows, KvVectors, open_vectors, open_vectors_with, reset_vectors};
+pub use vectors::{KvRows, KvVectorBackend, KvVectors, open_vectors};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use agcore_memory::MemoryError;
 use agcore_memory::vector::{
-    CachedVectors, EmbeddingSpace, InMemoryVectorsConfig, VectorRecord, VectorRows, check_space,
+    CachedVectors, EmbeddingSpace, VectorRecord, VectorRows, VectorTables, check_space,
 };
 use async_trait::async_trait;
 
@@ -29,61 +29,76 @@ pub struct KvRows<B> {
     backend: Arc<B>,
 }
 
-/// Opens the vectors of `backend` in `space` with the default index
-/// configuration (see [`open_vectors_with`]).
-///
-/// # Errors
-/// As [`open_vectors_with`].
-pub async fn open_vectors<B: KvBackend>(
+/// The vector storage of a [`KvBackend`]: [`VectorTables`] gives it
+/// [`vectors`](VectorTables::vectors), [`reset_vectors`](VectorTables::reset_vectors)
+/// and the [`VectorBackend`](agcore_memory::storage::VectorBackend) that
+/// [`Storage::vectors`](agcore_memory::Storage::vectors) opens. Each open
+/// loads its own in-memory index, so open the vectors of a space once and
+/// share them.
+#[derive(Debug)]
+pub struct KvVectorBackend<B> {
     backend: Arc<B>,
-    space: EmbeddingSpace,
-) -> Result<KvVectors<B>, MemoryError> {
-    open_vectors_with(backend, space, InMemoryVectorsConfig::default()).await
 }
 
-/// Opens the vectors of `backend` in `space`, loading every record into
-/// an index configured by `config`. A backend without vectors is bound to
-/// `space` on first open.
+impl<B> KvVectorBackend<B> {
+    /// The vector storage of `backend`.
+    pub fn new(backend: Arc<B>) -> Self {
+        Self { backend }
+    }
+}
+
+/// A backend without vectors is bound to `space` on first open; a reset
+/// deletes every vector and the space in one batch first.
+#[async_trait]
+impl<B: KvBackend> VectorTables for KvVectorBackend<B> {
+    type Rows = KvRows<B>;
+
+    async fn open_rows(
+        &self,
+        space: &EmbeddingSpace,
+        reset: bool,
+    ) -> Result<(KvRows<B>, Vec<VectorRecord>), MemoryError> {
+        let backend = &self.backend;
+        let stored = if reset {
+            None
+        } else {
+            backend.get(Table::Meta, SPACE).await?
+        };
+        let mut batch = WriteBatch::new();
+        if reset {
+            for (key, _) in backend.scan(Table::Vectors, b"").await? {
+                batch.delete(Table::Vectors, key);
+            }
+        }
+        match stored {
+            Some(bytes) => check_space(&decode(Table::Meta, &bytes)?, space)?,
+            None => batch.put(Table::Meta, SPACE.to_vec(), encode(Table::Meta, space)?),
+        }
+        if !batch.is_empty() {
+            backend.write(batch).await?;
+        }
+        let mut records = Vec::new();
+        for (key, value) in backend.scan(Table::Vectors, b"").await? {
+            records.push(decode_record(&key, &value)?);
+        }
+        let rows = KvRows {
+            backend: Arc::clone(backend),
+        };
+        Ok((rows, records))
+    }
+}
+
+/// Opens the vectors of `backend` in `space` with the default index
+/// configuration: [`VectorTables::vectors`] of a [`KvVectorBackend`].
 ///
 /// # Errors
 /// [`MemoryError::EmbeddingMismatch`] when the backend holds another space;
 /// [`MemoryError::Storage`] when it fails or holds a corrupt record.
-pub async fn open_vectors_with<B: KvBackend>(
-    backend: Arc<B>,
-    space: EmbeddingSpace,
-    config: InMemoryVectorsConfig,
-) -> Result<KvVectors<B>, MemoryError> {
-    match backend.get(Table::Meta, SPACE).await? {
-        Some(bytes) => check_space(&decode(Table::Meta, &bytes)?, &space)?,
-        None => {
-            let mut batch = WriteBatch::new();
-            batch.put(Table::Meta, SPACE.to_vec(), encode(Table::Meta, &space)?);
-            backend.write(batch).await?;
-        }
-    }
-    let mut stored = Vec::new();
-    for (key, value) in backend.scan(Table::Vectors, b"").await? {
-        stored.push(decode_record(&key, &value)?);
-    }
-    CachedVectors::load(KvRows { backend }, space, config, stored).await
-}
-
-/// Deletes every vector of `backend` and its space, in one batch, then
-/// opens the vectors of `space` (how a backend switches embedding models).
-///
-/// # Errors
-/// [`MemoryError::Storage`] when the backend fails.
-pub async fn reset_vectors<B: KvBackend>(
+pub async fn open_vectors<B: KvBackend>(
     backend: Arc<B>,
     space: EmbeddingSpace,
 ) -> Result<KvVectors<B>, MemoryError> {
-    let mut batch = WriteBatch::new();
-    for (key, _) in backend.scan(Table::Vectors, b"").await? {
-        batch.delete(Table::Vectors, key);
-    }
-    batch.delete(Table::Meta, SPACE.to_vec());
-    backend.write(batch).await?;
-    open_vectors(backend, space).await
+    KvVectorBackend::new(backend).vectors(space).await
 }
 
 fn corrupt(reason: &str) -> KvError {

@@ -47,6 +47,9 @@ mod store;
 mod terms;
 mod vectors;
 
+/// Opens this backend's vectors ([`VectorTables::vectors`]); re-exported so
+/// callers need no `agcore-memory` import.
+pub use agcore_memory::vector::VectorTables;
 pub use builder::MysqlDatabaseBuilder;
 pub use database::MysqlDatabase;
 pub use error::MysqlError;

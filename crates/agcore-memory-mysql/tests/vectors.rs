@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use agcore_memory::vector::{EmbeddingSpace, VectorFilter, VectorRecord, VectorStore};
 use agcore_memory::{EvictionConfig, MemoryError};
-use agcore_memory_mysql::MysqlDatabase;
+use agcore_memory_mysql::{MysqlDatabase, VectorTables};
 use agcore_memory_testkit::vectors;
 
 async fn reopen(url: String, space: EmbeddingSpace) -> vectors::OpenResult {

@@ -5,14 +5,13 @@
 //! using this level must be prepared to retry transactions due to
 //! serialization failures", PostgreSQL manual, *Transaction Isolation*; the
 //! same holds for deadlocks, *Explicit Locking*). Other errors return at
-//! once. The MySQL / MariaDB backend retries its writes the same way.
+//! once: the shared rule of [`agcore_memory::retry`].
 
 use std::future::Future;
 
-use crate::error::{PostgresError, Result};
+use agcore_memory::retry::retry_lock_conflicts;
 
-/// Most runs of one write.
-pub(crate) const WRITE_ATTEMPTS: usize = 5;
+use crate::error::{PostgresError, Result};
 
 /// Whether the server rolled the transaction back for a lock conflict.
 pub(crate) fn is_lock_conflict(err: &PostgresError) -> bool {
@@ -23,23 +22,14 @@ pub(crate) fn is_lock_conflict(err: &PostgresError) -> bool {
         .is_some_and(|db| matches!(db.code().code(), "40P01" | "40001"))
 }
 
-/// Runs `op` (one whole transaction) again, up to [`WRITE_ATTEMPTS`] runs,
-/// while it fails with a lock conflict; `what` names it in the debug log.
-pub(crate) async fn retry<T, F, Fut>(what: &'static str, mut op: F) -> Result<T>
+/// Runs `op` (one whole transaction) again while it fails with a lock
+/// conflict ([`retry_lock_conflicts`]); `what` names it in the debug log.
+pub(crate) async fn retry<T, F, Fut>(what: &'static str, op: F) -> Result<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T>>,
 {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        match op().await {
-            Err(err) if attempt < WRITE_ATTEMPTS && is_lock_conflict(&err) => {
-                tracing::debug!(attempt, %err, "postgres {what}: lock conflict; again");
-            }
-            other => return other,
-        }
-    }
+    retry_lock_conflicts(what, is_lock_conflict, op).await
 }
 
 #[cfg(test)]

@@ -34,6 +34,9 @@ use agcore_memory::storage::redact_url;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+/// Opens this backend's vectors ([`VectorTables::vectors`]); re-exported so
+/// callers need no `agcore-memory` import.
+pub use agcore_memory::vector::VectorTables;
 pub use error::RedisStoreError;
 pub use store::RedisStore;
 pub use vectors::{RedisRows, RedisVectors};

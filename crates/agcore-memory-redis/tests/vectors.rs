@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use agcore_memory::vector::{EmbeddingSpace, VectorFilter, VectorRecord, VectorStore};
 use agcore_memory::{EvictionConfig, MemoryError, MemoryItem, MemoryStore};
-use agcore_memory_redis::RedisStore;
+use agcore_memory_redis::{RedisStore, VectorTables};
 use agcore_memory_testkit::vectors;
 
 async fn reopen(url: String, prefix: String, space: EmbeddingSpace) -> vectors::OpenResult {

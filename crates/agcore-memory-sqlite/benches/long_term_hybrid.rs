@@ -19,7 +19,7 @@ use agcore_llm::embedding::{EmbeddingModel, HashingEmbedder};
 use agcore_memory::hybrid::{DenseIndex, EmbeddingQueueConfig, HybridConfig};
 use agcore_memory::long_term::{LongTermMemory, MemoryType, NewMemory, ScopedMemory};
 use agcore_memory::vector::VectorStore;
-use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_sqlite::{SqliteDatabase, VectorTables};
 use agcore_memory_testkit::corpus::Corpus;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -15,6 +15,9 @@ pub mod store;
 mod topk;
 mod vectors;
 
+/// Opens this backend's vectors ([`VectorTables::vectors`]); re-exported so
+/// callers need no `agcore-memory` import.
+pub use agcore_memory::vector::VectorTables;
 pub use connection::Durability;
 pub use database::{SqliteDatabase, SqliteDatabaseBuilder};
 pub use error::SqliteError;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use agcore_memory::vector::{EmbeddingSpace, VectorStore};
-use agcore_memory_sqlite::SqliteDatabase;
+use agcore_memory_sqlite::{SqliteDatabase, VectorTables};
 use agcore_memory_testkit::vectors;
 
 async fn open(path: PathBuf, space: EmbeddingSpace) -> vectors::OpenResult {

@@ -28,6 +28,9 @@ pub use agcore_memory::{
     MemoryStore, SearchOptions,
 };
 
+#[cfg(feature = "memory")]
+pub use agcore_memory::vector::VectorTables;
+
 #[cfg(feature = "sqlite")]
 pub use agcore_memory_sqlite::{SqliteDatabase, SqliteLongTerm, SqliteStore};
 

@@ -29,13 +29,9 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Row, TxOpts, Value};
 
 use crate::connections::Connections;
-use crate::error::{Result, is_duplicate, is_retryable_conflict};
+use crate::error::{MysqlError, Result, is_duplicate, is_retryable_conflict};
+use agcore_memory::retry::retry_lock_conflicts;
 use rows::{ITEM_COLUMNS, item_from_row};
-
-/// How many times a write transaction runs when it meets a concurrent
-/// writer (a deadlock, a lock wait timeout, a duplicate id inserted
-/// meanwhile) before the error is returned.
-const WRITE_ATTEMPTS: usize = 5;
 
 /// A [`MemoryStore`] in MySQL or MariaDB tables (see [`crate`] for the
 /// layout): upserts in one transaction each, BM25 search over a `FULLTEXT`
@@ -145,39 +141,27 @@ impl MysqlStore {
     async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
         let evict = self.eviction_due(items.len());
         let batch = write::prepare_batch(items, self.context_field())?;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
+        // A duplicate id inserted by a concurrent writer meanwhile is a
+        // conflict too: the next run updates that row.
+        let conflict = |err: &MysqlError| is_duplicate(err) || is_retryable_conflict(err);
+        retry_lock_conflicts("mysql memory store write", conflict, || async {
             let mut conn = self.conns.get().await?;
             let words = batch.iter().map(write::Prepared::terms);
             df::create_missing(&mut conn, &self.inner.known, words).await?;
-            let run = async {
-                let mut tx = conn.start_transaction(TxOpts::default()).await?;
-                let mut changes = context::Changes::default();
-                let mut delta = stats::ItemDelta::default();
-                let field = self.context_field();
-                write::upsert(&mut tx, batch.clone(), field, &mut changes, &mut delta).await?;
-                if evict {
-                    let tracked = field.is_some().then_some(&mut changes);
-                    evict::evict(&mut tx, &self.inner.eviction.policy, tracked, &mut delta).await?;
-                }
-                self.finish(&mut tx, changes, delta).await?;
-                tx.commit().await?;
-                Ok(())
-            };
-            match run.await {
-                Err(err)
-                    if attempt < WRITE_ATTEMPTS
-                        && (is_duplicate(&err) || is_retryable_conflict(&err)) =>
-                {
-                    tracing::debug!(
-                        attempt,
-                        "mysql memory store: write met a concurrent writer; again"
-                    );
-                }
-                other => return other,
+            let mut tx = conn.start_transaction(TxOpts::default()).await?;
+            let mut changes = context::Changes::default();
+            let mut delta = stats::ItemDelta::default();
+            let field = self.context_field();
+            write::upsert(&mut tx, batch.clone(), field, &mut changes, &mut delta).await?;
+            if evict {
+                let tracked = field.is_some().then_some(&mut changes);
+                evict::evict(&mut tx, &self.inner.eviction.policy, tracked, &mut delta).await?;
             }
-        }
+            self.finish(&mut tx, changes, delta).await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -236,27 +220,21 @@ impl MemoryStore for MysqlStore {
 
     async fn delete(&self, id: &str) -> Result<(), MemoryError> {
         agcore_memory::validate_id(id)?;
-        let run = async {
-            let mut attempt = 0;
-            loop {
-                attempt += 1;
+        let run = retry_lock_conflicts(
+            "mysql memory store delete",
+            is_retryable_conflict,
+            || async {
                 let mut conn = self.conns.get().await?;
-                let once = async {
-                    let mut tx = conn.start_transaction(TxOpts::default()).await?;
-                    let mut changes = context::Changes::default();
-                    let mut delta = stats::ItemDelta::default();
-                    let tracked = self.context_field().is_some().then_some(&mut changes);
-                    write::delete(&mut tx, id, tracked, &mut delta).await?;
-                    self.finish(&mut tx, changes, delta).await?;
-                    tx.commit().await?;
-                    Ok(())
-                };
-                match once.await {
-                    Err(err) if attempt < WRITE_ATTEMPTS && is_retryable_conflict(&err) => {}
-                    other => return other,
-                }
-            }
-        };
+                let mut tx = conn.start_transaction(TxOpts::default()).await?;
+                let mut changes = context::Changes::default();
+                let mut delta = stats::ItemDelta::default();
+                let tracked = self.context_field().is_some().then_some(&mut changes);
+                write::delete(&mut tx, id, tracked, &mut delta).await?;
+                self.finish(&mut tx, changes, delta).await?;
+                tx.commit().await?;
+                Ok(())
+            },
+        );
         Ok(run.await?)
     }
 

@@ -2,7 +2,7 @@
 //! `f32` `LONGBLOB`s, keyed by the SHA-256 of namespace and id).
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{VectorRecord, VectorRows};
+use agcore_memory::vector::{VectorRecord, VectorRows, vector_from_bytes, vector_to_bytes};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, TxOpts};
@@ -10,23 +10,6 @@ use sha2::{Digest, Sha256};
 
 use crate::connections::Connections;
 use crate::error::{Result, storage};
-
-/// A vector as bytes: its components as little-endian `f32`.
-pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// The components of bytes written by [`to_blob`]; `None` when their
-/// length is not a multiple of 4.
-pub(crate) fn from_blob(blob: &[u8]) -> Option<Vec<f32>> {
-    let chunks = blob.chunks_exact(4);
-    if !chunks.remainder().is_empty() {
-        return None;
-    }
-    chunks
-        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
-        .collect()
-}
 
 /// The row key of `(namespace, id)`: SHA-256 of the namespace, a NUL byte
 /// and the id (32 bytes).
@@ -48,7 +31,7 @@ pub(crate) async fn load_all(conn: &mut Conn) -> Result<Vec<VectorRecord>> {
         .await?;
     rows.into_iter()
         .map(|(namespace, id, blob, hash)| {
-            let vector = from_blob(&blob).ok_or_else(|| {
+            let vector = vector_from_bytes(&blob).ok_or_else(|| {
                 storage(format!(
                     "mysql vectors: the vector of {namespace}/{id} is corrupt"
                 ))
@@ -76,7 +59,7 @@ impl MysqlRows {
                     key_hash(&r.namespace, &r.id),
                     r.namespace.as_str(),
                     r.id.as_str(),
-                    to_blob(&r.vector),
+                    vector_to_bytes(&r.vector),
                     r.content_hash.as_str(),
                 )
             }),

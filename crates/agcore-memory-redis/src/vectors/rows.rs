@@ -4,28 +4,11 @@
 use std::collections::HashMap;
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{VectorRecord, VectorRows};
+use agcore_memory::vector::{VectorRecord, VectorRows, vector_from_bytes, vector_to_bytes};
 use async_trait::async_trait;
 use redis::aio::ConnectionManager;
 
 use crate::error::{Result, storage};
-
-/// A vector as bytes: its components as little-endian `f32`.
-pub(crate) fn to_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// The components of bytes written by [`to_bytes`]; `None` when their
-/// length is not a multiple of 4.
-pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Vec<f32>> {
-    let chunks = bytes.chunks_exact(4);
-    if !chunks.remainder().is_empty() {
-        return None;
-    }
-    chunks
-        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
-        .collect()
-}
 
 /// The hash field of `(namespace, id)`: `{namespace}\0{id}`.
 pub(crate) fn field(namespace: &str, id: &str) -> Vec<u8> {
@@ -70,7 +53,7 @@ pub(crate) async fn load_all(
                 ))
             };
             let (namespace, id) = split_field(&key).ok_or_else(corrupt)?;
-            let vector = from_bytes(&bytes).ok_or_else(corrupt)?;
+            let vector = vector_from_bytes(&bytes).ok_or_else(corrupt)?;
             let hash = content.remove(&key).ok_or_else(corrupt)?;
             Ok(VectorRecord::new(namespace, id, vector, hash))
         })
@@ -88,7 +71,7 @@ impl RedisRows {
     async fn upsert(&self, records: &[VectorRecord]) -> Result<()> {
         let vectors: Vec<(Vec<u8>, Vec<u8>)> = records
             .iter()
-            .map(|r| (field(&r.namespace, &r.id), to_bytes(&r.vector)))
+            .map(|r| (field(&r.namespace, &r.id), vector_to_bytes(&r.vector)))
             .collect();
         let hashes: Vec<(Vec<u8>, &str)> = records
             .iter()

@@ -4,29 +4,12 @@
 use std::sync::Arc;
 
 use agcore_memory::MemoryError;
-use agcore_memory::vector::{VectorRecord, VectorRows};
+use agcore_memory::vector::{VectorRecord, VectorRows, vector_from_bytes, vector_to_bytes};
 use async_trait::async_trait;
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::connection::Database;
 use crate::error::Result;
-
-/// A vector as a BLOB: its components as little-endian `f32`.
-pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// The components of a BLOB written by [`to_blob`]; `None` when its length
-/// is not a multiple of 4.
-pub(crate) fn from_blob(blob: &[u8]) -> Option<Vec<f32>> {
-    let chunks = blob.chunks_exact(4);
-    if !chunks.remainder().is_empty() {
-        return None;
-    }
-    chunks
-        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
-        .collect()
-}
 
 /// Every stored record.
 pub(crate) fn load_all(conn: &Connection) -> Result<Vec<VectorRecord>> {
@@ -43,7 +26,7 @@ pub(crate) fn load_all(conn: &Connection) -> Result<Vec<VectorRecord>> {
     let mut out = Vec::new();
     for row in rows {
         let (namespace, id, blob, hash) = row?;
-        let vector = from_blob(&blob).ok_or_else(|| {
+        let vector = vector_from_bytes(&blob).ok_or_else(|| {
             MemoryError::Storage(format!(
                 "sqlite vectors: the BLOB of {namespace}/{id} is corrupt"
             ))
@@ -76,7 +59,7 @@ impl VectorRows for SqliteRows {
                         stmt.execute(params![
                             r.namespace,
                             r.id,
-                            to_blob(&r.vector),
+                            vector_to_bytes(&r.vector),
                             r.content_hash
                         ])?;
                     }

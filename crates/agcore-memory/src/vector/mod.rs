@@ -24,6 +24,7 @@ mod in_memory;
 mod prepare;
 mod search;
 mod state;
+mod tables;
 
 /// The embedding space (model id and dimensions) a store is bound to,
 /// re-exported for backends.
@@ -40,6 +41,7 @@ pub use config::InMemoryVectorsConfig;
 pub use in_memory::InMemoryVectors;
 pub use prepare::{prepare_query, prepare_records, validate_namespace};
 use serde::{Deserialize, Serialize};
+pub use tables::{VectorTables, vector_from_bytes, vector_to_bytes};
 
 use crate::MemoryError;
 
