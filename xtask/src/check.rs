@@ -145,11 +145,15 @@ pub fn ci() -> Result<(), String> {
     disk::report(&ctx.root, "before");
     disk::ensure_room(&ctx)?;
     ctx.run("services start", services("start"))?;
-    // A CI build is never rebuilt incrementally: incremental caches would only cost disk.
+    // A CI build is built once and its binaries run once: incremental caches and debug
+    // info would only cost disk (panics still name file and line; backtraces keep
+    // function names). See `disk.rs` for the sizes.
     let ci_ctx = ctx
         .clone()
         .with_env("AGCORE_REQUIRE_SERVICES", "1")
-        .with_env("CARGO_INCREMENTAL", "0");
+        .with_env("CARGO_INCREMENTAL", "0")
+        .with_env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .with_env("CARGO_PROFILE_DEV_STRIP", "debuginfo");
     let checked = check(&ci_ctx, false).and_then(|()| examples(&ci_ctx));
     disk::report(&ctx.root, "after");
     let stopped = if was_running {

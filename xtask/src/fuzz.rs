@@ -103,6 +103,9 @@ struct Stats {
     seconds: u64,
 }
 
+/// The folder under `target/` of the quick (CI) fuzz build.
+pub const QUICK_BUILD_DIR: &str = "afl-quick";
+
 /// Installs and builds what is missing, fuzzes each target, reports.
 ///
 /// # Errors
@@ -110,7 +113,7 @@ struct Stats {
 pub fn fuzz(ctx: &Context, args: &FuzzArgs) -> Result<(), String> {
     ensure_cargo_afl(ctx)?;
     let (build_dir, out_dir) = if args.quick {
-        ("afl-quick", "fuzz-quick")
+        (QUICK_BUILD_DIR, "fuzz-quick")
     } else {
         ("afl", "fuzz")
     };

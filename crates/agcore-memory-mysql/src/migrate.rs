@@ -12,6 +12,8 @@
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
+use agcore_memory::schema::pending_steps;
+
 use crate::error::{Result, storage};
 
 /// One component's migrations: `steps[i]` (its statements in order) takes it
@@ -76,19 +78,8 @@ async fn apply(conn: &mut Conn, components: &[&Component]) -> Result<()> {
             )
             .await?
             .unwrap_or(0);
-        let latest = i64::try_from(component.steps.len()).unwrap_or(i64::MAX);
-        if current > latest {
-            return Err(storage(format!(
-                "mysql: the `{}` schema is version {current}, newer than the version {latest} this library supports",
-                component.name
-            )));
-        }
-        for (done, step) in component
-            .steps
-            .iter()
-            .enumerate()
-            .skip(usize::try_from(current).unwrap_or(0))
-        {
+        let pending = pending_steps("mysql", component.name, current, component.steps.len())?;
+        for (done, step) in component.steps.iter().enumerate().skip(pending.start) {
             for statement in *step {
                 conn.query_drop(*statement).await?;
             }

@@ -9,6 +9,7 @@
 //! the old record, and the next open re-tokenises every row again (each
 //! batch recomputes from the row's text and current length: idempotent).
 
+use agcore_memory::long_term::MemoryEntry;
 use agcore_search::{ANALYZER_ID, index_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, TxOpts};
@@ -115,12 +116,10 @@ async fn reindex_long_term(conn: &mut Conn) -> Result<()> {
         let mut updates = Vec::with_capacity(rows.len());
         let mut deltas: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
         for (id, scope, name, content, description, old) in rows {
-            // `MemoryEntry::search_text`: name, content and description.
-            let search_text = format!(
-                "{} {} {}",
-                text(name, "entry", id)?,
-                text(content, "entry", id)?,
-                text(description, "entry", id)?
+            let search_text = MemoryEntry::search_text_of(
+                &text(name, "entry", id)?,
+                &text(content, "entry", id)?,
+                &text(description, "entry", id)?,
             );
             let tokens = index_terms(&search_text);
             let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);

@@ -10,7 +10,9 @@
 use agcore_memory::retriever::ContextField;
 use deadpool_postgres::Client;
 
-use crate::error::{Result, storage};
+use agcore_memory::schema::pending_steps;
+
+use crate::error::Result;
 
 /// One component's migrations: `steps[i]` takes it from version `i` to `i + 1`.
 pub(crate) struct Component {
@@ -53,34 +55,26 @@ pub(crate) async fn migrate(
             Some(row) => row.try_get(0)?,
             None => 0,
         };
-        let latest = i64::try_from(component.steps.len()).unwrap_or(i64::MAX);
-        if current > latest {
-            return Err(storage(format!(
-                "postgres: the `{}` schema is version {current}, newer than the version {latest} this library supports",
-                component.name
-            )));
+        let pending = pending_steps("postgres", component.name, current, component.steps.len())?;
+        if pending.is_empty() {
+            continue;
         }
-        for step in component
-            .steps
-            .iter()
-            .skip(usize::try_from(current).unwrap_or(0))
-        {
+        for step in component.steps.iter().skip(pending.start) {
             tx.batch_execute(step).await?;
         }
-        if current < latest {
-            tx.execute(
-                "INSERT INTO agcore_schema (component, version) VALUES ($1, $2)
-                 ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()",
-                &[&component.name, &latest],
-            )
-            .await?;
-            tracing::info!(
-                component = component.name,
-                from = current,
-                to = latest,
-                "postgres: migrated"
-            );
-        }
+        let latest = i64::try_from(pending.end).unwrap_or(i64::MAX);
+        tx.execute(
+            "INSERT INTO agcore_schema (component, version) VALUES ($1, $2)
+             ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()",
+            &[&component.name, &latest],
+        )
+        .await?;
+        tracing::info!(
+            component = component.name,
+            from = current,
+            to = latest,
+            "postgres: migrated"
+        );
     }
     crate::reindex::sync(&tx).await?;
     crate::store::context::sync(&tx, context).await?;

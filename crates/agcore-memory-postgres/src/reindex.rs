@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use agcore_memory::long_term::MemoryEntry;
 use agcore_search::{ANALYZER_ID, index_terms};
 use deadpool_postgres::Transaction;
 
@@ -174,8 +175,7 @@ async fn reindex_long_term(tx: &Transaction<'_>) -> Result<()> {
             let (name, content, description): (String, String, String) =
                 (row.try_get(2)?, row.try_get(3)?, row.try_get(4)?);
             let old: i32 = row.try_get(5)?;
-            // `MemoryEntry::search_text`: name, content and description.
-            let (tfs, len) = analyze(&format!("{name} {content} {description}"));
+            let (tfs, len) = analyze(&MemoryEntry::search_text_of(&name, &content, &description));
             *len_delta.entry(scope).or_insert(0) += i64::from(len) - i64::from(old);
             ids.push(id);
             lens.push(len);

@@ -292,12 +292,7 @@ impl MemoryStore for RedisStore {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
-        options.filter.validate()?;
-        if options.limit == 0 {
-            return Err(MemoryError::InvalidInput(
-                "search limit must be at least 1".into(),
-            ));
-        }
+        agcore_memory::retriever::validate_search_options(options)?;
         self.sweep().await?;
         let index = crate::search::Index {
             conn: self.conn.clone(),

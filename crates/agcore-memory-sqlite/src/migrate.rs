@@ -145,10 +145,7 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
 }
 
 fn newer(component: &str, found: i64, latest: i64) -> crate::error::SqliteError {
-    storage(format!(
-        "sqlite: the database's `{component}` schema is version {found}, newer than the \
-         version {latest} this library supports (open it with a newer agcore)"
-    ))
+    agcore_memory::schema::newer_schema("sqlite", component, found, latest).into()
 }
 
 /// Creates `agcore_schema` and records the components a file written before

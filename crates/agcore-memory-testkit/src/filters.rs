@@ -196,7 +196,7 @@ pub async fn check_metadata_filter(store: Arc<dyn MemoryStore>) -> CheckResult {
 }
 
 /// Invalid filters are `InvalidInput` in `list`, `count` and `search`;
-/// a search `limit` of 0 too.
+/// a search `limit` of 0 and a NaN `min_score` too.
 ///
 /// # Errors
 /// [`CheckFailure`](super::CheckFailure) describing the first broken expectation.
@@ -240,6 +240,12 @@ pub async fn check_invalid_filters(store: Arc<dyn MemoryStore>) -> CheckResult {
     expect_invalid(
         "search with limit 0",
         store.search("valid", &SearchOptions::top_k(0)).await,
+    )?;
+    expect_invalid(
+        "search with a NaN min_score",
+        store
+            .search("valid", &SearchOptions::top_k(5).with_min_score(f64::NAN))
+            .await,
     )?;
     let n = store.count(&MemoryFilter::all()).await?;
     ensure(n == 1, || {

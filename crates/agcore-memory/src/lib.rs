@@ -57,6 +57,7 @@ pub mod long_term;
 mod page;
 pub mod retriever;
 pub mod retry;
+pub mod schema;
 /// The search engine parts (analyzers, BM25 / BM25F, fusion, RM3, vector
 /// indexes, near-duplicate detection): the `agcore-search` crate.
 pub use agcore_search as search;

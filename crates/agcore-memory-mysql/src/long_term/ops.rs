@@ -5,7 +5,7 @@
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::apply::{apply_update, merge_duplicate, new_entry};
 use agcore_memory::long_term::{
-    ArchivedFilter, HistoryEntry, HistoryReason, ListOrder, ListRequest, MemoryEntry, MemoryScope,
+    ArchivedFilter, HistoryEntry, HistoryReason, ListRequest, MemoryEntry, MemoryScope,
     MemoryUpdate, NewMemory, SaveOutcome, WeightRules,
 };
 use chrono::{DateTime, Utc};
@@ -209,11 +209,7 @@ pub(crate) async fn list(
     request: &ListRequest,
     lock: bool,
 ) -> Result<Vec<MemoryEntry>> {
-    let order = match request.order {
-        ListOrder::Weight => "m.weight DESC, m.id ASC",
-        ListOrder::Created => "m.id ASC",
-        _ => "m.updated_at DESC, m.id DESC",
-    };
+    let order = request.order.sql_order_by();
     let limit = request
         .limit
         .map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));

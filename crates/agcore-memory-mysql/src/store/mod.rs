@@ -265,12 +265,7 @@ impl MemoryStore for MysqlStore {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
-        options.filter.validate()?;
-        if options.limit == 0 {
-            return Err(MemoryError::InvalidInput(
-                "search limit must be at least 1".into(),
-            ));
-        }
+        agcore_memory::retriever::validate_search_options(options)?;
         let run = async {
             let mut conn = self.conns.get().await?;
             let weight = self.context_field().map_or(0.0, |c| c.weight);

@@ -181,11 +181,7 @@ pub(crate) async fn list(
     request: &ListRequest,
     lock: bool,
 ) -> Result<Vec<MemoryEntry>> {
-    let order = match request.order {
-        ListOrder::Weight => "m.weight DESC, m.id ASC",
-        ListOrder::Created => "m.id ASC",
-        _ => "m.updated_at DESC, m.id DESC",
-    };
+    let order = request.order.sql_order_by();
     let limit = request.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
     let sql = format!(
         "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m WHERE m.agent_name = $1 AND m.user_id = $2

@@ -279,12 +279,7 @@ impl MemoryStore for PostgresStore {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<ScoredItem>, MemoryError> {
-        options.filter.validate()?;
-        if options.limit == 0 {
-            return Err(MemoryError::InvalidInput(
-                "search limit must be at least 1".into(),
-            ));
-        }
+        agcore_memory::retriever::validate_search_options(options)?;
         let client = self.client().await?;
         let weight = self.inner.context.as_ref().map_or(0.0, |c| c.weight);
         Ok(search::search(&client, query, options, weight).await?)

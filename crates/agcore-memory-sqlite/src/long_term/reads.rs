@@ -8,7 +8,7 @@ use rusqlite::{Connection, params};
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
 use super::time::parse_time;
 use agcore_memory::long_term::{
-    HistoryEntry, HistoryReason, ListOrder, ListRequest, MemoryEntry, MemoryScope,
+    HistoryEntry, HistoryReason, ListRequest, MemoryEntry, MemoryScope,
 };
 
 pub(crate) fn find_by_key(
@@ -60,11 +60,7 @@ pub(crate) fn list(
     scope: &MemoryScope,
     request: &ListRequest,
 ) -> Result<Vec<MemoryEntry>> {
-    let order = match request.order {
-        ListOrder::Weight => "m.weight DESC, m.id ASC",
-        ListOrder::Created => "m.id ASC",
-        _ => "m.updated_at DESC, m.id DESC",
-    };
+    let order = request.order.sql_order_by();
     let limit = request
         .limit
         .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));

@@ -129,7 +129,14 @@ impl MemoryEntry {
 
     /// The text that is indexed for search: name, content and description.
     pub fn search_text(&self) -> String {
-        format!("{} {} {}", self.name, self.content, self.description)
+        Self::search_text_of(&self.name, &self.content, &self.description)
+    }
+
+    /// [`Self::search_text`] of an entry's fields as a backend reads them
+    /// from a row (re-indexing, backfills), so every path indexes the same
+    /// text.
+    pub fn search_text_of(name: &str, content: &str, description: &str) -> String {
+        format!("{name} {content} {description}")
     }
 }
 

@@ -41,6 +41,20 @@ pub enum ListOrder {
     Created,
 }
 
+impl ListOrder {
+    /// This order as the terms of an SQL `ORDER BY` over the entries table
+    /// aliased `m`, with its `weight`, `id` (ascending in creation order) and
+    /// `updated_at` columns: the one mapping every SQL backend uses, so they
+    /// list alike.
+    pub const fn sql_order_by(self) -> &'static str {
+        match self {
+            Self::RecentlyUpdated => "m.updated_at DESC, m.id DESC",
+            Self::Weight => "m.weight DESC, m.id ASC",
+            Self::Created => "m.id ASC",
+        }
+    }
+}
+
 /// Options of a search: type filter, top-k, archived entries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -2,7 +2,7 @@
 //! columns filled row by row from version-1 rows, and version 3's
 //! impact-ordered index built from the existing rows.
 
-use agcore_memory::long_term::content_key;
+use agcore_memory::long_term::{MemoryEntry, content_key};
 use rusqlite::{Transaction, params};
 
 use super::V2_TABLES;
@@ -119,7 +119,11 @@ pub(super) fn v2(tx: &Transaction<'_>) -> Result<()> {
         if !seen.insert((agent.clone(), user.clone(), key.clone())) {
             key = format!("{key}\u{0}dup:{id}");
         }
-        let terms = index_terms(&agent, &user, &format!("{name} {content} {description}"));
+        let terms = index_terms(
+            &agent,
+            &user,
+            &MemoryEntry::search_text_of(&name, &content, &description),
+        );
         let created = normalise_time(created.as_deref(), &now);
         let updated = normalise_time(updated.as_deref(), &created);
         stmt.execute(params![
