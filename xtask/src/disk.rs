@@ -47,7 +47,7 @@ pub fn ensure_room(ctx: &Context) -> Result<(), String> {
     };
     let reused = folder_bytes(&target)
         + folder_bytes(&ctx.root.join("target").join(crate::fuzz::QUICK_BUILD_DIR));
-    let services = if services_dir(ctx).exists() {
+    let services = if ctx.services_dir().exists() {
         0
     } else {
         SERVICES_BYTES
@@ -74,13 +74,6 @@ pub fn ensure_room(ctx: &Context) -> Result<(), String> {
         println!("\n==> [disk] warning: {figures}; going on with little to spare");
     }
     Ok(())
-}
-
-/// The state folder of `scripts/services.sh` (`AGCORE_SERVICES_DIR`, else
-/// `.services` in the workspace).
-fn services_dir(ctx: &Context) -> PathBuf {
-    std::env::var_os("AGCORE_SERVICES_DIR")
-        .map_or_else(|| ctx.root.join(".services"), PathBuf::from)
 }
 
 /// `bytes` as GiB with one decimal, e.g. `5.1 GiB`.

@@ -40,13 +40,17 @@ impl Context {
         self
     }
 
-    /// The `env` file written by `scripts/services.sh start`: `.services/env`, or
-    /// `$AGCORE_SERVICES_DIR/env` when that variable names another state directory.
-    pub fn services_env_file(&self) -> PathBuf {
+    /// The state directory of `scripts/services.sh`: `.services`, or
+    /// `$AGCORE_SERVICES_DIR` when that variable names another one.
+    pub fn services_dir(&self) -> PathBuf {
         std::env::var_os("AGCORE_SERVICES_DIR")
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| self.root.join(".services"), |dir| self.root.join(dir))
-            .join("env")
+    }
+
+    /// The `env` file written by `scripts/services.sh start` in [`Self::services_dir`].
+    pub fn services_env_file(&self) -> PathBuf {
+        self.services_dir().join("env")
     }
 
     /// A `cargo` command (honours `$CARGO`, as cargo sets it for `cargo xtask`).
