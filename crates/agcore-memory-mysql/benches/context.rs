@@ -24,8 +24,7 @@
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
 use agcore_memory_mysql::MysqlDatabase;
-use agcore_memory_testkit::corpus::Corpus;
-use agcore_memory_testkit::turns::{as_turns, measure_turns};
+use agcore_memory_testkit::turns::{context_sets, measure_turns};
 use mysql_async::prelude::Queryable;
 
 #[path = "support/database.rs"]
@@ -64,13 +63,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let n: usize = std::env::var("AGCORE_BENCH_CONTEXT_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    let corpus = Corpus::new();
-    let plain = corpus.memories(n, 7);
-    let turns = as_turns(&plain);
+    let (plain, turns) = context_sets();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -25,8 +25,7 @@
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
 use agcore_memory_postgres::PostgresDatabase;
-use agcore_memory_testkit::corpus::Corpus;
-use agcore_memory_testkit::turns::{as_turns, measure_turns};
+use agcore_memory_testkit::turns::{context_sets, measure_turns};
 use vacuum::vacuum;
 
 #[path = "support/vacuum.rs"]
@@ -68,13 +67,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let n: usize = std::env::var("AGCORE_BENCH_CONTEXT_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    let corpus = Corpus::new();
-    let plain = corpus.memories(n, 7);
-    let turns = as_turns(&plain);
+    let (plain, turns) = context_sets();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

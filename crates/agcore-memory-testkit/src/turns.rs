@@ -31,6 +31,19 @@ pub fn as_turns(memories: &[MemoryItem]) -> Vec<MemoryItem> {
         .collect()
 }
 
+/// The context bench's two data sets: the bench corpus's memories
+/// (`AGCORE_BENCH_CONTEXT_N` of them, 10,000 when unset) saved plain, and
+/// the same memories [`as_turns`].
+pub fn context_sets() -> (Vec<MemoryItem>, Vec<MemoryItem>) {
+    let n: usize = std::env::var("AGCORE_BENCH_CONTEXT_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let plain = Corpus::new().memories(n, 7);
+    let turns = as_turns(&plain);
+    (plain, turns)
+}
+
 /// What [`measure_turns`] measured on one store.
 #[derive(Debug, Clone, Copy)]
 pub struct TurnFigures {
