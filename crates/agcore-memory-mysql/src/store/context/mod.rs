@@ -25,7 +25,6 @@
 //!   ([`sync`]); the weight only matters at search time. Every process
 //!   sharing a database should use the same settings.
 
-mod fields;
 mod rebuild;
 mod rows;
 mod settle;

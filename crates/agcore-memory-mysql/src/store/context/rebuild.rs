@@ -6,10 +6,10 @@
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_search::contextual::upkeep::changed;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Transaction, TxOpts, Value};
 
-use super::fields;
 use super::rows::{Membership, insert_empty};
 use super::settle::{MEMBER_COLUMNS, member};
 use crate::error::Result;
@@ -110,14 +110,14 @@ async fn fill_fields(tx: &mut Transaction<'_>, context: &ContextField) -> Result
             .into_iter()
             .map(|mut row| member(&mut row, 0))
             .collect::<Result<Vec<_>>>()?;
-        members.sort_by(|a, b| a.position.cmp(&b.position));
-        let updates = fields::changed(&members, 0..members.len(), window);
+        members.sort_by(|a, b| a.doc.1.cmp(&b.doc.1));
+        let updates = changed(&members, 0..members.len(), window);
         context_len += updates.iter().map(|u| u.delta).sum::<i64>();
         tx.exec_batch(
             "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
             updates
                 .into_iter()
-                .map(|u| (u.context_terms, u.context_len, u.doc)),
+                .filter_map(|u| Some((u.terms, u.len, members.get(u.at)?.doc.0))),
         )
         .await?;
     }

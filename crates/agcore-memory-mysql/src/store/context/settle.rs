@@ -4,18 +4,23 @@
 //! (three index range reads on `(grp, created_s, created_ns, id)`, in one
 //! statement), the members joining are placed among them, every member
 //! within `window` of that span gets its field derived again
-//! ([`fields::changed`]), and the rows of new members and the changed
+//! ([`agcore_search::contextual::upkeep`]), and the rows of new members and the changed
 //! fields are written in one statement; what each field held and now holds
 //! is recorded for the document frequencies ([`WordChanges`]).
 
+use agcore_search::contextual::upkeep::{FieldUpdate, RunMember, changed, span};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
-use super::fields::{self, Member, Update};
 use super::rows::{Changes, Joining, Position};
 use crate::error::Result;
 use crate::row::take;
 use crate::store::df::{Field, WordChanges};
+
+/// A member of a sequence as read for deriving fields: its row number and
+/// position, its own `terms` words (` word ` each) and length, and its
+/// stored field (`None`: a member joining, with no row yet).
+pub(super) type Member = RunMember<(i64, Position), String>;
 
 /// Rows per multi-row `INSERT`.
 const CHUNK: usize = 500;
@@ -53,18 +58,20 @@ fn position_params(p: &Position) -> [Value; 5] {
 
 /// The member in `row`'s columns from `skip` on ([`MEMBER_COLUMNS`]).
 pub(super) fn member(row: &mut Row, skip: usize) -> Result<Member> {
+    let doc = take(row, skip)?;
+    let own = take(row, skip + 1)?;
+    let len = take(row, skip + 2)?;
+    let stored = Some((take(row, skip + 3)?, take(row, skip + 4)?));
+    let position = (
+        take(row, skip + 5)?,
+        take(row, skip + 6)?,
+        take(row, skip + 7)?,
+    );
     Ok(Member {
-        doc: take(row, skip)?,
-        terms: take(row, skip + 1)?,
-        len: take(row, skip + 2)?,
-        context_terms: take(row, skip + 3)?,
-        context_len: take(row, skip + 4)?,
-        position: (
-            take(row, skip + 5)?,
-            take(row, skip + 6)?,
-            take(row, skip + 7)?,
-        ),
-        stored: true,
+        doc: (doc, position),
+        own,
+        len,
+        stored,
     })
 }
 
@@ -118,20 +125,33 @@ async fn around(
     Ok((members, before, after))
 }
 
-/// Writes `updates` of `grp`: rows of new members with their fields, and
-/// the changed fields of stored ones, in one statement per 500.
-async fn write(tx: &mut Transaction<'_>, grp: &[u8], updates: Vec<Update>) -> Result<()> {
+/// Writes `updates` of `grp` (of `members`): rows of new members with
+/// their fields, and the changed fields of stored ones, in one statement
+/// per 500.
+async fn write(
+    tx: &mut Transaction<'_>,
+    grp: &[u8],
+    members: &[Member],
+    updates: &[FieldUpdate<String>],
+) -> Result<()> {
     for chunk in updates.chunks(CHUNK) {
         let mut params = Vec::with_capacity(chunk.len() * 7);
         for u in chunk {
+            let Some(Member {
+                doc: (doc, position),
+                ..
+            }) = members.get(u.at)
+            else {
+                continue;
+            };
             params.extend([
-                Value::Int(u.doc),
+                Value::Int(*doc),
                 Value::from(grp),
-                Value::Int(u.position.0),
-                Value::Int(u.position.1),
-                Value::from(u.position.2.as_slice()),
-                Value::Int(u.context_len),
-                Value::from(u.context_terms.as_str()),
+                Value::Int(position.0),
+                Value::Int(position.1),
+                Value::from(position.2.as_slice()),
+                Value::Int(u.len),
+                Value::from(u.terms.as_str()),
             ]);
         }
         tx.exec_drop(
@@ -139,7 +159,7 @@ async fn write(tx: &mut Transaction<'_>, grp: &[u8], updates: Vec<Update>) -> Re
                 "INSERT INTO agcore_item_context (doc, grp, created_s, created_ns, id, context_len, context_terms)
                  VALUES {} ON DUPLICATE KEY UPDATE
                  context_len = VALUES(context_len), context_terms = VALUES(context_terms)",
-                vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ")
+                vec!["(?, ?, ?, ?, ?, ?, ?)"; params.len() / 7].join(", ")
             ),
             Params::Positional(params),
         )
@@ -164,35 +184,28 @@ async fn settle_group(
     let middle = members.len() - before - after + joining.len();
     // Joining positions lie within `lo..=hi`: among the middle members.
     members.extend(joining.into_iter().map(|j| Member {
-        doc: j.doc,
-        position: j.position,
-        stored: false,
-        terms: j.terms,
+        doc: (j.doc, j.position),
+        own: j.terms,
         len: j.len,
-        context_terms: String::new(),
-        context_len: 0,
+        stored: None,
     }));
-    members.sort_by(|a, b| a.position.cmp(&b.position));
-    let start = before.saturating_sub(window);
-    let end = before + middle + after.min(window);
-    let updates = fields::changed(&members, start..end, window);
-    let stored: std::collections::HashMap<i64, &Member> = members
-        .iter()
-        .filter(|m| m.stored)
-        .map(|m| (m.doc, m))
-        .collect();
+    members.sort_by(|a, b| a.doc.1.cmp(&b.doc.1));
+    let updates = changed(&members, span(before, middle, after, window), window);
     for u in &updates {
-        let id = u.position.2.as_slice();
-        if let Some(m) = stored.get(&u.doc) {
+        let Some(m) = members.get(u.at) else {
+            continue;
+        };
+        let id = m.doc.1.2.as_slice();
+        if let Some((context, _)) = &m.stored {
             // Its own words are unchanged: a member whose item was
             // rewritten left its sequence and joins again, not stored.
-            words.was(id, Field::Own, &m.terms);
-            words.was(id, Field::Context, &m.context_terms);
+            words.was(id, Field::Own, &m.own);
+            words.was(id, Field::Context, context);
         }
-        words.set(id, Field::Context, u.context_terms.clone());
+        words.set(id, Field::Context, u.terms.clone());
     }
     let delta = updates.iter().map(|u| u.delta).sum();
-    write(tx, grp, updates).await?;
+    write(tx, grp, &members, &updates).await?;
     Ok(delta)
 }
 

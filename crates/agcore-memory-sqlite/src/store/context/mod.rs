@@ -22,13 +22,14 @@ mod settle;
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed};
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use super::search::STORE_SCOPE;
 use crate::error::Result;
 use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
-pub(crate) use neighbours::{Position, context_at, join};
+pub(crate) use neighbours::Position;
 pub(crate) use settle::{Changes, Fresh, settle};
 
 /// The settings a store's fields were built with: (sequence key, window);
@@ -113,26 +114,16 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
         [],
     )?;
     for grp in groups {
-        let members: Vec<(i64, String, String)> = conn
+        let members: Vec<RunMember<i64, SpaceJoined>> = conn
             .prepare_cached(
                 "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
                  ORDER BY created_secs, created_nanos, id",
             )?
-            .query_map([grp], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map([grp], |r| Ok(member(r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<std::result::Result<_, _>>()?;
-        for (n, (pk, _, old)) in members.iter().enumerate() {
-            let near = members
-                .get(n.saturating_sub(window)..n)
-                .unwrap_or_default()
-                .iter()
-                .chain(
-                    members
-                        .get(n + 1..(n + 1 + window).min(members.len()))
-                        .unwrap_or_default(),
-                );
-            let new = join(near.map(|(_, t, _)| t.as_str()));
-            if new != *old {
-                update.execute(params![pk, new])?;
+        for u in changed(&members, 0..members.len(), window) {
+            if let Some(m) = members.get(u.at) {
+                update.execute(params![m.doc, u.terms.0])?;
             }
         }
     }
@@ -211,37 +202,36 @@ fn assign_groups(conn: &Connection, context: Option<&ContextField>) -> Result<()
 /// # Errors
 /// [`MemoryError::Storage`](agcore_memory::MemoryError).
 pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
-    type Row = (i64, String, Option<String>, String, i64, i64, String);
+    type Row = (i64, String, Option<String>, String, String);
     let rows: Vec<Row> = conn
         .prepare(
-            "SELECT pk, terms, grp, context_terms, created_secs, created_nanos, id \
-             FROM memory_items",
+            "SELECT pk, terms, grp, context_terms, id FROM memory_items \
+             ORDER BY grp, created_secs, created_nanos, id",
         )?
         .query_map([], |r| Row::try_from(r))?
         .collect::<std::result::Result<_, _>>()?;
     let mut problems = Vec::new();
-    for (_, _, grp, context, secs, nanos, id) in &rows {
-        let expected = match grp {
-            Some(grp) => {
-                let at = Position {
-                    grp: grp.clone(),
-                    secs: *secs,
-                    nanos: *nanos,
-                    id: id.clone(),
-                };
-                context_at(conn, &at, window)?
-            }
-            None => String::new(),
+    for run in rows.chunk_by(|a, b| a.2 == b.2) {
+        let members: Vec<RunMember<i64, SpaceJoined>> = run
+            .iter()
+            .map(|(pk, terms, _, context, _)| member(*pk, terms.clone(), context.clone()))
+            .collect();
+        let all = if run.first().is_some_and(|r| r.2.is_some()) {
+            changed(&members, 0..members.len(), window)
+        } else {
+            changed(&members, 0..members.len(), 0)
         };
-        if *context != expected {
-            problems.push(format!(
-                "context field of `{id}` differs from its neighbours"
-            ));
+        for u in all {
+            if let Some((.., id)) = run.get(u.at) {
+                problems.push(format!(
+                    "context field of `{id}` differs from its neighbours"
+                ));
+            }
         }
     }
     let docs: Vec<FieldDoc<'_>> = rows
         .iter()
-        .map(|(pk, terms, grp, context, ..)| FieldDoc {
+        .map(|(pk, terms, grp, context, _)| FieldDoc {
             doc: *pk,
             terms,
             context: grp.is_some().then_some(context.as_str()),
@@ -249,6 +239,16 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
         .collect();
     problems.extend(impact::check_fields(conn, STORE_SCOPE, &docs, 0)?);
     Ok(problems)
+}
+
+/// A stored row as a member of its sequence's run.
+fn member(pk: i64, terms: String, context: String) -> RunMember<i64, SpaceJoined> {
+    RunMember {
+        doc: pk,
+        own: SpaceJoined(terms),
+        len: 0,
+        stored: Some((SpaceJoined(context), 0)),
+    }
 }
 
 /// The sequence of an item with this metadata JSON under `context`.
@@ -259,4 +259,41 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
 pub(crate) fn group_of(context: &ContextField, metadata: &str) -> Result<Option<String>> {
     let metadata: serde_json::Value = serde_json::from_str(metadata)?;
     Ok(context.group_of(&MemoryItem::new("", "").with_metadata(metadata)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_names_each_field_that_differs_from_its_neighbours() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut conn).unwrap();
+        for (id, grp, secs, terms, context) in [
+            ("a", Some("s"), 1, "one", "two"),
+            ("b", Some("s"), 2, "two", "one three"),
+            ("c", Some("s"), 3, "three", "one"),
+            ("d", None, 4, "four", ""),
+            ("e", None, 5, "five", "four"),
+        ] {
+            conn.execute(
+                "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, \
+                 terms, grp, context_terms) VALUES (?1, '', 'null', ?2, 0, ?3, ?4, ?5)",
+                params![id, secs, terms, grp, context],
+            )
+            .unwrap();
+        }
+        let fields: Vec<String> = check(&conn, 1)
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.starts_with("context field"))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "context field of `e` differs from its neighbours",
+                "context field of `c` differs from its neighbours",
+            ]
+        );
+    }
 }

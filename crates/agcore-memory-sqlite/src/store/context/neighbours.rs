@@ -1,5 +1,6 @@
-//! A row's place in its sequence and its neighbours there, found through
-//! the index on (`grp`, `created_secs`, `created_nanos`, `id`).
+//! A row's place in its sequence, and runs of a sequence read in list
+//! order through the index on (`grp`, `created_secs`, `created_nanos`,
+//! `id`): three index range scans per run.
 
 use rusqlite::{Connection, params};
 
@@ -16,64 +17,53 @@ pub(crate) struct Position {
     pub(crate) id: String,
 }
 
-/// The members of `at`'s sequence within `window` on each side of `at`
-/// (`at` itself excluded, whether or not a row is there), in sequence
-/// order, as `(pk, terms)`.
+/// A member of a run: `(pk, terms, context_terms)`.
+pub(crate) type RunRow = (i64, String, String);
+
+/// The members of sequence `lo.grp` read around `lo..=hi` (two places of
+/// it, `lo <= hi`), in list order: up to `margin` before `lo`, every member
+/// from `lo` to `hi`, up to `margin` after `hi`; and how many are before
+/// and after — the run of
+/// [`agcore_search::contextual::upkeep`].
 ///
 /// # Errors
 /// [`MemoryError::Storage`](agcore_memory::MemoryError).
-pub(crate) fn around(
+pub(crate) fn run(
     conn: &Connection,
-    at: &Position,
-    window: usize,
-) -> Result<Vec<(i64, String)>> {
-    if window == 0 {
-        return Ok(Vec::new());
-    }
-    let limit = i64::try_from(window).unwrap_or(i64::MAX);
-    let args = params![at.grp, at.secs, at.nanos, at.id, limit];
-    let mut before: Vec<(i64, String)> = conn
-        .prepare_cached(
-            "SELECT pk, terms FROM memory_items WHERE grp = ?1 \
-             AND (created_secs, created_nanos, id) < (?2, ?3, ?4) \
-             ORDER BY created_secs DESC, created_nanos DESC, id DESC LIMIT ?5",
-        )?
-        .query_map(args, |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<std::result::Result<_, _>>()?;
-    before.reverse();
-    let after: Vec<(i64, String)> = conn
-        .prepare_cached(
-            "SELECT pk, terms FROM memory_items WHERE grp = ?1 \
-             AND (created_secs, created_nanos, id) > (?2, ?3, ?4) \
-             ORDER BY created_secs, created_nanos, id LIMIT ?5",
-        )?
-        .query_map(args, |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<std::result::Result<_, _>>()?;
-    before.extend(after);
-    Ok(before)
-}
-
-/// The context field of a row at `at`: its neighbours' `terms` in sequence
-/// order, joined by spaces.
-///
-/// # Errors
-/// [`MemoryError::Storage`](agcore_memory::MemoryError).
-pub(crate) fn context_at(conn: &Connection, at: &Position, window: usize) -> Result<String> {
-    Ok(join(
-        around(conn, at, window)?.iter().map(|(_, t)| t.as_str()),
-    ))
-}
-
-/// Terms columns joined into one context field value.
-pub(crate) fn join<'a>(terms: impl Iterator<Item = &'a str>) -> String {
-    let mut out = String::new();
-    for t in terms.filter(|t| !t.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(t);
-    }
-    out
+    (lo, hi): (&Position, &Position),
+    margin: usize,
+) -> Result<(Vec<RunRow>, usize, usize)> {
+    let limit = i64::try_from(margin).unwrap_or(i64::MAX);
+    let read = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Vec<RunRow>> {
+        Ok(conn
+            .prepare_cached(sql)?
+            .query_map(args, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<std::result::Result<_, _>>()?)
+    };
+    let mut members = read(
+        "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
+         AND (created_secs, created_nanos, id) < (?2, ?3, ?4) \
+         ORDER BY created_secs DESC, created_nanos DESC, id DESC LIMIT ?5",
+        params![lo.grp, lo.secs, lo.nanos, lo.id, limit],
+    )?;
+    members.reverse();
+    let before = members.len();
+    members.extend(read(
+        "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
+         AND (created_secs, created_nanos, id) >= (?2, ?3, ?4) \
+         AND (created_secs, created_nanos, id) <= (?5, ?6, ?7) \
+         ORDER BY created_secs, created_nanos, id",
+        params![lo.grp, lo.secs, lo.nanos, lo.id, hi.secs, hi.nanos, hi.id],
+    )?);
+    let after = read(
+        "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
+         AND (created_secs, created_nanos, id) > (?2, ?3, ?4) \
+         ORDER BY created_secs, created_nanos, id LIMIT ?5",
+        params![hi.grp, hi.secs, hi.nanos, hi.id, limit],
+    )?;
+    let n_after = after.len();
+    members.extend(after);
+    Ok((members, before, n_after))
 }
 
 #[cfg(test)]
@@ -81,7 +71,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn neighbours_come_in_sequence_order_through_the_index() {
+    fn a_run_comes_in_sequence_order_through_the_index() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
         for (id, grp, secs, terms) in [
@@ -89,6 +79,7 @@ mod tests {
             ("b", "s", 2, "two"),
             ("c", "s", 2, "three"),
             ("d", "s", 5, "four"),
+            ("f", "s", 6, "five"),
             ("e", "t", 3, "other"),
         ] {
             conn.execute(
@@ -104,11 +95,13 @@ mod tests {
             nanos: 0,
             id: id.into(),
         };
-        assert_eq!(context_at(&conn, &at("b", 2), 1).unwrap(), "one three");
-        assert_eq!(context_at(&conn, &at("b", 2), 2).unwrap(), "one three four");
-        assert_eq!(context_at(&conn, &at("a", 1), 1).unwrap(), "two");
-        assert_eq!(context_at(&conn, &at("z", 9), 1).unwrap(), "four");
-        assert_eq!(context_at(&conn, &at("b", 2), 0).unwrap(), "");
+        let words = |run: &[RunRow]| run.iter().map(|r| r.1.clone()).collect::<Vec<_>>();
+        let (members, before, after) = run(&conn, (&at("b", 2), &at("c", 2)), 1).unwrap();
+        assert_eq!(words(&members), ["one", "two", "three", "four"]);
+        assert_eq!((before, after), (1, 1));
+        let (members, before, after) = run(&conn, (&at("z", 2), &at("z", 2)), 9).unwrap();
+        assert_eq!(words(&members), ["one", "two", "three", "four", "five"]);
+        assert_eq!((before, after), (3, 2), "a place no row holds");
         let plan: String = conn
             .query_row(
                 "EXPLAIN QUERY PLAN SELECT pk, terms FROM memory_items WHERE grp = ?1 \

@@ -10,11 +10,12 @@
 //! changed rows, looked up after the step's row writes, are all the rows
 //! whose field may differ; each is compared with its stored field.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed, span};
+use rusqlite::{Connection, params};
 
-use super::neighbours::{Position, around, context_at};
+use super::neighbours::{Position, run};
 use crate::error::Result;
 use crate::impact::{self, FieldDoc};
 use crate::store::search::STORE_SCOPE;
@@ -25,7 +26,8 @@ pub(crate) struct Fresh {
     pub(crate) pk: i64,
     /// Its `terms` column.
     pub(crate) terms: String,
-    /// Its place in its sequence; `None` when in none.
+    /// Its place in its sequence; `None` when in none. The place is also
+    /// in [`Changes::moved`].
     pub(crate) at: Option<Position>,
     /// What its `context_terms` column holds now.
     pub(crate) stored_context: String,
@@ -50,13 +52,14 @@ impl Changes {
     }
 }
 
-/// A stored row whose field may be stale: its terms, field and position.
-type Stored = (String, String, Option<String>, i64, i64, String);
+/// Index entries: `(pk, terms, context field)`.
+type Entries = Vec<(i64, String, Option<String>)>;
 
 /// Applies `changes` to the store's index: drops the invalidated entries,
-/// refreshes the fields of the rows around the moved positions, indexes the
-/// fresh rows with their fields. Run it in the step's transaction, after
-/// its row writes.
+/// derives again the fields of each changed sequence's run
+/// ([`agcore_search::contextual::upkeep`]) and writes those that changed,
+/// indexes the fresh rows with their fields. Run it in the step's
+/// transaction, after its row writes.
 ///
 /// # Errors
 /// [`MemoryError::Storage`](agcore_memory::MemoryError).
@@ -67,59 +70,91 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
     let Changes {
         mut removed,
         fresh,
-        mut moved,
+        moved,
     } = changes;
-    let fresh_pks: HashSet<i64> = fresh.iter().map(|f| f.pk).collect();
-    moved.sort_unstable();
-    moved.dedup();
-    let mut stale: BTreeSet<i64> = BTreeSet::new();
-    for at in &moved {
-        for (pk, _) in around(conn, at, window)? {
-            if !fresh_pks.contains(&pk) {
-                stale.insert(pk);
-            }
-        }
+    let mut fresh: HashMap<i64, Fresh> = fresh.into_iter().map(|f| (f.pk, f)).collect();
+    let mut added: Entries = Vec::with_capacity(fresh.len());
+    for (lo, hi) in spans(moved).values() {
+        settle_run(conn, (lo, hi), window, &mut fresh, (&mut removed, &mut added))?;
     }
-    let mut added: Vec<(i64, String, Option<String>)> = Vec::with_capacity(fresh.len());
     let mut update =
         conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
-    for pk in stale {
-        let row: Option<Stored> = conn
-            .prepare_cached(
-                "SELECT terms, context_terms, grp, created_secs, created_nanos, id \
-                 FROM memory_items WHERE pk = ?1",
-            )?
-            .query_row([pk], |r| Stored::try_from(r))
-            .optional()?;
-        let Some((terms, old, Some(grp), secs, nanos, id)) = row else {
-            continue;
-        };
-        let at = Position {
-            grp,
-            secs,
-            nanos,
-            id,
-        };
-        let new = context_at(conn, &at, window)?;
-        if new != old {
-            update.execute(params![pk, new])?;
-            removed.push((pk, terms.clone(), Some(old)));
-            added.push((pk, terms, Some(new)));
+    // Rows in no sequence (a row in one was settled with its run).
+    for f in fresh.into_values() {
+        if !f.stored_context.is_empty() {
+            update.execute(params![f.pk, ""])?;
         }
-    }
-    for f in fresh {
-        let context = match &f.at {
-            Some(at) => Some(context_at(conn, at, window)?),
-            None => None,
-        };
-        let now = context.as_deref().unwrap_or("");
-        if now != f.stored_context {
-            update.execute(params![f.pk, now])?;
-        }
+        let context = f.at.map(|_| String::new());
         added.push((f.pk, f.terms, context));
     }
     impact::remove_fields(conn, STORE_SCOPE, &field_docs(&removed), 0)?;
     impact::add_fields(conn, STORE_SCOPE, &field_docs(&added), 0)
+}
+
+/// The first and last changed place of each sequence.
+fn spans(moved: Vec<Position>) -> BTreeMap<String, (Position, Position)> {
+    let mut out: BTreeMap<String, (Position, Position)> = BTreeMap::new();
+    for at in moved {
+        match out.get_mut(&at.grp) {
+            Some((lo, hi)) => {
+                if at < *lo {
+                    *lo = at;
+                } else if at > *hi {
+                    *hi = at;
+                }
+            }
+            None => {
+                out.insert(at.grp.clone(), (at.clone(), at));
+            }
+        }
+    }
+    out
+}
+
+/// Derives the fields of the run around `lo..=hi` again: writes the
+/// changed ones, moving their old entries to `removed` and new ones to
+/// `added`, and indexes the fresh rows of the run (taken from `fresh`).
+fn settle_run(
+    conn: &Connection,
+    (lo, hi): (&Position, &Position),
+    window: usize,
+    fresh: &mut HashMap<i64, Fresh>,
+    (removed, added): (&mut Entries, &mut Entries),
+) -> Result<()> {
+    let (rows, before, after) = run(conn, (lo, hi), window.saturating_mul(2))?;
+    let middle = rows.len() - before - after;
+    let members: Vec<RunMember<i64, SpaceJoined>> = rows
+        .into_iter()
+        .map(|(pk, terms, context)| RunMember {
+            doc: pk,
+            own: SpaceJoined(terms),
+            len: 0,
+            stored: (!fresh.contains_key(&pk)).then_some((SpaceJoined(context), 0)),
+        })
+        .collect();
+    let mut update =
+        conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
+    for u in changed(&members, span(before, middle, after, window), window) {
+        let Some(member) = members.get(u.at) else {
+            continue;
+        };
+        let (pk, new) = (member.doc, u.terms.0);
+        match (fresh.remove(&pk), &member.stored) {
+            (Some(f), _) => {
+                if new != f.stored_context {
+                    update.execute(params![pk, new])?;
+                }
+                added.push((pk, f.terms, Some(new)));
+            }
+            (None, Some((old, _))) => {
+                update.execute(params![pk, new])?;
+                removed.push((pk, member.own.0.clone(), Some(old.0.clone())));
+                added.push((pk, member.own.0.clone(), Some(new)));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Entries as the index takes them.
