@@ -97,18 +97,25 @@ pub struct FieldUpdate<T> {
 /// side, appended in run order, and their lengths summed. Empty for an
 /// `at` outside the run.
 pub fn field_of<D, T: FieldTerms>(run: &[RunMember<D, T>], at: usize, window: usize) -> (T, i64) {
+    if at >= run.len() {
+        return (T::default(), 0);
+    }
     let start = at.saturating_sub(window);
     let end = at.saturating_add(window).saturating_add(1).min(run.len());
+    let near = run.iter().enumerate().take(end).skip(start);
+    field_from(near.filter(|(i, _)| *i != at).map(|(_, m)| (&m.own, m.len)))
+}
+
+/// A field from its neighbours' own terms and lengths, in sequence order:
+/// for a store that reads each member's neighbours rather than runs.
+pub fn field_from<'a, T: FieldTerms + 'a>(
+    neighbours: impl IntoIterator<Item = (&'a T, i64)>,
+) -> (T, i64) {
     let mut terms = T::default();
     let mut len = 0_i64;
-    if at >= run.len() {
-        return (terms, len);
-    }
-    for (i, member) in run.iter().enumerate().take(end).skip(start) {
-        if i != at {
-            terms.add_neighbour(&member.own);
-            len = len.saturating_add(member.len);
-        }
+    for (own, own_len) in neighbours {
+        terms.add_neighbour(own);
+        len = len.saturating_add(own_len);
     }
     (terms, len)
 }
@@ -228,5 +235,40 @@ mod tests {
         assert_eq!(span(4, 3, 4, 2), 2..9);
         assert_eq!(span(1, 3, 0, 2), 0..4, "a run at the sequence's ends");
         assert_eq!(span(0, 0, 0, 5), 0..0);
+    }
+
+    proptest::proptest! {
+        /// A run read around the changed places derives, for every member
+        /// within `window` of them, the field the whole sequence gives.
+        #[test]
+        fn a_run_derives_what_the_whole_sequence_gives(
+            words in proptest::collection::vec("[a-c]{0,3}", 1..30),
+            (a, b) in (0usize..30, 0usize..30),
+            window in 0usize..4,
+        ) {
+            let n = words.len();
+            let own = |w: &String| SpaceJoined(w.clone());
+            let sequence: Vec<RunMember<usize, SpaceJoined>> = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| RunMember { doc: i, own: own(w), len: 1, stored: None })
+                .collect();
+            let (lo, hi) = (a.min(b) % n, a.max(b) % n);
+            let (lo, hi) = (lo.min(hi), lo.max(hi));
+            let start = lo.saturating_sub(2 * window);
+            let end = (hi + 1 + 2 * window).min(n);
+            let run = &sequence[start..end];
+            let (before, middle) = (lo - start, hi + 1 - lo);
+            let range = span(before, middle, end - hi - 1, window);
+            let updates = changed(run, range.clone(), window);
+            proptest::prop_assert_eq!(updates.len(), range.len());
+            for u in updates {
+                let at = start + u.at;
+                proptest::prop_assert!(at + window >= lo && at <= hi + window);
+                proptest::prop_assert_eq!((u.terms, u.len), field_of(&sequence, at, window));
+            }
+            let covered = (lo.saturating_sub(window)..(hi + window + 1).min(n)).len();
+            proptest::prop_assert_eq!(range.len(), covered);
+        }
     }
 }

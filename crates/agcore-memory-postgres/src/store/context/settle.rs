@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use agcore_search::contextual::upkeep::field_from;
 use deadpool_postgres::Transaction;
 
 use super::neighbours::{Found, Position, Target, targets};
@@ -123,17 +124,13 @@ impl Writes {
                 .or_else(|| stored.own.get(&doc))
                 .unwrap_or(&empty)
         };
-        let field = |t: &Target| {
-            let mut terms: BTreeMap<String, i32> = BTreeMap::new();
-            let mut len: i32 = 0;
-            for &(doc, n_len) in &t.neighbours {
-                len = len.saturating_add(n_len);
-                for (term, &tf) in own_of(doc) {
-                    let c = terms.entry(term.clone()).or_insert(0);
-                    *c = c.saturating_add(tf);
-                }
-            }
-            (terms, len)
+        let field = |t: &Target| -> (BTreeMap<String, i32>, i32) {
+            let (terms, len) = field_from(
+                t.neighbours
+                    .iter()
+                    .map(|&(doc, len)| (own_of(doc), i64::from(len))),
+            );
+            (terms, i32::try_from(len).unwrap_or(i32::MAX))
         };
         let mut out = Self::default();
         for f in fresh {

@@ -75,7 +75,13 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
     let mut fresh: HashMap<i64, Fresh> = fresh.into_iter().map(|f| (f.pk, f)).collect();
     let mut added: Entries = Vec::with_capacity(fresh.len());
     for (lo, hi) in spans(moved).values() {
-        settle_run(conn, (lo, hi), window, &mut fresh, (&mut removed, &mut added))?;
+        settle_run(
+            conn,
+            (lo, hi),
+            window,
+            &mut fresh,
+            (&mut removed, &mut added),
+        )?;
     }
     let mut update =
         conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
