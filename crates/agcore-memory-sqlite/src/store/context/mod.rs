@@ -17,7 +17,7 @@
 //!   settings re-derives every field and rebuilds the store's postings in
 //!   one transaction ([`sync`]). The weight only matters at search time.
 
-mod neighbours;
+mod run;
 mod settle;
 
 use agcore_memory::MemoryItem;
@@ -29,7 +29,7 @@ use super::search::STORE_SCOPE;
 use crate::error::Result;
 use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
-pub(crate) use neighbours::Position;
+pub(crate) use run::Position;
 pub(crate) use settle::{Changes, Fresh, settle};
 
 /// The settings a store's fields were built with: (sequence key, window);

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed, span};
 use rusqlite::{Connection, params};
 
-use super::neighbours::{Position, run};
+use super::run::{Position, run};
 use crate::error::Result;
 use crate::impact::{self, FieldDoc};
 use crate::store::search::STORE_SCOPE;
