@@ -10,9 +10,11 @@ use crate::multirow::{self, MultiRow};
 
 pub(super) mod group;
 mod parallel;
+mod replace;
 
 use group::{GroupKey, Grouped, group_docs};
 use parallel::group_docs_parallel;
+pub(crate) use replace::replace_fields;
 
 /// A block to write: its group key fields and postings.
 pub(super) type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
@@ -129,6 +131,12 @@ pub(crate) fn add_fields(
 
 /// Writes the grouped postings of documents not indexed yet ([`add_docs`]).
 fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
+    write_blocks(conn, scope, grouped)?;
+    add_stats(conn, scope, grouped)
+}
+
+/// Adds the postings of `grouped` to the blocks.
+fn write_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
     let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(grouped.groups.len());
     let mut merged: Vec<BlockOwned<'_>> = Vec::new();
     for ((term, tfb, len), range) in &grouped.groups {
@@ -146,7 +154,12 @@ fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result
         }
     }
     blocks.extend(merged.iter().map(|(t, b, l, p)| (*t, *b, *l, p.as_slice())));
-    insert_blocks(conn, scope, &blocks)?;
+    insert_blocks(conn, scope, &blocks)
+}
+
+/// Adds the document frequencies, run bounds and collection statistics of
+/// `grouped`'s documents.
+fn add_stats(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
     for range in multirow::chunks(grouped.terms.len()) {
         let chunk = grouped.terms.get(range.clone()).unwrap_or_default();
         let mut stmt = UPSERT_TERMS.prepare(conn, chunk.len())?;
@@ -208,6 +221,13 @@ pub(crate) fn remove_fields(
         return Ok(());
     }
     let grouped = group_docs(docs, skip);
+    remove_blocks(conn, scope, &grouped)?;
+    remove_stats(conn, scope, &grouped, docs.len())
+}
+
+/// Takes the postings of `grouped` out of their blocks, rewriting each
+/// block that held one.
+fn remove_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
     let mut blocks = conn.prepare_cached(
         "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
          AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
@@ -247,7 +267,12 @@ pub(crate) fn remove_fields(
         .iter()
         .map(|(t, b, l, p)| (*t, *b, *l, p.as_slice()))
         .collect();
-    insert_blocks(conn, scope, &again)?;
+    insert_blocks(conn, scope, &again)
+}
+
+/// Subtracts the document frequencies and collection statistics of
+/// `grouped`'s `n` documents.
+fn remove_stats(conn: &Connection, scope: i64, grouped: &Grouped<'_>, n: usize) -> Result<()> {
     let mut sub =
         conn.prepare_cached("UPDATE bm25_terms SET df = df - ?3 WHERE scope = ?1 AND term = ?2")?;
     // A term no document holds any more leaves no row behind (its bounds
@@ -258,7 +283,7 @@ pub(crate) fn remove_fields(
         sub.execute(params![scope, t.term, t.df])?;
         unused.execute(params![scope, t.term])?;
     }
-    let n = i64::try_from(docs.len()).unwrap_or(i64::MAX);
+    let n = i64::try_from(n).unwrap_or(i64::MAX);
     conn.prepare_cached(
         "UPDATE bm25_stats SET docs = docs - ?2, tokens = tokens - ?3, \
          grouped = grouped - ?4, context_tokens = context_tokens - ?5 WHERE scope = ?1",

@@ -93,8 +93,14 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
         let context = f.at.map(|_| String::new());
         added.push((f.pk, f.terms, context));
     }
-    impact::remove_fields(conn, STORE_SCOPE, &field_docs(&removed), 0)?;
-    impact::add_fields(conn, STORE_SCOPE, &field_docs(&added), 0)
+    // Postings a re-indexed row keeps (its own terms, mostly) stay put.
+    impact::replace_fields(
+        conn,
+        STORE_SCOPE,
+        &field_docs(&removed),
+        &field_docs(&added),
+        0,
+    )
 }
 
 /// The first and last changed place of each sequence.
