@@ -94,14 +94,27 @@ mod tests {
     fn a_replaced_field_leaves_the_index_as_a_fresh_build() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
-        let before = [doc(1, "red fox", "jump"), doc(2, "jump", "red fox"), doc(3, "lazy dog", "")];
+        let before = [
+            doc(1, "red fox", "jump"),
+            doc(2, "jump", "red fox"),
+            doc(3, "lazy dog", ""),
+        ];
         add_fields(&conn, 0, &before, 0).unwrap();
         let old = [before[0], before[1]];
-        let after = [doc(1, "red fox", "jump lazy"), doc(2, "jump high", "red fox")];
+        let after = [
+            doc(1, "red fox", "jump lazy"),
+            doc(2, "jump high", "red fox"),
+        ];
         replace_fields(&conn, 0, &old, &after, 0).unwrap();
         let now = [after[0], after[1], before[2]];
-        assert_eq!(check_fields(&conn, 0, &now, 0).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            check_fields(&conn, 0, &now, 0).unwrap(),
+            Vec::<String>::new()
+        );
         replace_fields(&conn, 0, &now[2..], &[], 0).unwrap();
-        assert_eq!(check_fields(&conn, 0, &now[..2], 0).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            check_fields(&conn, 0, &now[..2], 0).unwrap(),
+            Vec::<String>::new()
+        );
     }
 }
