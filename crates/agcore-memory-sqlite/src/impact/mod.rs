@@ -49,7 +49,8 @@ pub(crate) use check::check;
 pub(crate) use check::check_fields;
 pub(crate) use stats::{ScopeStats, TermStats, scope_stats, term_stats};
 pub(crate) use upgrade::{add_context_columns, split_by_length};
-pub(crate) use write::{add_docs, add_fields, remove_docs, replace_fields};
+pub(crate) use write::replace::replace_fields;
+pub(crate) use write::{add_docs, add_fields, remove_docs};
 
 /// Term-frequency buckets: `tf` 1, 2 and 3 each have their own runs; larger
 /// frequencies share the last bucket (bounded with the term's largest `tf`).

@@ -10,11 +10,10 @@ use crate::multirow::{self, MultiRow};
 
 pub(super) mod group;
 mod parallel;
-mod replace;
+pub(crate) mod replace;
 
 use group::{GroupKey, Grouped, group_docs};
 use parallel::group_docs_parallel;
-pub(crate) use replace::replace_fields;
 
 /// A block to write: its group key fields and postings.
 pub(super) type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
