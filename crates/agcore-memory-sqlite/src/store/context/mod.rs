@@ -30,6 +30,7 @@ use crate::error::Result;
 use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
 pub(crate) use run::Position;
+use run::{member, set_context};
 pub(crate) use settle::{Changes, Fresh, settle};
 
 /// The settings a store's fields were built with: (sequence key, window);
@@ -107,8 +108,6 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
         .prepare("SELECT DISTINCT grp FROM memory_items WHERE grp IS NOT NULL")?
         .query_map([], |r| r.get(0))?
         .collect::<std::result::Result<_, _>>()?;
-    let mut update =
-        conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
     conn.execute(
         "UPDATE memory_items SET context_terms = '' WHERE grp IS NULL AND context_terms <> ''",
         [],
@@ -119,11 +118,11 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
                 "SELECT pk, terms, context_terms FROM memory_items WHERE grp = ?1 \
                  ORDER BY created_secs, created_nanos, id",
             )?
-            .query_map([grp], |r| Ok(member(r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map([grp], |r| Ok(member((r.get(0)?, r.get(1)?, r.get(2)?))))?
             .collect::<std::result::Result<_, _>>()?;
         for u in changed(&members, 0..members.len(), window) {
             if let Some(m) = members.get(u.at) {
-                update.execute(params![m.doc, u.terms.0])?;
+                set_context(conn, m.doc, &u.terms.0)?;
             }
         }
     }
@@ -214,14 +213,11 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
     for run in rows.chunk_by(|a, b| a.2 == b.2) {
         let members: Vec<RunMember<i64, SpaceJoined>> = run
             .iter()
-            .map(|(pk, terms, _, context, _)| member(*pk, terms.clone(), context.clone()))
+            .map(|(pk, terms, _, context, _)| member((*pk, terms.clone(), context.clone())))
             .collect();
-        let all = if run.first().is_some_and(|r| r.2.is_some()) {
-            changed(&members, 0..members.len(), window)
-        } else {
-            changed(&members, 0..members.len(), 0)
-        };
-        for u in all {
+        // Rows in no sequence have empty fields: a window of 0.
+        let grouped = run.first().is_some_and(|r| r.2.is_some());
+        for u in changed(&members, 0..members.len(), if grouped { window } else { 0 }) {
             if let Some((.., id)) = run.get(u.at) {
                 problems.push(format!(
                     "context field of `{id}` differs from its neighbours"
@@ -239,16 +235,6 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
         .collect();
     problems.extend(impact::check_fields(conn, STORE_SCOPE, &docs, 0)?);
     Ok(problems)
-}
-
-/// A stored row as a member of its sequence's run.
-fn member(pk: i64, terms: String, context: String) -> RunMember<i64, SpaceJoined> {
-    RunMember {
-        doc: pk,
-        own: SpaceJoined(terms),
-        len: 0,
-        stored: Some((SpaceJoined(context), 0)),
-    }
 }
 
 /// The sequence of an item with this metadata JSON under `context`.

@@ -2,6 +2,7 @@
 //! order through the index on (`grp`, `created_secs`, `created_nanos`,
 //! `id`): three index range scans per run.
 
+use agcore_search::contextual::upkeep::{RunMember, SpaceJoined};
 use rusqlite::{Connection, params};
 
 use crate::error::Result;
@@ -19,6 +20,28 @@ pub(crate) struct Position {
 
 /// A member of a run: `(pk, terms, context_terms)`.
 pub(crate) type RunRow = (i64, String, String);
+
+/// A stored row as a member of its sequence's run: `(pk, terms,
+/// context_terms)`; SQLite keeps no field lengths (they follow from the
+/// words), so lengths are 0.
+pub(crate) fn member((pk, terms, context): RunRow) -> RunMember<i64, SpaceJoined> {
+    RunMember {
+        doc: pk,
+        own: SpaceJoined(terms),
+        len: 0,
+        stored: Some((SpaceJoined(context), 0)),
+    }
+}
+
+/// Writes row `pk`'s context field.
+///
+/// # Errors
+/// [`MemoryError::Storage`](agcore_memory::MemoryError).
+pub(crate) fn set_context(conn: &Connection, pk: i64, terms: &str) -> Result<()> {
+    conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?
+        .execute(params![pk, terms])?;
+    Ok(())
+}
 
 /// The members of sequence `lo.grp` read around `lo..=hi` (two places of
 /// it, `lo <= hi`), in list order: up to `margin` before `lo`, every member

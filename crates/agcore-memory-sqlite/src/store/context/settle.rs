@@ -13,9 +13,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed, span};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
-use super::run::{Position, run};
+use super::run::{Position, member, run, set_context};
 use crate::error::Result;
 use crate::impact::{self, FieldDoc};
 use crate::store::search::STORE_SCOPE;
@@ -83,12 +83,10 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
             (&mut removed, &mut added),
         )?;
     }
-    let mut update =
-        conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
     // Rows in no sequence (a row in one was settled with its run).
     for f in fresh.into_values() {
         if !f.stored_context.is_empty() {
-            update.execute(params![f.pk, ""])?;
+            set_context(conn, f.pk, "")?;
         }
         let context = f.at.map(|_| String::new());
         added.push((f.pk, f.terms, context));
@@ -135,17 +133,15 @@ fn settle_run(
 ) -> Result<()> {
     let (rows, before, after) = run(conn, (lo, hi), window.saturating_mul(2))?;
     let middle = rows.len() - before - after;
+    // A fresh row is indexed whatever its column holds: not stored.
     let members: Vec<RunMember<i64, SpaceJoined>> = rows
         .into_iter()
-        .map(|(pk, terms, context)| RunMember {
-            doc: pk,
-            own: SpaceJoined(terms),
-            len: 0,
-            stored: (!fresh.contains_key(&pk)).then_some((SpaceJoined(context), 0)),
+        .map(member)
+        .map(|m| RunMember {
+            stored: m.stored.filter(|_| !fresh.contains_key(&m.doc)),
+            ..m
         })
         .collect();
-    let mut update =
-        conn.prepare_cached("UPDATE memory_items SET context_terms = ?2 WHERE pk = ?1")?;
     for u in changed(&members, span(before, middle, after, window), window) {
         let Some(member) = members.get(u.at) else {
             continue;
@@ -154,12 +150,12 @@ fn settle_run(
         match (fresh.remove(&pk), &member.stored) {
             (Some(f), _) => {
                 if new != f.stored_context {
-                    update.execute(params![pk, new])?;
+                    set_context(conn, pk, &new)?;
                 }
                 added.push((pk, f.terms, Some(new)));
             }
             (None, Some((old, _))) => {
-                update.execute(params![pk, new])?;
+                set_context(conn, pk, &new)?;
                 removed.push((pk, member.own.0.clone(), Some(old.0.clone())));
                 added.push((pk, member.own.0.clone(), Some(new)));
             }
