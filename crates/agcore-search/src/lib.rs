@@ -17,6 +17,9 @@
 //!   Taylor 2004), [`TextOverlap`] (Dice).
 //! - [`contextual`]: [`ContextualIndex`], an in-memory BM25F index with a
 //!   context field from neighbouring documents and optional RM3.
+//! - [`impact`]: the storage-independent parts of an impact-ordered
+//!   BM25 / BM25F index kept in a database (Anh & Moffat 2006): run codes,
+//!   the block codec, batch grouping and run bounds.
 //! - [`pruning`]: [`MaxScorePlan`](pruning::MaxScorePlan), top-k pruning
 //!   by per-term score bounds (MaxScore, Turtle & Flood 1995).
 //! - [`rm3`]: RM3 pseudo-relevance feedback settings ([`Rm3Config`];
@@ -32,9 +35,10 @@
 //! - [`dedupe`]: near-duplicate detection by Jaccard similarity of term sets
 //!   (PPJoin, Xiao et al. 2008).
 //!
-//! Nothing here returns errors or panics on library paths: out-of-range
-//! parameters are clamped (documented per item) and empty input gives
-//! empty output.
+//! Nothing here panics on library paths or returns errors of its own:
+//! out-of-range parameters are clamped (documented per item) and empty
+//! input gives empty output; the top-k search of [`impact::topk`] passes on
+//! the errors of the storage reads its caller supplies.
 //!
 //! # Examples
 //!
@@ -56,6 +60,7 @@ pub mod contextual;
 pub mod dedupe;
 pub mod dense_feedback;
 pub mod fusion;
+pub mod impact;
 pub mod keywords;
 pub mod pruning;
 pub mod rm3;

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::write::group::{TermCounts, group};
 use super::{FieldDoc, decode_postings};
 use crate::error::Result;
+use agcore_search::impact::{TermCounts, group};
 
 #[cfg(test)]
 /// Consistency problems of `scope`'s index against `rows` (the scope's

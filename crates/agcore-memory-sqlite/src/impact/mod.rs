@@ -6,7 +6,7 @@
 //!   [`BLOCK_DOCS`], ascending by document) of documents of length `len`
 //!   holding `term` with the frequency bucket `tfb = min(tf, TF_BUCKETS)`. A
 //!   document with a context field (a second BM25F field, see
-//!   [`FieldDoc`]) holding the term is in the run of [`run_code`]`(tf, ctf)`
+//!   [`FieldDoc`]) holding the term is in the run of [`run_code`](agcore_search::impact::run_code)`(tf, ctf)`
 //!   instead, keyed by its own length when `tf > 0` and by its context
 //!   length otherwise; documents without context keep the plain codes
 //!   1..=[`TF_BUCKETS`]. A
@@ -44,55 +44,20 @@ mod stats;
 mod upgrade;
 mod write;
 
+pub(crate) use agcore_search::impact::TermStats;
 #[cfg(test)]
 pub(crate) use check::check;
 pub(crate) use check::check_fields;
-pub(crate) use stats::{ScopeStats, TermStats, scope_stats, term_stats};
+pub(crate) use stats::{scope_stats, term_stats};
 pub(crate) use upgrade::{add_context_columns, split_by_length};
 pub(crate) use write::replace::replace_fields;
 pub(crate) use write::{add_docs, add_fields, remove_docs};
 
-/// Term-frequency buckets: `tf` 1, 2 and 3 each have their own runs; larger
-/// frequencies share the last bucket (bounded with the term's largest `tf`).
-pub(crate) const TF_BUCKETS: u32 = 4;
-/// Most postings in one block.
-pub(crate) const BLOCK_DOCS: usize = 512;
-/// The context tf bucket's multiplier in a run code (see [`run_code`]).
-pub(crate) const CONTEXT_STRIDE: u32 = 8;
-
-/// The run (`tfb` column) of a posting with `tf` occurrences in the own text
-/// and `ctf` in the context field: `min(tf, TF_BUCKETS) + CONTEXT_STRIDE ·
-/// min(ctf, TF_BUCKETS)`. Without context it is the plain tf bucket.
-pub(crate) fn run_code(tf: u32, ctf: u32) -> u32 {
-    tf.min(TF_BUCKETS) + CONTEXT_STRIDE * ctf.min(TF_BUCKETS)
-}
-
-/// The (tf bucket, context tf bucket) of a run code.
-pub(crate) fn split_code(code: u32) -> (u32, u32) {
-    (code % CONTEXT_STRIDE, code / CONTEXT_STRIDE)
-}
-
-/// A document as the index takes it: its number, its `terms` column value
-/// and its context field — the analysed terms of its neighbours, joined by
-/// spaces — or `None` when it belongs to no sequence (it then ranks by
-/// plain BM25, and does not count in the mean context length).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FieldDoc<'a> {
-    pub(crate) doc: i64,
-    pub(crate) terms: &'a str,
-    pub(crate) context: Option<&'a str>,
-}
-
-impl<'a> FieldDoc<'a> {
-    /// A document without a context field.
-    pub(crate) fn plain(doc: i64, terms: &'a str) -> Self {
-        Self {
-            doc,
-            terms,
-            context: None,
-        }
-    }
-}
+#[cfg(any(test, feature = "testkit"))]
+pub(crate) use agcore_search::impact::term_frequencies;
+pub(crate) use agcore_search::impact::{
+    BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings,
+};
 
 /// The block table of the impact-ordered index.
 pub(crate) const BLOCKS_TABLE: &str = "
@@ -149,48 +114,6 @@ pub(crate) fn idf(docs: f64, df: f64) -> f64 {
     agcore_search::Bm25::fts5_idf(docs, df)
 }
 
-/// The document length and distinct terms (with frequencies) of a `terms`
-/// column value, skipping its first `skip` tokens (the exhaustive reference
-/// of the `testkit` feature and the tests count with it).
-#[cfg(any(test, feature = "testkit"))]
-pub(crate) fn term_frequencies(terms: &str, skip: usize) -> (u32, Vec<(&str, u32)>) {
-    let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-    let mut len = 0u32;
-    for token in terms.split(' ').filter(|t| !t.is_empty()).skip(skip) {
-        len = len.saturating_add(1);
-        let c = counts.entry(token).or_insert(0);
-        *c = c.saturating_add(1);
-    }
-    (len, counts.into_iter().collect())
-}
-
-/// Postings `(len, doc)` as a block value: 12 bytes each (length then
-/// document, little-endian).
-pub(crate) fn encode_postings(postings: &[(u32, i64)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(postings.len() * 12);
-    for (len, doc) in postings {
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&doc.to_le_bytes());
-    }
-    out
-}
-
-/// The postings of a block value.
-pub(crate) fn decode_postings(blob: &[u8]) -> Vec<(u32, i64)> {
-    blob.chunks_exact(12)
-        .filter_map(|c| {
-            let (len, doc) = c.split_at(4);
-            Some((
-                u32::from_le_bytes(len.try_into().ok()?),
-                i64::from_le_bytes(doc.try_into().ok()?),
-            ))
-        })
-        .collect()
-}
-
-/// A posting: `(document length, document)`.
-pub(crate) type Posting = (u32, i64);
-
 /// Rows re-tokenised per statement batch when an index is rebuilt.
 pub(crate) const BATCH: i64 = 2_000;
 
@@ -226,15 +149,6 @@ mod tests {
     fn idf_matches_fts5() {
         assert!((idf(100.0, 10.0) - (90.5f64 / 10.5).ln()).abs() < 1e-12);
         assert!((idf(10.0, 9.0) - 1e-6).abs() < 1e-18);
-    }
-
-    #[test]
-    fn term_frequencies_skip_and_count() {
-        let (len, mut tfs) = term_frequencies("scope a b a 记忆", 1);
-        tfs.sort_unstable();
-        assert_eq!(len, 4);
-        assert_eq!(tfs, [("a", 2), ("b", 1), ("记忆", 1)]);
-        assert_eq!(term_frequencies("", 0).0, 0);
     }
 
     #[test]
@@ -276,7 +190,5 @@ mod tests {
         let all: Vec<(i64, &str)> = rows.iter().map(|(d, t)| (*d, t.as_str())).collect();
         remove_docs(&conn, 5, &all, 0).unwrap();
         assert_eq!(terms(&conn), 0);
-        let p = [(3, 1), (0, -2), (u32::MAX, i64::MAX)];
-        assert_eq!(decode_postings(&encode_postings(&p)), p);
     }
 }

@@ -4,24 +4,12 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Result;
-
-/// Collection statistics of one scope.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct ScopeStats {
-    /// Documents (N).
-    pub(crate) docs: f64,
-    /// Mean own length over all documents (0 when there are none).
-    pub(crate) avg_len: f64,
-    /// Mean context length over the documents with a context field (0 when
-    /// there are none).
-    pub(crate) avg_context_len: f64,
-}
+use agcore_search::impact::{ScopeStats, TermStats};
 
 /// Collection statistics of one scope.
 ///
 /// # Errors
 /// [`MemoryError::Storage`].
-#[allow(clippy::cast_precision_loss)]
 pub(crate) fn scope_stats(conn: &Connection, scope: i64) -> Result<ScopeStats> {
     let row: Option<(i64, i64, i64, i64)> = conn
         .prepare_cached(
@@ -32,32 +20,12 @@ pub(crate) fn scope_stats(conn: &Connection, scope: i64) -> Result<ScopeStats> {
         })
         .optional()?;
     let (docs, tokens, grouped, context_tokens) = row.unwrap_or((0, 0, 0, 0));
-    let mean = |total: i64, count: i64| {
-        if count > 0 {
-            total.max(0) as f64 / count as f64
-        } else {
-            0.0
-        }
-    };
-    Ok(ScopeStats {
-        docs: docs.max(0) as f64,
-        avg_len: mean(tokens, docs),
-        avg_context_len: mean(context_tokens, grouped),
-    })
-}
-
-/// One term's statistics in a scope (see [`term_stats`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct TermStats {
-    /// Documents holding the term in either field.
-    pub(crate) df: i64,
-    /// Largest own tf (may be stale-high after deletions).
-    pub(crate) max_tf: u32,
-    /// Largest context tf (may be stale-high).
-    pub(crate) max_ctf: u32,
-    /// Smallest context length of a document holding the term in both
-    /// fields (may be stale-low); 0 when there is none.
-    pub(crate) min_clen: u32,
+    Ok(ScopeStats::from_counts(
+        docs,
+        tokens,
+        grouped,
+        context_tokens,
+    ))
 }
 
 /// The statistics of `term` in `scope` (all 0 when absent).

@@ -8,12 +8,9 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use super::{BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings};
 use crate::multirow::{self, MultiRow};
 
-pub(super) mod group;
-mod parallel;
 pub(crate) mod replace;
 
-use group::{GroupKey, Grouped, group_docs};
-use parallel::group_docs_parallel;
+use agcore_search::impact::{GroupKey, Grouped, group_docs, group_docs_parallel};
 
 /// A block to write: its group key fields and postings.
 pub(super) type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);

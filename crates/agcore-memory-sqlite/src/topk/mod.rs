@@ -1,57 +1,22 @@
 //! Exact BM25 (long-term) and BM25F (store) top-k over the impact-ordered
-//! index of [`super::impact`].
-//!
-//! Fagin's threshold algorithm (Fagin, Lotem & Naor 2003, "Optimal
-//! aggregation algorithms for middleware", JCSS 66(4)) over impact-ordered
-//! runs (Anh & Moffat 2006): each (term, run code) run is read shortest
-//! key length first, so its next posting bounds the term's contribution to
-//! every document not yet read there (the term's part grows with both
-//! fields' frequencies and falls with both lengths, so a run's bound takes
-//! its bucket's frequencies, its key length and, for postings holding the
-//! term in both fields, the term's smallest context length; a document is
-//! in one run per term); each newly seen document is scored
-//! exactly, and the search stops once the sum of the terms' bounds falls
-//! below the k-th score. Refinements:
-//! - a term whose bound, added to the bounds of the weaker terms, stays below
-//!   the k-th score is *non-essential* and never read in order (the MaxScore
-//!   argument of Turtle & Flood 1995: a document holding only such terms
-//!   cannot enter);
-//! - a document whose exact part plus the other terms' bounds stays below the
-//!   k-th score is dropped unscored;
-//! - exact scores come from the other terms' postings once those are loaded
-//!   in memory (a term is loaded when that is cheaper than the row lookups it
-//!   replaces), else from the document's row; a row is read only for a
-//!   document that can enter the results (for its filter and tie-break key);
-//! - when the tie-break key is the document number, a band of equal scores
-//!   stops being read as soon as every essential run's next posting comes
-//!   after the k-th result's key (equal postings run by document number).
+//! index of [`super::impact`]: the search itself is
+//! [`agcore_search::impact::top_k`]; this module reads what it asks for —
+//! statistics, runs (short lists whole, longer ones streamed run by run),
+//! held postings — from the index tables.
 
-mod exact;
-mod hit;
 mod preload;
 mod run;
-mod scorer;
-mod search;
 
-use crate::error::Result;
+use crate::error::{Result, SqliteError};
 
+use agcore_search::impact::topk::{HeldPostings, Run, TopK, WeighedTerms, run_codes};
+use agcore_search::impact::{RunBounds, Scorer, decode_postings};
 use rusqlite::{CachedStatement, Connection, params};
 
-use super::impact::{self, CONTEXT_STRIDE, TF_BUCKETS, TermStats, scope_stats};
-use exact::{HeldPostings, QueryTerms};
-pub(crate) use hit::{Fetched, Hit};
+use super::impact::{TermStats, scope_stats, term_stats};
+pub(crate) use agcore_search::impact::{Fetched, Hit, Ranking};
 use preload::{PRELOAD_MAX, whole_term};
-use run::{Blocks, Run};
-pub(crate) use scorer::Ranking;
-use scorer::{RunBounds, Scorer};
-use search::{Context, Search};
-
-/// Relative slack on bounds: float rounding never prunes a document whose
-/// exact score reaches the threshold, and scores this close count as ties.
-const SLACK: f64 = 1e-9;
-
-/// Hashing of document numbers (not attacker-chosen keys: internal row ids).
-type FastHash = foldhash::fast::RandomState;
+use run::Blocks;
 
 /// One top-k search of one scope.
 pub(crate) struct TopKQuery<'a> {
@@ -73,7 +38,7 @@ pub(crate) struct TopKQuery<'a> {
 /// `fetch` reads a document by number; `None` drops it (filtered out).
 ///
 /// # Errors
-/// [`MemoryError::Storage`], or what `fetch` returns.
+/// [`MemoryError::Storage`](agcore_memory::MemoryError), or what `fetch` returns.
 pub(crate) fn top_k<K: Ord>(
     conn: &Connection,
     query: &TopKQuery<'_>,
@@ -84,7 +49,9 @@ pub(crate) fn top_k<K: Ord>(
         return Ok(Vec::new());
     }
     let scorer = Scorer::new(query.ranking, &stats);
-    let weighed = WeighedTerms::read(conn, query, &scorer, stats.docs)?;
+    let weighed = WeighedTerms::read(query.terms, &scorer, stats.docs, |term| {
+        term_stats(conn, query.scope, term)
+    })?;
     let mut statements = Vec::new();
     let (runs, materialized) = open_runs(
         conn,
@@ -93,61 +60,29 @@ pub(crate) fn top_k<K: Ord>(
         &scorer,
         &mut statements,
     )?;
-    let ctx = Context {
-        conn,
-        query,
-        terms: QueryTerms {
-            present: &weighed.present,
-            present_of: &weighed.present_of,
-            idfs: &weighed.idfs,
-        },
-        scorer: &scorer,
+    let params = TopK {
+        limit: query.limit,
+        min_score: query.min_score,
+        skip: query.skip,
+        key_is_doc: query.key_is_doc,
     };
-    Search::new(runs, materialized, query.limit, query.min_score).run(&ctx, fetch)
+    let mut load = |term: &str, df: i64| held(conn, query.scope, term, df);
+    agcore_search::impact::top_k(
+        &params,
+        (&weighed, &scorer),
+        runs,
+        materialized,
+        &mut load,
+        fetch,
+    )
 }
 
-/// The query's terms with their weights and statistics.
-struct WeighedTerms<'a> {
-    /// Every query term with its idf (0 when absent), in query order.
-    idfs: Vec<(&'a str, f64)>,
-    /// The terms with postings: text, idf, statistics.
-    present: Vec<(&'a str, f64, TermStats)>,
-    /// Index in `present` of each query term (`None`: no postings).
-    present_of: Vec<Option<usize>>,
-}
+/// A run of the index read in order, and the postings of terms read whole.
+type OpenRuns<'s> = (Vec<Run<Blocks<'s>>>, Vec<Option<HeldPostings>>);
 
-impl<'a> WeighedTerms<'a> {
-    /// Reads each term's statistics in `query`'s scope of `docs` documents.
-    fn read(conn: &Connection, query: &TopKQuery<'a>, scorer: &Scorer, docs: f64) -> Result<Self> {
-        let count = query.terms.len();
-        let mut out = Self {
-            idfs: Vec::with_capacity(count),
-            present: Vec::new(),
-            present_of: Vec::with_capacity(count),
-        };
-        for term in query.terms {
-            let stats = impact::term_stats(conn, query.scope, term)?;
-            #[allow(clippy::cast_precision_loss)]
-            let weight = if stats.df > 0 {
-                scorer.idf(docs, stats.df as f64)
-            } else {
-                0.0
-            };
-            out.idfs.push((term, weight));
-            out.present_of
-                .push((stats.df > 0).then_some(out.present.len()));
-            if stats.df > 0 {
-                out.present.push((term, weight, stats));
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// Every run of the `present` terms, in (term, code) order whichever way it
-/// is read — short lists whole (one query a term, their postings also held
-/// for exact scores), longer ones run by run through `statements` — so
-/// equal candidates are picked in the same order.
+/// Every run of the `present` terms — short lists whole (one query a term,
+/// their postings also held for exact scores), longer ones run by run
+/// through `statements`.
 ///
 /// # Errors
 /// [`MemoryError::Storage`](agcore_memory::MemoryError) when the index cannot be read.
@@ -157,7 +92,7 @@ fn open_runs<'c, 's>(
     present: &[(&str, f64, TermStats)],
     scorer: &Scorer,
     statements: &'s mut Vec<CachedStatement<'c>>,
-) -> Result<(Vec<Run<'s>>, Vec<Option<HeldPostings>>)> {
+) -> Result<OpenRuns<'s>> {
     let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
     let mut runs = Vec::new();
     let mut plan: Vec<(usize, u32)> = Vec::new();
@@ -170,8 +105,14 @@ fn open_runs<'c, 's>(
         for code in run_codes(&stats) {
             if let Some(blocks) = whole.runs.remove(&code) {
                 let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
-                let blocks = Blocks::Held(blocks.into_iter());
-                runs.push(Run::new(t, idf, code, bounds, blocks, scorer)?);
+                runs.push(Run::new(
+                    t,
+                    idf,
+                    code,
+                    bounds,
+                    Blocks::held(blocks),
+                    scorer,
+                )?);
             }
         }
         if let Some(slot) = materialized.get_mut(t) {
@@ -192,17 +133,26 @@ fn open_runs<'c, 's>(
         let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
         runs.push(Run::new(t, idf, code, bounds, rows, scorer)?);
     }
-    runs.sort_by_key(|r| (r.term, r.code));
     Ok((runs, materialized))
 }
 
-/// The run codes a term with these statistics may have postings in: own
-/// tf buckets 1..=max without context, and every (tf, context tf) bucket
-/// pair (tf bucket 0 included) up to the largest context tf.
-fn run_codes(stats: &TermStats) -> impl Iterator<Item = u32> {
-    let tf_max = stats.max_tf.min(TF_BUCKETS);
-    let plain = 1..=stats.max_tf.clamp(1, TF_BUCKETS);
-    let context = (1..=stats.max_ctf.min(TF_BUCKETS))
-        .flat_map(move |ctf| (0..=tf_max).map(move |tf| tf + CONTEXT_STRIDE * ctf));
-    plain.chain(context)
+/// Every posting of `term` (held by `df` documents) in `scope` as
+/// `doc → (run code, key length)`, for the search to hold in memory.
+///
+/// # Errors
+/// [`SqliteError`] when the index cannot be read.
+fn held(conn: &Connection, scope: i64, term: &str, df: i64) -> Result<HeldPostings, SqliteError> {
+    let capacity = usize::try_from(df).unwrap_or(0);
+    let mut map = HeldPostings::with_capacity_and_hasher(capacity, Default::default());
+    let mut stmt = conn
+        .prepare_cached("SELECT tfb, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2")?;
+    let mut rows = stmt.query(params![scope, term])?;
+    while let Some(row) = rows.next()? {
+        let tfb: u32 = row.get(0)?;
+        let blob = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        for (len, doc) in decode_postings(blob) {
+            map.insert(doc, (tfb, len));
+        }
+    }
+    Ok(map)
 }

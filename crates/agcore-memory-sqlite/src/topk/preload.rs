@@ -3,7 +3,7 @@
 //!
 //! A short list costs about one run's seek to read whole, while reading it
 //! run by run takes one query per (tf bucket, context tf bucket) pair — up to
-//! [`TF_BUCKETS`](crate::impact::TF_BUCKETS) · (`TF_BUCKETS` + 2) of them,
+//! [`TF_BUCKETS`](agcore_search::impact::TF_BUCKETS) · (`TF_BUCKETS` + 2) of them,
 //! mostly tiny or empty on small collections. The runs are then walked in
 //! memory in the same order as streamed, so results do not change.
 
@@ -11,11 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, params};
 
-use super::FastHash;
-use super::exact::HeldPostings;
-use super::run::Block;
+use agcore_search::impact::decode_postings;
+use agcore_search::impact::topk::{Block, FastHash, HeldPostings};
+
 use crate::error::Result;
-use crate::impact::decode_postings;
 
 /// Largest document frequency of a term read whole (four full blocks): a
 /// longer list is streamed run by run, so an early stop reads little of it.

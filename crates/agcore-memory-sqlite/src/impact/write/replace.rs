@@ -8,11 +8,10 @@ use std::collections::HashSet;
 
 use rusqlite::Connection;
 
-use super::group::{GroupKey, Grouped};
-use super::parallel::group_docs_parallel;
 use super::{add_stats, remove_blocks, remove_stats, write_blocks};
 use crate::error::Result;
 use crate::impact::{FieldDoc, Posting};
+use agcore_search::impact::{GroupKey, Grouped, group_docs_parallel};
 
 /// Replaces the index entries `old` (as indexed) by `new` in `scope`: the
 /// statistics change as by removing `old` and adding `new`; only postings

@@ -9,7 +9,7 @@
 //!   none); neighbours are found through the index on (`grp`,
 //!   `created_secs`, `created_nanos`, `id`), the store's list order.
 //! - Index: a document's postings carry both fields (see
-//!   [`crate::impact::run_code`]); the writer keeps fields and postings
+//!   [`agcore_search::impact::run_code`]); the writer keeps fields and postings
 //!   current in the transaction of every save, replacement, deletion and
 //!   eviction ([`settle`]).
 //! - Settings: `memory_context_field` records the sequence key and window

@@ -5,18 +5,24 @@ use std::cmp::Ordering;
 
 /// A document found by random access: its tie-break key (ascending wins),
 /// its `terms` column and its context field (`None`: not in a sequence).
-pub(crate) struct Fetched<K> {
-    pub(crate) key: K,
-    pub(crate) terms: String,
-    pub(crate) context: Option<String>,
+pub struct Fetched<K> {
+    /// The tie-break key.
+    pub key: K,
+    /// The document's own terms, space-joined.
+    pub terms: String,
+    /// Its context field's terms, space-joined.
+    pub context: Option<String>,
 }
 
 /// A result: tie-break key, document number, score.
 #[derive(Debug)]
-pub(crate) struct Hit<K> {
-    pub(crate) key: K,
-    pub(crate) doc: i64,
-    pub(crate) score: f64,
+pub struct Hit<K> {
+    /// The tie-break key (ascending wins among equal scores).
+    pub key: K,
+    /// The document number.
+    pub doc: i64,
+    /// Its score.
+    pub score: f64,
 }
 
 impl<K: Ord> PartialEq for Hit<K> {

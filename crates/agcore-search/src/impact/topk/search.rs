@@ -4,27 +4,24 @@
 
 use std::collections::{BinaryHeap, HashSet};
 
-use rusqlite::Connection;
-
-use super::exact::{DocPosting, HeldPostings, QueryTerms, exact_score, from_postings};
-use super::hit::{Fetched, Hit};
-use super::run::Run;
-use super::scorer::Scorer;
-use super::{FastHash, SLACK, TopKQuery};
-use crate::error::Result;
+use super::super::{Hit, Scorer};
+use super::exact::{
+    DocPosting, FastHash, HeldPostings, Load, QueryTerms, exact_score, from_postings,
+};
+use super::run::{BlockSource, Run};
+use super::{Fetch, SLACK, TopK};
 
 /// What every step of a search reads and never changes.
 pub(super) struct Context<'q, 'a> {
-    pub(super) conn: &'q Connection,
-    pub(super) query: &'q TopKQuery<'a>,
+    pub(super) query: &'q TopK,
     pub(super) terms: QueryTerms<'q, 'a>,
     pub(super) scorer: &'q Scorer,
 }
 
 /// The state of one search: its runs, the best hits so far and the
 /// buffers reused at every posting read.
-pub(super) struct Search<'r, K> {
-    runs: Vec<Run<'r>>,
+pub(super) struct Search<S, K> {
+    runs: Vec<Run<S>>,
     materialized: Vec<Option<HeldPostings>>,
     heap: BinaryHeap<Hit<K>>,
     seen: HashSet<i64, FastHash>,
@@ -41,11 +38,11 @@ pub(super) struct Search<'r, K> {
     min_score: Option<f64>,
 }
 
-impl<'r, K: Ord> Search<'r, K> {
+impl<S: BlockSource, K: Ord> Search<S, K> {
     /// A search over `runs` of `terms` present terms for the best `limit`
     /// documents scoring at least `min_score`.
     pub(super) fn new(
-        runs: Vec<Run<'r>>,
+        runs: Vec<Run<S>>,
         materialized: Vec<Option<HeldPostings>>,
         limit: usize,
         min_score: Option<f64>,
@@ -69,12 +66,13 @@ impl<'r, K: Ord> Search<'r, K> {
     /// Runs the search to its end; the hits best first (score desc, key asc).
     ///
     /// # Errors
-    /// [`MemoryError::Storage`](agcore_memory::MemoryError), or what `fetch` returns.
+    /// What the runs' block source, `load` or `fetch` return.
     pub(super) fn run(
         mut self,
         ctx: &Context<'_, '_>,
-        fetch: &mut dyn FnMut(i64) -> Result<Option<Fetched<K>>>,
-    ) -> Result<Vec<Hit<K>>> {
+        load: &mut Load<'_, S::Error>,
+        fetch: &mut Fetch<'_, K, S::Error>,
+    ) -> Result<Vec<Hit<K>>, S::Error> {
         loop {
             let (theta, worst_doc) = self.threshold();
             if !self.refresh(theta) {
@@ -87,7 +85,7 @@ impl<'r, K: Ord> Search<'r, K> {
                 break;
             };
             if self.seen.insert(at.doc) && self.may_enter(&at, part, theta) {
-                self.score(ctx, &at, theta, fetch)?;
+                self.score(ctx, &at, theta, (load, fetch))?;
             }
         }
         Ok(self.heap.into_sorted_vec())
@@ -152,7 +150,7 @@ impl<'r, K: Ord> Search<'r, K> {
     /// Reads the next posting of the essential run with the largest bound
     /// (then the smallest next document), with the bound of its term's part
     /// there; `None` when no essential run has one.
-    fn next_posting(&mut self, scorer: &Scorer) -> Result<Option<(DocPosting, f64)>> {
+    fn next_posting(&mut self, scorer: &Scorer) -> Result<Option<(DocPosting, f64)>, S::Error> {
         let pick = self
             .runs
             .iter()
@@ -160,7 +158,7 @@ impl<'r, K: Ord> Search<'r, K> {
             .filter(|(_, r)| r.next.is_some() && self.is_essential(r.term))
             .max_by(|(_, a), (_, b)| {
                 a.bound.total_cmp(&b.bound).then_with(|| {
-                    let doc = |r: &Run<'_>| r.next.map_or(i64::MAX, |x| x.1);
+                    let doc = |r: &Run<S>| r.next.map_or(i64::MAX, |x| x.1);
                     doc(b).cmp(&doc(a))
                 })
             })
@@ -204,11 +202,10 @@ impl<'r, K: Ord> Search<'r, K> {
         ctx: &Context<'_, '_>,
         at: &DocPosting,
         theta: f64,
-        fetch: &mut dyn FnMut(i64) -> Result<Option<Fetched<K>>>,
-    ) -> Result<()> {
+        (load, fetch): (&mut Load<'_, S::Error>, &mut Fetch<'_, K, S::Error>),
+    ) -> Result<(), S::Error> {
         let (known, upper) = from_postings(
-            ctx.conn,
-            ctx.query.scope,
+            load,
             &ctx.terms,
             &mut self.materialized,
             at,

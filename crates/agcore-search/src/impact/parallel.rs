@@ -1,16 +1,16 @@
 //! Grouping a large batch on two threads: each half of the documents is
 //! grouped alone ([`group_docs`]) and the two groupings are merged.
 
-use super::super::FieldDoc;
+use super::FieldDoc;
 use super::group::{Grouped, group_docs};
 
 /// Batches from this many documents are grouped in two halves on two threads.
-pub(super) const PARALLEL_MIN: usize = 4096;
+pub const PARALLEL_MIN: usize = 4096;
 
 /// [`group_docs`], on two threads for a large batch when the machine has
 /// two cores: each half of the documents (in document order) is grouped
 /// alone and the halves are merged.
-pub(crate) fn group_docs_parallel<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> {
+pub fn group_docs_parallel<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     if docs.len() < PARALLEL_MIN || cores < 2 {
         return group_docs(docs, skip);
@@ -26,7 +26,7 @@ pub(crate) fn group_docs_parallel<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Gro
     let (low, high) = sorted.split_at(mid);
     std::thread::scope(|scope| {
         let helper = std::thread::Builder::new()
-            .name("agcore-sqlite-group".into())
+            .name("agcore-impact-group".into())
             .spawn_scoped(scope, move || group_docs(high, skip));
         let low = group_docs(low, skip);
         let high = match helper.map(std::thread::ScopedJoinHandle::join) {
@@ -39,7 +39,7 @@ pub(crate) fn group_docs_parallel<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Gro
 
 /// Merges the groupings of two document sets, every document of `low`
 /// before every document of `high`.
-pub(super) fn merge<'a>(low: Grouped<'a>, high: Grouped<'a>) -> Grouped<'a> {
+pub fn merge<'a>(low: Grouped<'a>, high: Grouped<'a>) -> Grouped<'a> {
     let mut out = Grouped {
         groups: Vec::with_capacity(low.groups.len() + high.groups.len()),
         postings: Vec::with_capacity(low.postings.len() + high.postings.len()),

@@ -4,26 +4,31 @@
 
 use std::collections::HashMap;
 
-use super::super::{FieldDoc, Posting, run_code};
+use super::{FieldDoc, Posting, run_code};
 
 /// A (term, run code, key length) group key (see [`run_code`]).
-pub(crate) type GroupKey<'a> = (&'a str, u32, u32);
+pub type GroupKey<'a> = (&'a str, u32, u32);
 
 /// Per-term statistics of a batch: documents holding the term (in either
 /// field), its largest tf in the own text and in the context field, and the
 /// smallest context length of a document holding it in both fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TermCounts<'a> {
-    pub(crate) term: &'a str,
-    pub(crate) df: i64,
-    pub(crate) max_tf: u32,
-    pub(crate) max_ctf: u32,
-    pub(crate) min_clen: Option<u32>,
+pub struct TermCounts<'a> {
+    /// The term.
+    pub term: &'a str,
+    /// Documents holding it in either field.
+    pub df: i64,
+    /// Its largest own tf.
+    pub max_tf: u32,
+    /// Its largest context tf.
+    pub max_ctf: u32,
+    /// The smallest context length of a document holding it in both fields.
+    pub min_clen: Option<u32>,
 }
 
 impl TermCounts<'_> {
     /// Adds `other`'s counts (the same term, other documents).
-    pub(crate) fn absorb(&mut self, other: &Self) {
+    pub fn absorb(&mut self, other: &Self) {
         self.df += other.df;
         self.max_tf = self.max_tf.max(other.max_tf);
         self.max_ctf = self.max_ctf.max(other.max_ctf);
@@ -32,7 +37,7 @@ impl TermCounts<'_> {
 }
 
 /// The smaller of two optional values (`None` only when both are).
-pub(crate) fn min_option(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+pub fn min_option(a: Option<u32>, b: Option<u32>) -> Option<u32> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, None) => a,
@@ -42,22 +47,22 @@ pub(crate) fn min_option(a: Option<u32>, b: Option<u32>) -> Option<u32> {
 
 /// The postings of a batch of documents, grouped for writing.
 #[derive(Debug, Default)]
-pub(crate) struct Grouped<'a> {
+pub struct Grouped<'a> {
     /// Groups in key order: key and the range of [`Self::postings`] holding
     /// its postings, sorted by document (a document listed twice counts once).
-    pub(crate) groups: Vec<(GroupKey<'a>, std::ops::Range<usize>)>,
+    pub groups: Vec<(GroupKey<'a>, std::ops::Range<usize>)>,
     /// Every group's postings `(key length, doc)`, group after group.
-    pub(crate) postings: Vec<Posting>,
+    pub postings: Vec<Posting>,
     /// Per term, in term order.
-    pub(crate) terms: Vec<TermCounts<'a>>,
+    pub terms: Vec<TermCounts<'a>>,
     /// The documents' total own length in tokens.
-    pub(crate) tokens: i64,
+    pub tokens: i64,
     /// How many documents were grouped.
-    pub(crate) docs: usize,
+    pub docs: usize,
     /// How many of them belong to a sequence (have a context field).
-    pub(crate) grouped: i64,
+    pub grouped: i64,
     /// Their total context length in tokens.
-    pub(crate) context_tokens: i64,
+    pub context_tokens: i64,
 }
 
 /// A term's postings `(code, key length, doc)` in document order and its counts.
@@ -70,7 +75,7 @@ type TermList<'a> = (Vec<(u32, u32, i64)>, TermCounts<'a>);
 /// are collected per term in document order (the documents are visited in
 /// that order), so a term's list needs only a stable sort by (code, key
 /// length) — small integer keys — and the term names are sorted once.
-pub(crate) fn group_docs<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> {
+pub fn group_docs<'a>(docs: &[FieldDoc<'a>], skip: usize) -> Grouped<'a> {
     let mut ids: HashMap<&'a str, usize, foldhash::fast::RandomState> = HashMap::default();
     let mut lists: Vec<TermList<'a>> = Vec::new();
     let mut order: Vec<usize> = (0..docs.len()).collect();
@@ -147,7 +152,7 @@ fn intern<'a>(
 
 /// Postings of `docs` grouped by (term, run code, key length), sorted by
 /// document; the per-term counts; the batch's totals.
-pub(crate) fn group<'a>(docs: &'a [FieldDoc<'a>], skip: usize) -> Flat<'a> {
+pub fn group<'a>(docs: &'a [FieldDoc<'a>], skip: usize) -> Flat<'a> {
     let grouped = group_docs(docs, skip);
     let groups = grouped
         .groups
@@ -174,12 +179,17 @@ pub(crate) fn group<'a>(docs: &'a [FieldDoc<'a>], skip: usize) -> Flat<'a> {
 
 /// [`Grouped`] with each group's postings in its own list (for checks).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Flat<'a> {
-    pub(crate) groups: Vec<(GroupKey<'a>, Vec<Posting>)>,
-    pub(crate) terms: Vec<TermCounts<'a>>,
-    pub(crate) tokens: i64,
-    pub(crate) grouped: i64,
-    pub(crate) context_tokens: i64,
+pub struct Flat<'a> {
+    /// Each group with its postings, in key order.
+    pub groups: Vec<(GroupKey<'a>, Vec<Posting>)>,
+    /// Per-term counts, in term order.
+    pub terms: Vec<TermCounts<'a>>,
+    /// Own tokens of the batch.
+    pub tokens: i64,
+    /// Documents with a context field.
+    pub grouped: i64,
+    /// Context tokens of the batch.
+    pub context_tokens: i64,
 }
 
 /// Adds one document's sorted term numbers (term × 2, + 1 for a context

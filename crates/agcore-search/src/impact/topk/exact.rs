@@ -1,17 +1,20 @@
 //! Exact document scores: from a term's postings held in memory, or from a
-//! document's `terms` column.
+//! document's terms.
 
-use crate::error::Result;
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use super::super::{RunBounds, Scorer};
+use super::TermStats;
 
-use super::FastHash;
-use super::scorer::{RunBounds, Scorer};
-use crate::impact::{TermStats, decode_postings};
+/// Reads every posting of a term (`term`, its document frequency) as
+/// document → (run code, key length).
+pub type Load<'a, E> = dyn FnMut(&str, i64) -> Result<HeldPostings, E> + 'a;
+
+/// Hashing of document numbers (not attacker-chosen keys: internal row ids).
+pub type FastHash = foldhash::fast::RandomState;
 
 /// A term's postings held in memory: document → (run code, key length).
-pub(super) type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
+pub type HeldPostings = HashMap<i64, (u32, u32), FastHash>;
 
 /// Most postings of one term loaded into memory to score documents without
 /// random access (about 1.6 MB of postings).
@@ -24,14 +27,13 @@ const POSTINGS_PER_ACCESS: i64 = 64;
 /// The postings of present term `p` as `doc → (run code, key length)`, loaded once
 /// worthwhile (see [`POSTINGS_PER_ACCESS`]); `None` while it is not, or when
 /// the term has too many postings to hold.
-pub(super) fn held<'m>(
-    conn: &Connection,
-    scope: i64,
+pub(super) fn held<'m, E>(
+    load: &mut Load<'_, E>,
     present: &[(&str, f64, TermStats)],
     materialized: &'m mut [Option<HeldPostings>],
     p: usize,
     fetches: usize,
-) -> Result<Option<&'m HeldPostings>> {
+) -> Result<Option<&'m HeldPostings>, E> {
     let Some(&(term, _, TermStats { df, .. })) = present.get(p) else {
         return Ok(None);
     };
@@ -42,43 +44,28 @@ pub(super) fn held<'m>(
         <= POSTINGS_PER_ACCESS
             .saturating_mul(i64::try_from(fetches).unwrap_or(i64::MAX).saturating_add(1));
     if slot.is_none() && df <= MATERIALIZE_MAX && worthwhile {
-        let mut map = HashMap::with_capacity_and_hasher(
-            usize::try_from(df).unwrap_or(0),
-            FastHash::default(),
-        );
-        let mut stmt = conn.prepare_cached(
-            "SELECT tfb, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2",
-        )?;
-        let mut rows = stmt.query(params![scope, term])?;
-        while let Some(row) = rows.next()? {
-            let tfb: u32 = row.get(0)?;
-            let blob: Vec<u8> = row.get(1)?;
-            for (len, doc) in decode_postings(&blob) {
-                map.insert(doc, (tfb, len));
-            }
-        }
-        *slot = Some(map);
+        *slot = Some(load(term, df)?);
     }
     Ok(slot.as_ref())
 }
 
 /// A posting just read: document, present term index, run code, key length.
 pub(super) struct DocPosting {
-    pub(super) doc: i64,
-    pub(super) term: usize,
-    pub(super) code: u32,
-    pub(super) len: u32,
+    pub doc: i64,
+    pub term: usize,
+    pub code: u32,
+    pub len: u32,
 }
 
 /// The query's terms as a top-k search holds them.
 #[derive(Clone, Copy)]
 pub(super) struct QueryTerms<'q, 'a> {
     /// The terms with postings: text, idf, statistics.
-    pub(super) present: &'q [(&'a str, f64, TermStats)],
+    pub present: &'q [(&'a str, f64, TermStats)],
     /// Index in `present` of each query term (`None`: no postings).
-    pub(super) present_of: &'q [Option<usize>],
+    pub present_of: &'q [Option<usize>],
     /// Every query term with its idf (0 when absent), in query order.
-    pub(super) idfs: &'q [(&'a str, f64)],
+    pub idfs: &'q [(&'a str, f64)],
 }
 
 /// What the query terms' postings held in memory tell of a document's score
@@ -89,15 +76,14 @@ pub(super) struct QueryTerms<'q, 'a> {
 /// loaded into memory as [`held`] decides.
 ///
 /// # Errors
-/// [`MemoryError::Storage`](agcore_memory::MemoryError) when postings cannot be read.
-pub(super) fn from_postings(
-    conn: &Connection,
-    scope: i64,
+/// What `load` returns.
+pub(super) fn from_postings<E>(
+    load: &mut Load<'_, E>,
     terms: &QueryTerms<'_, '_>,
     materialized: &mut [Option<HeldPostings>],
     at: &DocPosting,
     (scorer, fetches): (&Scorer, usize),
-) -> Result<(Option<f64>, Option<f64>)> {
+) -> Result<(Option<f64>, Option<f64>), E> {
     let QueryTerms {
         present,
         present_of,
@@ -112,7 +98,7 @@ pub(super) fn from_postings(
         let posting = if p == at.term {
             Some((at.code, at.len))
         } else {
-            let Some(map) = held(conn, scope, present, materialized, p, fetches)? else {
+            let Some(map) = held(load, present, materialized, p, fetches)? else {
                 return Ok((None, None));
             };
             map.get(&at.doc).copied()
@@ -168,7 +154,7 @@ pub(super) fn exact_score(
 }
 
 /// The length of a `terms` value past its first `skip` tokens (as
-/// [`term_frequencies`](crate::impact::term_frequencies) counts it), adding
+/// [`term_frequencies`](super::super::term_frequencies) counts it), adding
 /// each query term's occurrences to `counts` (indexed as `idfs`).
 fn count_query_terms(terms: &str, skip: usize, idfs: &[(&str, f64)], counts: &mut [u32]) -> u32 {
     let mut len = 0u32;
