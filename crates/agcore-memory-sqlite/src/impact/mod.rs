@@ -53,8 +53,6 @@ pub(crate) use upgrade::{add_context_columns, split_by_length};
 pub(crate) use write::replace::replace_fields;
 pub(crate) use write::{add_docs, add_fields, remove_docs};
 
-#[cfg(any(test, feature = "testkit"))]
-pub(crate) use agcore_search::impact::term_frequencies;
 pub(crate) use agcore_search::impact::{
     BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings,
 };
@@ -101,19 +99,6 @@ pub(crate) fn create_tables(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// BM25's tf part, as FTS5's `bm25()` computes it
-/// ([`agcore_search::fts5_tf_part`]: `k1 = 1.2`, `b = 0.75`, FTS5's order of
-/// operations, so the same floating-point result).
-pub(crate) fn tf_part(tf: f64, len: f64, avg_len: f64) -> f64 {
-    agcore_search::fts5_tf_part(tf, len, avg_len)
-}
-
-/// FTS5 `bm25()`'s idf: `ln((N − df + 0.5) / (df + 0.5))`, or 1e-6 when that
-/// is not positive.
-pub(crate) fn idf(docs: f64, df: f64) -> f64 {
-    agcore_search::Bm25::fts5_idf(docs, df)
-}
-
 /// Rows re-tokenised per statement batch when an index is rebuilt.
 pub(crate) const BATCH: i64 = 2_000;
 
@@ -131,25 +116,6 @@ pub(crate) fn clear_postings(conn: &Connection, scope_clause: &str, param: i64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tf_part_falls_with_length_for_any_mean() {
-        for avg in [1.0, 5.0, 12.0, 300.0] {
-            for tf in 1..6 {
-                for len in tf..60 {
-                    let (t, l) = (f64::from(tf), f64::from(len));
-                    assert!(tf_part(t, l, avg) >= tf_part(t, l + 1.0, avg));
-                    assert!(tf_part(t + 1.0, l, avg) >= tf_part(t, l, avg));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn idf_matches_fts5() {
-        assert!((idf(100.0, 10.0) - (90.5f64 / 10.5).ln()).abs() < 1e-12);
-        assert!((idf(10.0, 9.0) - 1e-6).abs() < 1e-18);
-    }
 
     #[test]
     fn blocks_add_remove_and_check() {

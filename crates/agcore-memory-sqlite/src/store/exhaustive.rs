@@ -4,17 +4,17 @@
 //! [`MemoryStore::search`](agcore_memory::MemoryStore::search) is tested and
 //! measured against.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use agcore_memory::retriever::{ContextField, validate_search_options};
 use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
-use agcore_search::{Bm25, Bm25F, unique_index_terms};
+use agcore_search::impact::{FieldDoc, Ranking, exhaustive};
+use agcore_search::{Bm25, unique_index_terms};
 use rusqlite::Connection;
 
 use super::SqliteStore;
 use super::query::{self, ITEM_COLUMNS, MAX_QUERY_TERMS, SqlFilter, filter_sql};
 use crate::error::Result;
-use crate::impact::term_frequencies;
 
 impl SqliteStore {
     /// BM25F over every row (own text and context field, statistics counted
@@ -57,21 +57,12 @@ struct Plan {
     weight: f64,
 }
 
-/// A row's fields counted: `(len, tfs, context: (len, tfs))`.
-type Counted<'a> = (
-    u32,
-    HashMap<&'a str, u32>,
-    Option<(u32, HashMap<&'a str, u32>)>,
-);
-
-/// A field's length and term frequencies.
-fn count(text: &str) -> (u32, HashMap<&str, u32>) {
-    let (len, tfs) = term_frequencies(text, 0);
-    (len, tfs.into_iter().collect())
-}
-
-/// Scores every row passing the filter; best first, ties by id.
-#[allow(clippy::cast_precision_loss)]
+/// The reference top-`limit`: every row scored (statistics counted from
+/// the rows by [`agcore_search::impact::exhaustive`]), those the filter
+/// keeps ranked by score, then id.
+///
+/// # Errors
+/// [`MemoryError::Storage`] when the table cannot be read.
 fn scan(conn: &Connection, plan: &Plan) -> Result<Vec<ScoredItem>> {
     let rows: Vec<(i64, String, String, Option<String>)> = conn
         .prepare(
@@ -89,62 +80,25 @@ fn scan(conn: &Connection, plan: &Plan) -> Result<Vec<ScoredItem>> {
             r.get(0)
         })?
         .collect::<std::result::Result<_, _>>()?;
-    let counted: Vec<Counted<'_>> = rows
+    let docs: Vec<FieldDoc<'_>> = rows
         .iter()
-        .map(|(_, _, terms, context)| {
-            let (len, tfs) = count(terms);
-            (len, tfs, context.as_deref().map(count))
+        .map(|(pk, _, terms, context)| FieldDoc {
+            doc: *pk,
+            terms,
+            context: context.as_deref(),
         })
         .collect();
-    let n = counted.len() as f64;
-    let grouped: Vec<u32> = counted
-        .iter()
-        .filter_map(|c| c.2.as_ref().map(|x| x.0))
-        .collect();
-    let mean = |total: f64, count: usize| {
-        if count > 0 { total / count as f64 } else { 0.0 }
-    };
-    let fields = Bm25F {
+    let ranking = Ranking::Fields {
         bm25: Bm25::default(),
-        avg_len: mean(counted.iter().map(|c| f64::from(c.0)).sum(), counted.len()),
-        avg_context_len: mean(grouped.iter().map(|&l| f64::from(l)).sum(), grouped.len()),
         weight: plan.weight,
     };
-    let holds = |c: &Counted<'_>, term: &str| {
-        c.1.contains_key(term) || c.2.as_ref().is_some_and(|x| x.1.contains_key(term))
-    };
-    let idfs: Vec<(&str, f64)> = plan
-        .terms
-        .iter()
-        .map(|t| {
-            let df = counted.iter().filter(|c| holds(c, t)).count();
-            let idf = if df > 0 { Bm25::idf(n, df as f64) } else { 0.0 };
-            (t.as_str(), idf)
-        })
+    let scored = exhaustive(&docs, &plan.terms, (ranking, 0, plan.min_score), |i| {
+        rows.get(i).is_some_and(|r| wanted.contains(&r.0))
+    });
+    let mut hits: Vec<(f64, &str, i64)> = scored
+        .into_iter()
+        .filter_map(|(i, score)| rows.get(i).map(|r| (score, r.1.as_str(), r.0)))
         .collect();
-    let mut hits: Vec<(f64, &str, i64)> = Vec::new();
-    for ((pk, id, _, _), c) in rows.iter().zip(&counted) {
-        if !wanted.contains(pk) || !idfs.iter().any(|(t, _)| holds(c, t)) {
-            continue;
-        }
-        let mut score = 0.0;
-        for &(term, idf) in &idfs {
-            let tf = c.1.get(term).copied().unwrap_or(0);
-            let (clen, ctf) =
-                c.2.as_ref()
-                    .map_or((0, 0), |(l, m)| (*l, m.get(term).copied().unwrap_or(0)));
-            score += idf
-                * fields.tf_part(
-                    f64::from(tf),
-                    f64::from(c.0),
-                    f64::from(ctf),
-                    f64::from(clen),
-                );
-        }
-        if score > 0.0 && score.is_finite() && plan.min_score.is_none_or(|m| score >= m) {
-            hits.push((score, id, *pk));
-        }
-    }
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     hits.truncate(plan.limit);
     let mut stmt = conn.prepare_cached(&format!(

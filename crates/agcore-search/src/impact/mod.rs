@@ -17,15 +17,19 @@
 //! - [`scorer`]: how a search weighs a posting ([`Ranking`], [`Scorer`]) and
 //!   bounds a run ([`RunBounds`]).
 //! - [`hit`]: the documents of a top-k search ([`Fetched`], [`Hit`]).
+//! - [`exhaustive`]: the reference ranking every document scored without
+//!   an index, that a pruned search is checked against.
 //! - [`topk`]: the exact top-k search over the runs ([`top_k`]), with the
 //!   storage's reads as a trait ([`topk::BlockSource`]) and callbacks.
 
+pub mod exhaustive;
 pub mod group;
 pub mod hit;
 pub mod parallel;
 pub mod scorer;
 pub mod topk;
 
+pub use exhaustive::exhaustive;
 pub use group::{Flat, GroupKey, Grouped, TermCounts, group, group_docs, min_option};
 pub use hit::{Fetched, Hit};
 pub use parallel::group_docs_parallel;
@@ -180,6 +184,29 @@ mod tests {
         assert_eq!(decode_postings(&encode_postings(&p)), p);
         assert_eq!(split_code(run_code(2, 7)), (2, TF_BUCKETS));
         assert_eq!(run_code(9, 0), TF_BUCKETS);
+    }
+
+    /// Run bounds rest on this: a term's part never rises along a run
+    /// (longer documents, same or lower frequency), whatever the mean length.
+    #[test]
+    fn fts5_tf_part_falls_with_length_for_any_mean() {
+        for avg in [1.0, 5.0, 12.0, 300.0] {
+            for tf in 1..6 {
+                for len in tf..60 {
+                    let (t, l) = (f64::from(tf), f64::from(len));
+                    let part = |t, l| crate::fts5_tf_part(t, l, avg);
+                    assert!(part(t, l) >= part(t, l + 1.0));
+                    assert!(part(t + 1.0, l) >= part(t, l));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fts5_idf_matches_sqlite() {
+        let idf = crate::Bm25::fts5_idf;
+        assert!((idf(100.0, 10.0) - (90.5f64 / 10.5).ln()).abs() < 1e-12);
+        assert!((idf(10.0, 9.0) - 1e-6).abs() < 1e-18);
     }
 
     #[test]
