@@ -17,11 +17,13 @@
 //! - [`scorer`]: how a search weighs a posting ([`Ranking`], [`Scorer`]) and
 //!   bounds a run ([`RunBounds`]).
 //! - [`hit`]: the documents of a top-k search ([`Fetched`], [`Hit`]).
+//! - [`check`]: a stored index checked against its documents.
 //! - [`exhaustive`]: the reference ranking every document scored without
 //!   an index, that a pruned search is checked against.
 //! - [`topk`]: the exact top-k search over the runs ([`top_k`]), with the
 //!   storage's reads as a trait ([`topk::BlockSource`]) and callbacks.
 
+pub mod check;
 pub mod exhaustive;
 pub mod group;
 pub mod hit;
