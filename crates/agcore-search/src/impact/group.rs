@@ -65,6 +65,39 @@ pub struct Grouped<'a> {
     pub context_tokens: i64,
 }
 
+impl<'a> Grouped<'a> {
+    /// The postings of `self` that `other` does not hold under the same
+    /// group key, for block writes only: no term counts, the document count
+    /// kept (it decides how blocks join). A re-index writes
+    /// `new.without(&old)` and removes `old.without(&new)`, so postings both
+    /// hold stay where they are.
+    #[must_use]
+    pub fn without(&self, other: &Grouped<'_>) -> Grouped<'a> {
+        let mut held = std::collections::HashSet::with_capacity(other.postings.len());
+        for (key, range) in &other.groups {
+            for p in other.postings.get(range.clone()).unwrap_or_default() {
+                held.insert((*key, *p));
+            }
+        }
+        let mut out = Grouped {
+            docs: self.docs,
+            ..Grouped::default()
+        };
+        for (key, range) in &self.groups {
+            let start = out.postings.len();
+            for p in self.postings.get(range.clone()).unwrap_or_default() {
+                if !held.contains(&(*key, *p)) {
+                    out.postings.push(*p);
+                }
+            }
+            if out.postings.len() > start {
+                out.groups.push((*key, start..out.postings.len()));
+            }
+        }
+        out
+    }
+}
+
 /// A term's postings `(code, key length, doc)` in document order and its counts.
 type TermList<'a> = (Vec<(u32, u32, i64)>, TermCounts<'a>);
 

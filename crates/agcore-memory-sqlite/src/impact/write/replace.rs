@@ -4,14 +4,12 @@
 //! (term, run code, key length) — stays in its block. A row whose context
 //! field changed keeps most of its own terms' postings this way.
 
-use std::collections::HashSet;
-
 use rusqlite::Connection;
 
 use super::{add_stats, remove_blocks, remove_stats, write_blocks};
 use crate::error::Result;
-use crate::impact::{FieldDoc, Posting};
-use agcore_search::impact::{GroupKey, Grouped, group_docs_parallel};
+use crate::impact::FieldDoc;
+use agcore_search::impact::group_docs_parallel;
 
 /// Replaces the index entries `old` (as indexed) by `new` in `scope`: the
 /// statistics change as by removing `old` and adding `new`; only postings
@@ -30,50 +28,18 @@ pub(crate) fn replace_fields(
     let removed = group_docs_parallel(old, skip);
     let added = group_docs_parallel(new, skip);
     if !old.is_empty() {
-        remove_blocks(conn, scope, &without(&removed, &postings(&added)))?;
+        remove_blocks(conn, scope, &removed.without(&added))?;
         remove_stats(conn, scope, &removed, old.len())?;
     }
     if !new.is_empty() {
         if old.is_empty() {
             write_blocks(conn, scope, &added)?;
         } else {
-            write_blocks(conn, scope, &without(&added, &postings(&removed)))?;
+            write_blocks(conn, scope, &added.without(&removed))?;
         }
         add_stats(conn, scope, &added)?;
     }
     Ok(())
-}
-
-/// Every posting of `grouped` with its group key.
-fn postings<'a>(grouped: &Grouped<'a>) -> HashSet<(GroupKey<'a>, Posting)> {
-    let mut out = HashSet::with_capacity(grouped.postings.len());
-    for (key, range) in &grouped.groups {
-        for p in grouped.postings.get(range.clone()).unwrap_or_default() {
-            out.insert((*key, *p));
-        }
-    }
-    out
-}
-
-/// The postings of `grouped` not in `other`, for block writes only (no
-/// term counts; the document count kept, as it decides how blocks join).
-fn without<'a>(grouped: &Grouped<'a>, other: &HashSet<(GroupKey<'_>, Posting)>) -> Grouped<'a> {
-    let mut out = Grouped {
-        docs: grouped.docs,
-        ..Grouped::default()
-    };
-    for (key, range) in &grouped.groups {
-        let start = out.postings.len();
-        for p in grouped.postings.get(range.clone()).unwrap_or_default() {
-            if !other.contains(&(*key, *p)) {
-                out.postings.push(*p);
-            }
-        }
-        if out.postings.len() > start {
-            out.groups.push((*key, start..out.postings.len()));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
