@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use agcore_memory::long_term::MemoryEntry;
+use agcore_search::collection::term_counts;
 use agcore_search::{ANALYZER_ID, index_terms};
 use deadpool_postgres::Transaction;
 
@@ -76,15 +77,13 @@ pub(crate) async fn sync(tx: &Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Distinct terms with their frequencies, and the length (terms with repeats).
-fn analyze(text: &str) -> (BTreeMap<String, i32>, i32) {
+/// The distinct index terms of `text` with their frequencies
+/// ([`term_counts`]), and its length (terms with repeats); the postings of
+/// the store and of long-term memory are written from it.
+pub(crate) fn analyze(text: &str) -> (BTreeMap<String, i32>, i32) {
     let tokens = index_terms(text);
     let len = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
-    let mut tfs = BTreeMap::new();
-    for token in tokens {
-        *tfs.entry(token).or_insert(0) += 1;
-    }
-    (tfs, len)
+    (term_counts(tokens), len)
 }
 
 async fn reindex_store(tx: &Transaction<'_>) -> Result<()> {

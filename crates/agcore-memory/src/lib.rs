@@ -63,6 +63,7 @@ pub mod schema;
 pub use agcore_search as search;
 pub mod storage;
 mod store;
+pub mod store_upkeep;
 mod types;
 pub mod vector;
 

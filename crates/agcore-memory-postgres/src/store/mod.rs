@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::store_upkeep::EvictionCheck;
 use agcore_memory::{
-    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
-    SearchOptions,
+    EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use async_trait::async_trait;
 use deadpool_postgres::{Client, Pool};
@@ -44,7 +44,8 @@ struct Inner {
     eviction: EvictionConfig,
     /// The context field (`None`: plain BM25).
     context: Option<ContextField>,
-    writes_since_check: AtomicUsize,
+    /// Items written since eviction was last checked.
+    eviction_check: EvictionCheck,
     /// This store's row of `agcore_item_stats`.
     shard: i16,
     /// Planner statistics after bulk writes ([`analyze`]).
@@ -72,7 +73,7 @@ impl PostgresStore {
             inner: Arc::new(Inner {
                 eviction,
                 context,
-                writes_since_check: AtomicUsize::new(0),
+                eviction_check: EvictionCheck::default(),
                 shard,
                 analyze: Arc::default(),
             }),
@@ -98,24 +99,6 @@ impl PostgresStore {
         Ok(self.pool.get().await?)
     }
 
-    /// Whether eviction is due after `rows` more written items.
-    fn eviction_due(&self, rows: usize) -> bool {
-        if matches!(self.inner.eviction.policy, EvictionPolicy::None) {
-            return false;
-        }
-        let interval = self.inner.eviction.check_interval.max(1);
-        let before = self
-            .inner
-            .writes_since_check
-            .fetch_add(rows, Ordering::AcqRel);
-        if before + rows >= interval {
-            self.inner.writes_since_check.store(0, Ordering::Release);
-            true
-        } else {
-            false
-        }
-    }
-
     /// Upserts `items` in one transaction; then, when due, evicts in
     /// another (so each transaction takes its sequence locks in one order).
     /// Each runs again when the server rolls it back for a lock conflict
@@ -136,7 +119,7 @@ impl PostgresStore {
         })
         .await?;
         self.inner.analyze.after_write(&self.pool, rows);
-        if self.eviction_due(rows) {
+        if self.inner.eviction_check.due(&self.inner.eviction, rows) {
             let (policy, window) = (&self.inner.eviction.policy, self.window());
             retry("memory store eviction", || async move {
                 let mut client = self.client().await?;

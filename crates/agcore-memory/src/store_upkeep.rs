@@ -1,0 +1,95 @@
+//! What every database [`MemoryStore`](crate::MemoryStore) decides alike
+//! around its SQL: when its eviction policy is checked ([`EvictionCheck`]),
+//! the time before which a TTL policy drops items ([`ttl_cutoff`]), and
+//! creation times as the `(seconds, nanoseconds)` columns the stores keep
+//! them in ([`split_time`], [`join_time`]).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use crate::{EvictionConfig, EvictionPolicy};
+
+/// The count of items written since a store last checked its eviction
+/// policy, shared by the handles of one store (`Send + Sync`).
+#[derive(Debug, Default)]
+pub struct EvictionCheck {
+    written: AtomicUsize,
+}
+
+impl EvictionCheck {
+    /// Counts `rows` more written items; whether `config`'s policy is due
+    /// for a check now: every `check_interval` items (at least 1), never
+    /// with [`EvictionPolicy::None`]. A due check starts the count again.
+    pub fn due(&self, config: &EvictionConfig, rows: usize) -> bool {
+        if matches!(config.policy, EvictionPolicy::None) {
+            return false;
+        }
+        let interval = config.check_interval.max(1);
+        let before = self.written.fetch_add(rows, Ordering::AcqRel);
+        if before + rows >= interval {
+            self.written.store(0, Ordering::Release);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The creation time at or before which a TTL policy of `ttl_secs`
+/// seconds drops items at `now`; the earliest time there is when the
+/// subtraction leaves chrono's range.
+pub fn ttl_cutoff(ttl_secs: u64, now: DateTime<Utc>) -> DateTime<Utc> {
+    let ttl = chrono::Duration::seconds(i64::try_from(ttl_secs).unwrap_or(i64::MAX / 1_000));
+    now.checked_sub_signed(ttl)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// `(seconds, nanoseconds)` of a time; nanoseconds in `0..1e9` (leap
+/// seconds folded).
+#[inline]
+pub fn split_time(at: DateTime<Utc>) -> (i64, i32) {
+    let ns = at.timestamp_subsec_nanos().min(999_999_999);
+    (at.timestamp(), i32::try_from(ns).unwrap_or(0))
+}
+
+/// The time of `(seconds, nanoseconds)` ([`split_time`]'s parts); `None`
+/// when out of range (a row not written by agcore). Negative nanoseconds
+/// count as 0.
+#[inline]
+pub fn join_time(secs: i64, nanos: i32) -> Option<DateTime<Utc>> {
+    Utc.timestamp_opt(secs, u32::try_from(nanos).unwrap_or(0))
+        .single()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_are_due_every_interval_and_never_without_a_policy() {
+        let check = EvictionCheck::default();
+        let config = EvictionConfig::capacity(10, 3);
+        assert!(!check.due(&config, 1));
+        assert!(!check.due(&config, 1));
+        assert!(check.due(&config, 1));
+        assert!(!check.due(&config, 2));
+        assert!(check.due(&config, 5), "a batch past the interval");
+        assert!(!check.due(&EvictionConfig::none(), 100));
+    }
+
+    #[test]
+    fn a_ttl_cutoff_is_now_minus_the_ttl_or_the_earliest_time() {
+        let now = Utc.timestamp_opt(1_000, 0).unwrap();
+        assert_eq!(ttl_cutoff(10, now), Utc.timestamp_opt(990, 0).unwrap());
+        assert_eq!(ttl_cutoff(u64::MAX, now), DateTime::<Utc>::MIN_UTC);
+    }
+
+    #[test]
+    fn times_split_and_join_exactly() {
+        let at = Utc.timestamp_opt(-5, 123_456_789).unwrap();
+        assert_eq!(split_time(at), (-5, 123_456_789));
+        assert_eq!(join_time(-5, 123_456_789), Some(at));
+        assert_eq!(join_time(i64::MAX, 0), None);
+    }
+}
