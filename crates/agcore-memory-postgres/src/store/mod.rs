@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::store_upkeep::EvictionCheck;
+use agcore_memory::sql_store::{EvictionCheck, Listing};
 use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
@@ -140,8 +140,13 @@ impl PostgresStore {
     ) -> Result<(Vec<MemoryItem>, usize)> {
         let mut params = Params::default();
         let cond = Where::of_list(filter, self.inner.context.as_ref(), &mut params);
+        let listing = Listing {
+            filter,
+            exact: cond.exact,
+            count_only,
+        };
         let client = self.client().await?;
-        if count_only && cond.exact {
+        if listing.counts_in_sql() {
             let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
             let n: i64 = client
                 .query_typed_one(&sql, &params.typed())
@@ -149,29 +154,20 @@ impl PostgresStore {
                 .try_get(0)?;
             return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
         }
-        let limit = match filter.limit {
-            Some(limit) if cond.exact && !count_only => {
+        let limit = match listing.sql_limit() {
+            Some(limit) => {
                 let n = params.push(i64::try_from(limit).unwrap_or(i64::MAX), Type::INT8);
                 format!("LIMIT ${n}")
             }
-            _ => String::new(),
+            None => String::new(),
         };
         let sql = format!(
             "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
             cond.sql
         );
-        let mut items = Vec::new();
-        for row in client.query_typed(&sql, &params.typed()).await? {
-            let item = item_from_row(&row)?;
-            if cond.exact || filter.matches(&item) {
-                items.push(item);
-            }
-        }
-        if !count_only && let Some(limit) = filter.limit {
-            items.truncate(limit);
-        }
-        let n = items.len();
-        Ok((items, n))
+        let rows = client.query_typed(&sql, &params.typed()).await?;
+        let items = rows.iter().map(item_from_row).collect::<Result<_>>()?;
+        Ok(listing.finish(items))
     }
 }
 

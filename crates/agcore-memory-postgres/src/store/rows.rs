@@ -2,7 +2,7 @@
 //! metadata as exact JSON text plus a `JSONB` copy for filters.
 
 use agcore_memory::MemoryItem;
-use agcore_memory::store_upkeep::join_time;
+use agcore_memory::sql_store::join_time;
 use tokio_postgres::Row;
 
 use crate::error::{Result, storage};

@@ -2,7 +2,7 @@
 //! their neighbours refreshed, the statistics' change returned.
 
 use agcore_memory::EvictionPolicy;
-use agcore_memory::store_upkeep::{split_time, ttl_cutoff};
+use agcore_memory::sql_store::{split_time, ttl_cutoff};
 use chrono::Utc;
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;

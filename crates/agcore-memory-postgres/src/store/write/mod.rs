@@ -20,7 +20,7 @@ use super::context::{self, Fresh, Locked, Position};
 use super::rows::filterable;
 use super::stats::Delta;
 use crate::error::{Result, storage};
-use agcore_memory::store_upkeep::split_time;
+use agcore_memory::sql_store::{last_by_id, split_time};
 pub(crate) use delete::{delete, evict};
 
 /// One item ready to write: its columns, its own terms and its sequence.
@@ -102,12 +102,8 @@ pub(crate) async fn upsert(
     shard: i16,
 ) -> Result<()> {
     // Last one wins; id order keeps row locks in one order across writers.
-    let mut by_id: BTreeMap<String, MemoryItem> = BTreeMap::new();
-    for item in items {
-        by_id.insert(item.id.clone(), item);
-    }
-    let batch = by_id
-        .into_values()
+    let batch = last_by_id(items)
+        .into_iter()
         .map(|item| prepare(item, context))
         .collect::<Result<Vec<_>>>()?;
     let ids: Vec<&str> = batch.iter().map(|p| p.item.id.as_str()).collect();

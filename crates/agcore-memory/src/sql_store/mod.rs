@@ -1,14 +1,18 @@
 //! What every database [`MemoryStore`](crate::MemoryStore) decides alike
 //! around its SQL: when its eviction policy is checked ([`EvictionCheck`]),
-//! the time before which a TTL policy drops items ([`ttl_cutoff`]), and
+//! the time before which a TTL policy drops items ([`ttl_cutoff`]),
 //! creation times as the `(seconds, nanoseconds)` columns the stores keep
-//! them in ([`split_time`], [`join_time`]).
+//! them in ([`split_time`], [`join_time`]), the items a batch write stores
+//! ([`last_by_id`]) and the items a list or count returns ([`Listing`]).
+
+mod listing;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, TimeZone, Utc};
 
 use crate::{EvictionConfig, EvictionPolicy};
+pub use listing::{Listing, last_by_id};
 
 /// The count of items written since a store last checked its eviction
 /// policy, shared by the handles of one store (`Send + Sync`).
