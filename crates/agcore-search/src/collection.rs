@@ -1,6 +1,6 @@
 //! The storage-independent arithmetic of a BM25 / BM25F index kept in a
 //! database: a document's term frequencies as its postings hold them
-//! ([`term_counts`]), the mean field lengths the collection statistics
+//! ([`term_counts`], [`field_postings`]), the mean field lengths the collection statistics
 //! give ([`mean_length`]), and a query's terms that occur in the
 //! collection with their idf ([`found_terms`]). The database backends
 //! read the statistics and document frequencies with SQL of their own and
@@ -18,6 +18,24 @@ pub fn term_counts(tokens: Vec<String>) -> BTreeMap<String, i32> {
         *count = count.saturating_add(1);
     }
     counts
+}
+
+/// The postings of a document with a second field (BM25F's context
+/// field): every term of its own terms (`own`) or of that field
+/// (`context`), in term order, with its frequency in each (0 in a field
+/// without it).
+pub fn field_postings<'a>(
+    own: &'a BTreeMap<String, i32>,
+    context: &'a BTreeMap<String, i32>,
+) -> BTreeMap<&'a str, (i32, i32)> {
+    let mut merged: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
+    for (term, &tf) in own {
+        merged.entry(term.as_str()).or_default().0 = tf;
+    }
+    for (term, &ctf) in context {
+        merged.entry(term.as_str()).or_default().1 = ctf;
+    }
+    merged
 }
 
 /// The mean length of a field from its summed length `total` over `count`
@@ -87,6 +105,17 @@ mod tests {
         let counts: Vec<(String, i32)> = term_counts(tokens).into_iter().collect();
         assert_eq!(counts, [("fox".to_owned(), 2), ("red".to_owned(), 1)]);
         assert!(term_counts(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn postings_hold_each_term_of_either_field() {
+        let own = term_counts(["fox", "fox", "red"].map(str::to_owned).to_vec());
+        let context = term_counts(["red", "den"].map(str::to_owned).to_vec());
+        let postings: Vec<_> = field_postings(&own, &context).into_iter().collect();
+        assert_eq!(
+            postings,
+            [("den", (0, 1)), ("fox", (2, 0)), ("red", (1, 1))]
+        );
     }
 
     #[test]
