@@ -13,8 +13,6 @@ use tokio_postgres::types::ToSql;
 
 use crate::error::Result;
 
-pub(crate) use agcore_search::MAX_QUERY_TERMS;
-
 /// What a query sends to the scoring SQL: its terms found in the collection
 /// with their idf, BM25's `k1` and `b`, the mean document length (1 when the
 /// collection is empty) and whether length normalisation applies (`1.0`) or

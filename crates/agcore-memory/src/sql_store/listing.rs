@@ -1,9 +1,9 @@
-//! The items a SQL store writes for a batch and returns for a list or a
-//! count, whatever its SQL.
+//! The items a SQL store writes for a batch and returns for a list, a
+//! count or a search, whatever its SQL.
 
 use std::collections::BTreeMap;
 
-use crate::{MemoryFilter, MemoryItem};
+use crate::{MemoryFilter, MemoryItem, ScoredItem, SearchOptions};
 
 /// The items of a batch write as a store writes them: one per id, the last
 /// of several with one id (as if saved in order), in id order (so writers
@@ -59,6 +59,37 @@ impl Listing<'_> {
     }
 }
 
+/// The hits of a search from `rows` read best first: each row's item
+/// (`item`) when it passes the options' filter (checked here unless the
+/// SQL was `exact`), with its score (`score`), until `options.limit` hits
+/// are found; the rows after that are not read.
+///
+/// # Errors
+/// The first error of `item` or `score`.
+pub fn best_hits<R, E>(
+    rows: impl IntoIterator<Item = R>,
+    (options, exact): (&SearchOptions, bool),
+    mut item: impl FnMut(&mut R) -> Result<MemoryItem, E>,
+    mut score: impl FnMut(&mut R) -> Result<f64, E>,
+) -> Result<Vec<ScoredItem>, E> {
+    let rows = rows.into_iter();
+    let mut hits = Vec::with_capacity(rows.size_hint().0.min(options.limit));
+    for mut row in rows {
+        let found = item(&mut row)?;
+        if !exact && !options.filter.matches(&found) {
+            continue;
+        }
+        hits.push(ScoredItem {
+            score: score(&mut row)?,
+            item: found,
+        });
+        if hits.len() == options.limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +106,28 @@ mod tests {
             .map(|i| (i.id, i.content))
             .collect();
         assert_eq!(kept, [("a".into(), "2".into()), ("b".into(), "3".into())]);
+    }
+
+    #[test]
+    fn hits_are_read_until_the_limit_passes_the_filter() {
+        let options = SearchOptions {
+            filter: MemoryFilter::with_prefix("a"),
+            limit: 2,
+            ..SearchOptions::default()
+        };
+        let rows = vec![
+            Ok(("b", 3.0)),
+            Ok(("a1", 2.0)),
+            Ok(("a2", 1.0)),
+            Err("never read"),
+        ];
+        let read = |row: &mut Result<(&str, f64), &'static str>| row.map(|(id, _)| item(id, "x"));
+        let score = |row: &mut Result<(&str, f64), &'static str>| row.map(|(_, s)| s);
+        let hits = best_hits(rows.clone(), (&options, false), read, score).unwrap();
+        let ids: Vec<&str> = hits.iter().map(|h| h.item.id.as_str()).collect();
+        assert_eq!((ids, hits[0].score), (vec!["a1", "a2"], 2.0));
+        let exact = best_hits(rows, (&options, true), read, score).unwrap();
+        assert_eq!(exact[0].item.id, "b", "exact SQL is not checked again");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the time before which a TTL policy drops items ([`ttl_cutoff`]),
 //! creation times as the `(seconds, nanoseconds)` columns the stores keep
 //! them in ([`split_time`], [`join_time`]), the items a batch write stores
-//! ([`last_by_id`]) and the items a list or count returns ([`Listing`]).
+//! ([`last_by_id`]), and the items a list or count returns ([`Listing`])
+//! and the hits of a search ([`best_hits`]).
 
 mod listing;
 
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use chrono::{DateTime, TimeZone, Utc};
 
 use crate::{EvictionConfig, EvictionPolicy};
-pub use listing::{Listing, last_by_id};
+pub use listing::{Listing, best_hits, last_by_id};
 
 /// The count of items written since a store last checked its eviction
 /// policy, shared by the handles of one store (`Send + Sync`).
