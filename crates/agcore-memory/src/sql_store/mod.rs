@@ -3,8 +3,9 @@
 //! the time before which a TTL policy drops items ([`ttl_cutoff`]),
 //! creation times as the `(seconds, nanoseconds)` columns the stores keep
 //! them in ([`split_time`], [`join_time`]), the items a batch write stores
-//! ([`last_by_id`]), and the items a list or count returns ([`Listing`])
-//! and the hits of a search ([`best_hits`]).
+//! ([`last_by_id`]), the items a list or count returns ([`Listing`]) and
+//! the hits of a search ([`best_hits`]), and a stored item's sequence of the
+//! context field ([`stored_group`]).
 
 mod listing;
 
@@ -12,7 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use crate::{EvictionConfig, EvictionPolicy};
+use crate::retriever::ContextField;
+use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
 pub use listing::{Listing, best_hits, last_by_id};
 
 /// The count of items written since a store last checked its eviction
@@ -67,6 +69,17 @@ pub fn join_time(secs: i64, nanos: i32) -> Option<DateTime<Utc>> {
         .single()
 }
 
+/// The sequence ([`ContextField::group_of`]) of a stored item whose
+/// metadata is the JSON text `metadata`: what a store derives again for
+/// every row when its context field's settings change.
+///
+/// # Errors
+/// [`MemoryError::Serialization`] for text that is not JSON.
+pub fn stored_group(context: &ContextField, metadata: &str) -> Result<Option<String>, MemoryError> {
+    let metadata = serde_json::from_str(metadata)?;
+    Ok(context.group_of(&MemoryItem::new("", "").with_metadata(metadata)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +101,20 @@ mod tests {
         let now = Utc.timestamp_opt(1_000, 0).unwrap();
         assert_eq!(ttl_cutoff(10, now), Utc.timestamp_opt(990, 0).unwrap());
         assert_eq!(ttl_cutoff(u64::MAX, now), DateTime::<Utc>::MIN_UTC);
+    }
+
+    #[test]
+    fn stored_groups_are_the_json_text_of_scalars() {
+        let field = ContextField::default();
+        let group = |m: &str| stored_group(&field, m).unwrap();
+        assert_eq!(group(r#"{"session": "s"}"#).as_deref(), Some("\"s\""));
+        assert_eq!(group(r#"{"session": 2}"#).as_deref(), Some("2"));
+        assert_eq!(group(r#"{"session": null}"#), None);
+        assert_eq!(group("null"), None);
+        assert!(matches!(
+            stored_group(&field, "{"),
+            Err(MemoryError::Serialization(_))
+        ));
     }
 
     #[test]
