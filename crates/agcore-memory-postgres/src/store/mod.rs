@@ -10,10 +10,9 @@ mod stats;
 mod write;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::sql_store::{EvictionCheck, Listing};
+use agcore_memory::sql_store::{EvictionCheck, Listing, counter_shard};
 use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
@@ -61,13 +60,9 @@ impl std::fmt::Debug for PostgresStore {
     }
 }
 
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
-
 impl PostgresStore {
     pub(crate) fn new(pool: Pool, eviction: EvictionConfig, context: Option<ContextField>) -> Self {
-        let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
-        let shard =
-            i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
+        let shard = counter_shard(schema::STAT_SHARDS);
         Self {
             pool,
             inner: Arc::new(Inner {

@@ -1,5 +1,6 @@
 //! What every database [`MemoryStore`](crate::MemoryStore) decides alike
-//! around its SQL: when its eviction policy is checked ([`EvictionCheck`]),
+//! around its SQL: the counter row of its statistics ([`counter_shard`]),
+//! when its eviction policy is checked ([`EvictionCheck`]),
 //! the time before which a TTL policy drops items ([`ttl_cutoff`]),
 //! creation times as the `(seconds, nanoseconds)` columns the stores keep
 //! them in ([`split_time`], [`join_time`]), the items a batch write stores
@@ -41,6 +42,18 @@ impl EvictionCheck {
             false
         }
     }
+}
+
+/// The counter row, of `shards` (at least 1), a new store handle adds its
+/// statistics' changes to: the handles of a process take the rows in turn
+/// from a place set by the process id, so concurrent writers seldom wait
+/// on one row's lock.
+pub fn counter_shard(shards: i16) -> i16 {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let spread = NEXT
+        .fetch_add(1, Ordering::Relaxed)
+        .wrapping_add(std::process::id() as usize);
+    i16::try_from(spread % usize::from(shards.unsigned_abs().max(1))).unwrap_or(0)
 }
 
 /// The creation time at or before which a TTL policy of `ttl_secs`
@@ -94,6 +107,14 @@ mod tests {
         assert!(!check.due(&config, 2));
         assert!(check.due(&config, 5), "a batch past the interval");
         assert!(!check.due(&EvictionConfig::none(), 100));
+    }
+
+    #[test]
+    fn handles_take_the_counter_rows_in_turn() {
+        let (a, b) = (counter_shard(16), counter_shard(16));
+        assert!((0..16).contains(&a) && (0..16).contains(&b));
+        assert_ne!(a, b);
+        assert_eq!(counter_shard(0), 0);
     }
 
     #[test]
