@@ -23,23 +23,6 @@ use crate::error::{Result, storage};
 /// Rows re-tokenised per round trip.
 pub(crate) const BATCH: i64 = 2_000;
 
-/// One indexed component: its meta table and how it is re-indexed.
-struct Indexed {
-    name: &'static str,
-    meta: &'static str,
-}
-
-const INDEXED: [Indexed; 2] = [
-    Indexed {
-        name: "store",
-        meta: "agcore_store_meta",
-    },
-    Indexed {
-        name: "long_term",
-        meta: "agcore_lt_meta",
-    },
-];
-
 /// Re-indexes every component whose recorded analyzer is not
 /// [`ANALYZER_ID`]; runs in the migration transaction.
 ///
@@ -47,11 +30,12 @@ const INDEXED: [Indexed; 2] = [
 /// [`crate::PostgresError`] from the server; a storage error for stored
 /// content that is not UTF-8.
 pub(crate) async fn sync(tx: &Transaction<'_>) -> Result<()> {
-    for component in INDEXED {
-        let sql = format!(
-            "SELECT value FROM {} WHERE key = 'analyzer'",
-            component.meta
-        );
+    // Each indexed component and its meta table.
+    for (component, meta) in [
+        ("store", "agcore_store_meta"),
+        ("long_term", "agcore_lt_meta"),
+    ] {
+        let sql = format!("SELECT value FROM {meta} WHERE key = 'analyzer'");
         let found: Option<String> = match tx.query_opt(&sql, &[]).await? {
             Some(row) => Some(row.try_get(0)?),
             None => None,
@@ -59,20 +43,19 @@ pub(crate) async fn sync(tx: &Transaction<'_>) -> Result<()> {
         if found.as_deref() == Some(ANALYZER_ID) {
             continue;
         }
-        match component.name {
+        match component {
             "store" => reindex_store(tx).await?,
             _ => reindex_long_term(tx).await?,
         }
         tx.execute(
             &format!(
-                "INSERT INTO {} (key, value) VALUES ('analyzer', $1)
-                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                component.meta
+                "INSERT INTO {meta} (key, value) VALUES ('analyzer', $1)
+                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
             ),
             &[&ANALYZER_ID],
         )
         .await?;
-        tracing::info!(component = component.name, from = ?found, to = ANALYZER_ID, "postgres: re-indexed");
+        tracing::info!(component, from = ?found, to = ANALYZER_ID, "postgres: re-indexed");
     }
     Ok(())
 }
