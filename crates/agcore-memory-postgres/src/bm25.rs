@@ -7,12 +7,11 @@
 use std::collections::HashMap;
 
 use agcore_search::Bm25;
+use agcore_search::collection::{found_terms, mean_length};
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 use crate::error::Result;
-
-pub(crate) use agcore_search::MAX_QUERY_TERMS;
 
 /// What a query sends to the scoring SQL: its terms found in the collection
 /// with their idf, BM25's `k1` and `b`, the mean document length (1 when the
@@ -30,10 +29,10 @@ pub(crate) struct QueryWeights {
     pub(crate) context_norm: f64,
 }
 
-/// A mean length as the scoring SQL takes it: `(mean, 1.0)`, or `(1.0,
-/// 0.0)` (no normalisation) when it is 0.
+/// A mean length ([`mean_length`]) as the scoring SQL takes it: `(mean,
+/// 1.0)`, or `(1.0, 0.0)` (no normalisation) when it is 0.
 fn mean_norm(total: f64, count: f64) -> (f64, f64) {
-    let avg = if count > 0.0 { total / count } else { 0.0 };
+    let avg = mean_length(total, count);
     if avg > 0.0 { (avg, 1.0) } else { (1.0, 0.0) }
 }
 
@@ -70,13 +69,11 @@ pub(crate) async fn weights(
         .iter()
         .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
         .collect::<Result<_>>()?;
-    let (mut found, mut idfs) = (Vec::new(), Vec::new());
-    for term in terms {
-        if let Some(&n) = df.get(&term) {
-            idfs.push(idf(docs, n));
-            found.push(term);
-        }
-    }
+    let with_df = terms.into_iter().map(|t| {
+        let n = df.get(&t).copied().unwrap_or(0.0);
+        (t, n)
+    });
+    let found = found_terms(with_df, docs, idf);
     if found.is_empty() {
         return Ok(None);
     }
@@ -84,8 +81,8 @@ pub(crate) async fn weights(
     let (avg_len, norm) = mean_norm(total_len, docs);
     let (avg_context_len, context_norm) = mean_norm(context_len, grouped);
     Ok(Some(QueryWeights {
-        terms: found,
-        idfs,
+        terms: found.terms,
+        idfs: found.idfs,
         k1: bm25.k1,
         b: bm25.b,
         avg_len,

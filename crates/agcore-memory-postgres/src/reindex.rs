@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use agcore_memory::long_term::MemoryEntry;
+use agcore_search::collection::term_counts;
 use agcore_search::{ANALYZER_ID, index_terms};
 use deadpool_postgres::Transaction;
 
@@ -22,23 +23,6 @@ use crate::error::{Result, storage};
 /// Rows re-tokenised per round trip.
 pub(crate) const BATCH: i64 = 2_000;
 
-/// One indexed component: its meta table and how it is re-indexed.
-struct Indexed {
-    name: &'static str,
-    meta: &'static str,
-}
-
-const INDEXED: [Indexed; 2] = [
-    Indexed {
-        name: "store",
-        meta: "agcore_store_meta",
-    },
-    Indexed {
-        name: "long_term",
-        meta: "agcore_lt_meta",
-    },
-];
-
 /// Re-indexes every component whose recorded analyzer is not
 /// [`ANALYZER_ID`]; runs in the migration transaction.
 ///
@@ -46,11 +30,12 @@ const INDEXED: [Indexed; 2] = [
 /// [`crate::PostgresError`] from the server; a storage error for stored
 /// content that is not UTF-8.
 pub(crate) async fn sync(tx: &Transaction<'_>) -> Result<()> {
-    for component in INDEXED {
-        let sql = format!(
-            "SELECT value FROM {} WHERE key = 'analyzer'",
-            component.meta
-        );
+    // Each indexed component and its meta table.
+    for (component, meta) in [
+        ("store", "agcore_store_meta"),
+        ("long_term", "agcore_lt_meta"),
+    ] {
+        let sql = format!("SELECT value FROM {meta} WHERE key = 'analyzer'");
         let found: Option<String> = match tx.query_opt(&sql, &[]).await? {
             Some(row) => Some(row.try_get(0)?),
             None => None,
@@ -58,33 +43,30 @@ pub(crate) async fn sync(tx: &Transaction<'_>) -> Result<()> {
         if found.as_deref() == Some(ANALYZER_ID) {
             continue;
         }
-        match component.name {
+        match component {
             "store" => reindex_store(tx).await?,
             _ => reindex_long_term(tx).await?,
         }
         tx.execute(
             &format!(
-                "INSERT INTO {} (key, value) VALUES ('analyzer', $1)
-                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                component.meta
+                "INSERT INTO {meta} (key, value) VALUES ('analyzer', $1)
+                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
             ),
             &[&ANALYZER_ID],
         )
         .await?;
-        tracing::info!(component = component.name, from = ?found, to = ANALYZER_ID, "postgres: re-indexed");
+        tracing::info!(component, from = ?found, to = ANALYZER_ID, "postgres: re-indexed");
     }
     Ok(())
 }
 
-/// Distinct terms with their frequencies, and the length (terms with repeats).
-fn analyze(text: &str) -> (BTreeMap<String, i32>, i32) {
+/// The distinct index terms of `text` with their frequencies
+/// ([`term_counts`]), and its length (terms with repeats); the postings of
+/// the store and of long-term memory are written from it.
+pub(crate) fn analyze(text: &str) -> (BTreeMap<String, i32>, i32) {
     let tokens = index_terms(text);
     let len = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
-    let mut tfs = BTreeMap::new();
-    for token in tokens {
-        *tfs.entry(token).or_insert(0) += 1;
-    }
-    (tfs, len)
+    (term_counts(tokens), len)
 }
 
 async fn reindex_store(tx: &Transaction<'_>) -> Result<()> {

@@ -56,6 +56,7 @@
 pub mod analyzer;
 pub mod bm25;
 pub mod bm25f;
+pub mod collection;
 pub mod contextual;
 pub mod dedupe;
 pub mod dense_feedback;

@@ -2,9 +2,8 @@
 //! transaction and every statement names the scope.
 
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::apply::{
-    apply_age, apply_update, apply_use, merge_duplicate, new_entry,
-};
+use agcore_memory::long_term::apply::{apply_update, apply_use, merge_duplicate, new_entry};
+use agcore_memory::long_term::upkeep::{age_counted, used_ids};
 use agcore_memory::long_term::{
     ArchivedFilter, HistoryEntry, HistoryReason, ListOrder, ListRequest, MaintenanceReport,
     MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, UsageRecord, WeightRules,
@@ -214,11 +213,8 @@ pub(crate) async fn record_use(
     now: DateTime<Utc>,
 ) -> Result<usize> {
     let tx = client.transaction().await?;
-    let mut ids = record.ids.clone();
-    ids.sort_unstable();
-    ids.dedup();
     let mut updated = 0;
-    for id in ids {
+    for id in used_ids(record) {
         let Some(mut entry) = rows::load(&tx, scope, id, true).await? else {
             continue;
         };
@@ -269,13 +265,9 @@ pub(crate) async fn maintenance(
     .await?;
     let mut report = MaintenanceReport::default();
     for mut entry in active {
-        let (decayed, archived) = apply_age(&mut entry, rules, now);
-        if decayed || archived {
+        if age_counted(&mut entry, rules, now, &mut report) {
             rows::store(&tx, 0, &entry, false).await?;
         }
-        report.decayed += usize::from(decayed);
-        report.archived += usize::from(archived);
-        report.active += usize::from(!archived);
     }
     let purged = tx
         .execute(

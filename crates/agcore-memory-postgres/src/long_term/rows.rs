@@ -3,22 +3,18 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::MemoryError;
+use agcore_memory::long_term::columns::{entry_columns, stored_json};
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
-use agcore_search::index_terms;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use crate::error::Result;
+use crate::reindex::analyze;
 
 /// The columns every entry query selects (alias `m`), in [`entry_from_row`]'s order.
 pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_type, m.name, \
     m.content, m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, \
     m.last_used_at, m.weight_updated_at, m.created_at, m.updated_at";
-
-fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
-    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
-}
 
 /// The entry of a row selected with [`ENTRY_COLUMNS`].
 ///
@@ -37,8 +33,8 @@ pub(crate) fn entry_from_row(row: &Row) -> Result<MemoryEntry> {
         name: row.try_get(4)?,
         content: row.try_get(5)?,
         description: row.try_get(6)?,
-        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("metadata", e))?,
-        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        metadata: stored_json("metadata", &metadata)?,
+        tags: stored_json("tags", &tags)?,
         weight: row.try_get(9)?,
         archived: row.try_get(10)?,
         use_count: u64::try_from(use_count).unwrap_or(0),
@@ -155,17 +151,6 @@ pub(crate) async fn id_by_key(
     Ok(row.map(|r| r.try_get(0)).transpose()?)
 }
 
-/// The terms of an entry's searchable text with their frequencies, and its length.
-fn analyze(entry: &MemoryEntry) -> (BTreeMap<String, i32>, i32) {
-    let tokens = index_terms(&entry.search_text());
-    let len = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
-    let mut tfs = BTreeMap::new();
-    for token in tokens {
-        *tfs.entry(token).or_insert(0) += 1;
-    }
-    (tfs, len)
-}
-
 async fn write_postings(
     client: &impl GenericClient,
     scope_id: i64,
@@ -204,14 +189,6 @@ pub(crate) async fn adjust_scope(
     Ok(())
 }
 
-fn columns(entry: &MemoryEntry) -> Result<(String, String, i64)> {
-    Ok((
-        serde_json::to_string(&entry.metadata)?,
-        serde_json::to_string(&entry.tags)?,
-        i64::try_from(entry.use_count).unwrap_or(i64::MAX),
-    ))
-}
-
 /// Inserts `entry` into its scope unless its content key is taken there;
 /// returns the new id, or `None` on a duplicate.
 pub(crate) async fn insert(
@@ -219,8 +196,8 @@ pub(crate) async fn insert(
     scope_id: i64,
     entry: &MemoryEntry,
 ) -> Result<Option<i64>> {
-    let (metadata, tags, use_count) = columns(entry)?;
-    let (tfs, len) = analyze(entry);
+    let (metadata, tags, use_count) = entry_columns(entry)?;
+    let (tfs, len) = analyze(&entry.search_text());
     let key = content_key(&entry.content);
     let row = client
         .query_opt(
@@ -252,8 +229,8 @@ pub(crate) async fn store(
     entry: &MemoryEntry,
     reindex: bool,
 ) -> Result<()> {
-    let (metadata, tags, use_count) = columns(entry)?;
-    let (tfs, len) = analyze(entry);
+    let (metadata, tags, use_count) = entry_columns(entry)?;
+    let (tfs, len) = analyze(&entry.search_text());
     let key = content_key(&entry.content);
     let old_len: i32 = client
         .query_one(

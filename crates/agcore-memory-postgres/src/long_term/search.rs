@@ -4,13 +4,13 @@
 //! backend ranks; ties by id.
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_search::{Bm25, unique_index_terms};
+use agcore_search::{Bm25, capped_query_terms};
 use deadpool_postgres::Client;
 use tokio_postgres::types::Type;
 
 use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
-use crate::bm25::{self, MAX_QUERY_TERMS};
+use crate::bm25;
 use crate::error::Result;
 
 pub(crate) async fn search(
@@ -19,8 +19,7 @@ pub(crate) async fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let mut terms = unique_index_terms(query);
-    terms.truncate(MAX_QUERY_TERMS);
+    let terms = capped_query_terms(query);
     if terms.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }

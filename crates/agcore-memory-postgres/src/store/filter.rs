@@ -6,7 +6,7 @@ use agcore_memory::MemoryFilter;
 use agcore_memory::retriever::ContextField;
 use tokio_postgres::types::{ToSql, Type};
 
-use super::rows::split_time;
+use agcore_memory::sql_store::split_time;
 
 /// Bound parameters of a statement with their SQL types, in `$1, $2, …`
 /// order: sent with the statement in one round trip

@@ -10,12 +10,11 @@ mod stats;
 mod write;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::{EvictionCheck, Listing, counter_shard};
 use agcore_memory::{
-    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
-    SearchOptions,
+    EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use async_trait::async_trait;
 use deadpool_postgres::{Client, Pool};
@@ -44,7 +43,8 @@ struct Inner {
     eviction: EvictionConfig,
     /// The context field (`None`: plain BM25).
     context: Option<ContextField>,
-    writes_since_check: AtomicUsize,
+    /// Items written since eviction was last checked.
+    eviction_check: EvictionCheck,
     /// This store's row of `agcore_item_stats`.
     shard: i16,
     /// Planner statistics after bulk writes ([`analyze`]).
@@ -60,19 +60,15 @@ impl std::fmt::Debug for PostgresStore {
     }
 }
 
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
-
 impl PostgresStore {
     pub(crate) fn new(pool: Pool, eviction: EvictionConfig, context: Option<ContextField>) -> Self {
-        let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
-        let shard =
-            i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
+        let shard = counter_shard(schema::STAT_SHARDS);
         Self {
             pool,
             inner: Arc::new(Inner {
                 eviction,
                 context,
-                writes_since_check: AtomicUsize::new(0),
+                eviction_check: EvictionCheck::default(),
                 shard,
                 analyze: Arc::default(),
             }),
@@ -98,24 +94,6 @@ impl PostgresStore {
         Ok(self.pool.get().await?)
     }
 
-    /// Whether eviction is due after `rows` more written items.
-    fn eviction_due(&self, rows: usize) -> bool {
-        if matches!(self.inner.eviction.policy, EvictionPolicy::None) {
-            return false;
-        }
-        let interval = self.inner.eviction.check_interval.max(1);
-        let before = self
-            .inner
-            .writes_since_check
-            .fetch_add(rows, Ordering::AcqRel);
-        if before + rows >= interval {
-            self.inner.writes_since_check.store(0, Ordering::Release);
-            true
-        } else {
-            false
-        }
-    }
-
     /// Upserts `items` in one transaction; then, when due, evicts in
     /// another (so each transaction takes its sequence locks in one order).
     /// Each runs again when the server rolls it back for a lock conflict
@@ -136,7 +114,7 @@ impl PostgresStore {
         })
         .await?;
         self.inner.analyze.after_write(&self.pool, rows);
-        if self.eviction_due(rows) {
+        if self.inner.eviction_check.due(&self.inner.eviction, rows) {
             let (policy, window) = (&self.inner.eviction.policy, self.window());
             retry("memory store eviction", || async move {
                 let mut client = self.client().await?;
@@ -157,8 +135,13 @@ impl PostgresStore {
     ) -> Result<(Vec<MemoryItem>, usize)> {
         let mut params = Params::default();
         let cond = Where::of_list(filter, self.inner.context.as_ref(), &mut params);
+        let listing = Listing {
+            filter,
+            exact: cond.exact,
+            count_only,
+        };
         let client = self.client().await?;
-        if count_only && cond.exact {
+        if listing.counts_in_sql() {
             let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
             let n: i64 = client
                 .query_typed_one(&sql, &params.typed())
@@ -166,29 +149,20 @@ impl PostgresStore {
                 .try_get(0)?;
             return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
         }
-        let limit = match filter.limit {
-            Some(limit) if cond.exact && !count_only => {
+        let limit = match listing.sql_limit() {
+            Some(limit) => {
                 let n = params.push(i64::try_from(limit).unwrap_or(i64::MAX), Type::INT8);
                 format!("LIMIT ${n}")
             }
-            _ => String::new(),
+            None => String::new(),
         };
         let sql = format!(
             "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
             cond.sql
         );
-        let mut items = Vec::new();
-        for row in client.query_typed(&sql, &params.typed()).await? {
-            let item = item_from_row(&row)?;
-            if cond.exact || filter.matches(&item) {
-                items.push(item);
-            }
-        }
-        if !count_only && let Some(limit) = filter.limit {
-            items.truncate(limit);
-        }
-        let n = items.len();
-        Ok((items, n))
+        let rows = client.query_typed(&sql, &params.typed()).await?;
+        let items = rows.iter().map(item_from_row).collect::<Result<_>>()?;
+        Ok(listing.finish(items))
     }
 }
 

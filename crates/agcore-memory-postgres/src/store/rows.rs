@@ -2,19 +2,13 @@
 //! metadata as exact JSON text plus a `JSONB` copy for filters.
 
 use agcore_memory::MemoryItem;
-use chrono::{DateTime, TimeZone, Utc};
+use agcore_memory::sql_store::join_time;
 use tokio_postgres::Row;
 
 use crate::error::{Result, storage};
 
 /// The columns every item query selects, in [`item_from_row`]'s order.
 pub(crate) const ITEM_COLUMNS: &str = "i.id, i.content, i.metadata, i.created_s, i.created_ns";
-
-/// `(seconds, nanoseconds)` of a time; nanoseconds in `0..1e9` (leap seconds folded).
-pub(crate) fn split_time(at: DateTime<Utc>) -> (i64, i32) {
-    let ns = at.timestamp_subsec_nanos().min(999_999_999);
-    (at.timestamp(), i32::try_from(ns).unwrap_or(0))
-}
 
 /// The item of a row selected with [`ITEM_COLUMNS`].
 ///
@@ -30,9 +24,7 @@ pub(crate) fn item_from_row(row: &Row) -> Result<MemoryItem> {
     let content = String::from_utf8(content)
         .map_err(|_| storage(format!("postgres: content of `{id}` is not UTF-8")))?;
     let metadata = serde_json::from_str(&metadata)?;
-    let created_at = Utc
-        .timestamp_opt(secs, u32::try_from(nanos).unwrap_or(0))
-        .single()
+    let created_at = join_time(secs, nanos)
         .ok_or_else(|| storage(format!("postgres: time of `{id}` is out of range")))?;
     Ok(MemoryItem {
         id,
@@ -65,12 +57,6 @@ pub(crate) fn filterable(value: &serde_json::Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_split_exactly() {
-        let at = Utc.timestamp_opt(-5, 123_456_789).unwrap();
-        assert_eq!(split_time(at), (-5, 123_456_789));
-    }
 
     #[test]
     fn nul_strings_leave_the_filter_copy() {

@@ -7,15 +7,17 @@
 //! weighted, then saturated once; items without a field score as plain
 //! BM25), ties broken by id.
 
+use agcore_memory::sql_store::best_hits;
 use agcore_memory::{ScoredItem, SearchOptions};
-use agcore_search::{Bm25, unique_index_terms};
+use agcore_search::{Bm25, capped_query_terms};
 use deadpool_postgres::Client;
 
+use tokio_postgres::Row;
 use tokio_postgres::types::Type;
 
 use super::filter::{Params, Where};
 use super::rows::{ITEM_COLUMNS, item_from_row};
-use crate::bm25::{self, MAX_QUERY_TERMS};
+use crate::bm25;
 use crate::error::Result;
 
 /// The top `options.limit` items for `query`, best first; `weight` is the
@@ -26,8 +28,7 @@ pub(crate) async fn search(
     options: &SearchOptions,
     weight: f64,
 ) -> Result<Vec<ScoredItem>> {
-    let mut terms = unique_index_terms(query);
-    terms.truncate(MAX_QUERY_TERMS);
+    let terms = capped_query_terms(query);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
@@ -54,21 +55,8 @@ pub(crate) async fn search(
     let mut params = Params::default();
     let (sql, exact) = statement(w, weight, options, &mut params);
     let rows = client.query_typed(&sql, &params.typed()).await?;
-    let mut hits = Vec::with_capacity(rows.len().min(options.limit));
-    for row in &rows {
-        let item = item_from_row(row)?;
-        if !exact && !options.filter.matches(&item) {
-            continue;
-        }
-        hits.push(ScoredItem {
-            item,
-            score: row.try_get(5)?,
-        });
-        if hits.len() == options.limit {
-            break;
-        }
-    }
-    Ok(hits)
+    let item = |row: &mut &Row| item_from_row(row);
+    best_hits(&rows, (options, exact), item, |row| Ok(row.try_get(5)?))
 }
 
 /// The search statement for the weights `w` and its parameters (pushed

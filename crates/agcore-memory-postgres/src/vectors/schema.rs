@@ -1,8 +1,8 @@
 //! The pgvector extension, the vector tables and their versioned setup
 //! (`agcore_vectors_meta` holds the layout version and the embedding space).
 
-use agcore_memory::MemoryError;
-use agcore_memory::vector::{EmbeddingSpace, check_space};
+use agcore_memory::vector::EmbeddingSpace;
+use agcore_memory::vector::layout::check_layout;
 use deadpool_postgres::Client;
 
 use crate::error::PostgresError;
@@ -26,7 +26,8 @@ pub(crate) fn quote_ident(name: &str) -> String {
 /// the same transaction, so `space` is recorded afresh.
 ///
 /// # Errors
-/// [`MemoryError::EmbeddingMismatch`] for another space; a newer layout;
+/// [`MemoryError::EmbeddingMismatch`](agcore_memory::MemoryError::EmbeddingMismatch)
+/// for another space ([`check_layout`]); a newer layout;
 /// server errors (pgvector not installed on the server among them).
 pub(crate) async fn setup(
     client: &mut Client,
@@ -84,18 +85,9 @@ pub(crate) async fn setup(
             .await?;
         }
         Some(version) => {
-            let version: i64 = version.parse().unwrap_or(i64::MAX);
-            if version > VERSION {
-                return Err(MemoryError::Storage(format!(
-                    "postgres vectors: layout version {version} is newer than this library ({VERSION})"
-                ))
-                .into());
-            }
-            let stored = EmbeddingSpace::new(
-                meta("model").unwrap_or_default(),
-                meta("dimensions").and_then(|d| d.parse().ok()).unwrap_or(0),
-            );
-            check_space(&stored, space)?;
+            let (model, dims) = (meta("model"), meta("dimensions"));
+            let recorded = (version.as_str(), model.as_deref(), dims.as_deref());
+            check_layout("postgres", VERSION, recorded, space)?;
         }
     }
     tx.commit().await?;

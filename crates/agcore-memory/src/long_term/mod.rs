@@ -46,6 +46,7 @@ pub mod apply;
 mod apply_facts;
 mod backend;
 mod changes;
+pub mod columns;
 mod config;
 mod dedupe;
 mod dense;
@@ -64,6 +65,7 @@ mod schedule;
 mod scope;
 mod scoped;
 mod tags;
+pub mod upkeep;
 mod weights;
 
 pub use apply_facts::{FactReport, detect_references};

@@ -21,6 +21,7 @@
 mod cached;
 mod config;
 mod in_memory;
+pub mod layout;
 mod prepare;
 mod search;
 mod state;

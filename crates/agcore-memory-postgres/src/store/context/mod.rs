@@ -31,8 +31,7 @@ mod rebuild;
 mod settle;
 pub(crate) mod stale;
 
-use agcore_memory::MemoryItem;
-use agcore_memory::retriever::ContextField;
+use agcore_memory::retriever::{ContextField, derivation_settings};
 use deadpool_postgres::Transaction;
 
 use crate::error::Result;
@@ -52,16 +51,6 @@ pub(crate) fn window(context: Option<&ContextField>) -> usize {
     context.map_or(0, |c| c.window.min(MAX_WINDOW))
 }
 
-/// The recorded form of `context`'s derivation settings (key and window).
-fn settings(context: Option<&ContextField>) -> String {
-    agcore_memory::retriever::derivation_settings(context)
-}
-
-/// The sequence of an item with this metadata under `context`.
-pub(crate) fn group_of(context: &ContextField, metadata: serde_json::Value) -> Option<String> {
-    context.group_of(&MemoryItem::new("", "").with_metadata(metadata))
-}
-
 /// Makes the stored fields those of `configured` (run on open in the
 /// migration's transaction, after re-indexing): when the recorded settings
 /// differ, every item's sequence and field is derived again.
@@ -69,7 +58,7 @@ pub(crate) fn group_of(context: &ContextField, metadata: serde_json::Value) -> O
 /// # Errors
 /// [`crate::PostgresError`] from the server; nothing changes then.
 pub(crate) async fn sync(tx: &Transaction<'_>, configured: Option<&ContextField>) -> Result<()> {
-    let wanted = settings(configured);
+    let wanted = derivation_settings(configured);
     let recorded: Option<String> = match tx
         .query_opt(
             "SELECT value FROM agcore_store_meta WHERE key = $1",
@@ -97,29 +86,13 @@ pub(crate) async fn sync(tx: &Transaction<'_>, configured: Option<&ContextField>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn settings_are_never_the_stale_marker() {
-        assert_ne!(settings(None), STALE);
+        assert_ne!(derivation_settings(None), STALE);
         assert_ne!(
-            settings(Some(&ContextField::default().with_window(2))),
+            derivation_settings(Some(&ContextField::default().with_window(2))),
             STALE
         );
-    }
-
-    #[test]
-    fn groups_are_the_json_text_of_scalars() {
-        let field = ContextField::default();
-        assert_eq!(
-            group_of(&field, json!({"session": "s"})).as_deref(),
-            Some("\"s\"")
-        );
-        assert_eq!(
-            group_of(&field, json!({"session": 2})).as_deref(),
-            Some("2")
-        );
-        assert_eq!(group_of(&field, json!({"session": null})), None);
-        assert_eq!(group_of(&field, json!(null)), None);
     }
 }

@@ -4,9 +4,10 @@
 //! tables locked against writers (`EXCLUSIVE`: readers go on).
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::stored_group;
 use deadpool_postgres::Transaction;
 
-use super::{group_of, window};
+use super::window;
 use crate::error::Result;
 use crate::reindex::BATCH;
 
@@ -93,8 +94,7 @@ async fn assign_groups(tx: &Transaction<'_>, context: Option<&ContextField>) -> 
         after = last.try_get(0)?;
         let (mut docs, mut groups) = (Vec::new(), Vec::new());
         for row in &rows {
-            let metadata: serde_json::Value = serde_json::from_str(row.try_get(1)?)?;
-            let new = group_of(context, metadata);
+            let new = stored_group(context, row.try_get(1)?)?;
             let old: Option<String> = row.try_get(2)?;
             if new != old {
                 docs.push(row.try_get::<_, i64>(0)?);

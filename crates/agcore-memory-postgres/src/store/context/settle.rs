@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use agcore_search::collection::field_postings;
 use agcore_search::contextual::upkeep::field_from;
 use deadpool_postgres::Transaction;
 
@@ -42,7 +43,8 @@ struct Rows {
 }
 
 impl Rows {
-    /// Adds the postings of `doc`: the union of its own terms and its field.
+    /// Adds the postings of `doc`: the union of its own terms and its field
+    /// ([`field_postings`]).
     fn add(
         &mut self,
         doc: i64,
@@ -51,14 +53,7 @@ impl Rows {
         context: &BTreeMap<String, i32>,
         clen: i32,
     ) {
-        let mut merged: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
-        for (term, &tf) in own {
-            merged.entry(term.as_str()).or_default().0 = tf;
-        }
-        for (term, &ctf) in context {
-            merged.entry(term.as_str()).or_default().1 = ctf;
-        }
-        for (term, (tf, ctf)) in merged {
+        for (term, (tf, ctf)) in field_postings(own, context) {
             self.terms.push(term.to_owned());
             self.docs.push(doc);
             self.tfs.push(tf);

@@ -2,13 +2,13 @@
 //! their neighbours refreshed, the statistics' change returned.
 
 use agcore_memory::EvictionPolicy;
+use agcore_memory::sql_store::{split_time, ttl_cutoff};
 use chrono::Utc;
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;
 
 use crate::error::{Result, storage};
 use crate::store::context::{self, Locked, Position};
-use crate::store::rows::split_time;
 use crate::store::stats::Delta;
 
 /// Deletes the rows `cond` selects (a condition on `agcore_items i` with
@@ -89,12 +89,7 @@ pub(crate) async fn evict(
     let removed = match policy {
         EvictionPolicy::None => 0,
         EvictionPolicy::Ttl { ttl_secs } => {
-            let ttl =
-                chrono::Duration::seconds(i64::try_from(*ttl_secs).unwrap_or(i64::MAX / 1_000));
-            let cutoff = Utc::now()
-                .checked_sub_signed(ttl)
-                .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
-            let (s, ns) = split_time(cutoff);
+            let (s, ns) = split_time(ttl_cutoff(*ttl_secs, Utc::now()));
             delete_where(
                 tx,
                 (window, shard),

@@ -10,15 +10,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_search::collection::term_counts;
 use agcore_search::index_terms;
 use deadpool_postgres::Transaction;
 use tokio_postgres::Statement;
 use tokio_postgres::types::ToSql;
 
 use super::context::{self, Fresh, Locked, Position};
-use super::rows::{filterable, split_time};
+use super::rows::filterable;
 use super::stats::Delta;
 use crate::error::{Result, storage};
+use agcore_memory::sql_store::{last_by_id, split_time};
 pub(crate) use delete::{delete, evict};
 
 /// One item ready to write: its columns, its own terms and its sequence.
@@ -35,10 +37,7 @@ fn prepare(item: MemoryItem, context: Option<&ContextField>) -> Result<Prepared>
     let tokens = index_terms(&item.content);
     let len = i32::try_from(tokens.len())
         .map_err(|_| storage(format!("postgres: `{}` has too many terms", item.id)))?;
-    let mut terms = BTreeMap::new();
-    for token in tokens {
-        *terms.entry(token).or_insert(0) += 1;
-    }
+    let terms = term_counts(tokens);
     Ok(Prepared {
         meta: filterable(&item.metadata),
         metadata: serde_json::to_string(&item.metadata)?,
@@ -103,12 +102,8 @@ pub(crate) async fn upsert(
     shard: i16,
 ) -> Result<()> {
     // Last one wins; id order keeps row locks in one order across writers.
-    let mut by_id: BTreeMap<String, MemoryItem> = BTreeMap::new();
-    for item in items {
-        by_id.insert(item.id.clone(), item);
-    }
-    let batch = by_id
-        .into_values()
+    let batch = last_by_id(items)
+        .into_iter()
         .map(|item| prepare(item, context))
         .collect::<Result<Vec<_>>>()?;
     let ids: Vec<&str> = batch.iter().map(|p| p.item.id.as_str()).collect();

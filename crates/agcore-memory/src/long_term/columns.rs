@@ -1,0 +1,59 @@
+//! An entry's structured fields as the SQL backends keep them in columns:
+//! metadata and tags as JSON text, the use count as a signed 64-bit
+//! integer ([`entry_columns`]), read back with [`stored_json`]. A backend
+//! binds and reads the columns with its own driver types.
+
+use serde::de::DeserializeOwned;
+
+use super::entry::MemoryEntry;
+use crate::MemoryError;
+
+/// The stored columns of `entry`'s metadata and tags (JSON text) and use
+/// count (saturating at `i64::MAX`).
+///
+/// # Errors
+/// [`MemoryError::Serialization`] when the metadata cannot be written as
+/// JSON.
+pub fn entry_columns(entry: &MemoryEntry) -> Result<(String, String, i64), MemoryError> {
+    Ok((
+        serde_json::to_string(&entry.metadata)?,
+        serde_json::to_string(&entry.tags)?,
+        i64::try_from(entry.use_count).unwrap_or(i64::MAX),
+    ))
+}
+
+/// A JSON column of an entry read back (`what` names it: `metadata`,
+/// `tags`).
+///
+/// # Errors
+/// [`MemoryError::Storage`] ("long-term memory: bad stored {what}: …") for
+/// text that is not that JSON (a row not written by agcore).
+pub fn stored_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, MemoryError> {
+    serde_json::from_str(text)
+        .map_err(|e| MemoryError::Storage(format!("long-term memory: bad stored {what}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::long_term::{MemoryScope, MemoryType, NewMemory, WeightRules, apply::new_entry};
+
+    #[test]
+    fn columns_read_back_and_bad_text_names_the_column() {
+        let scope = MemoryScope::new("agent", "user").unwrap();
+        let new = NewMemory::new(MemoryType::User, "fact", "a fact").with_tags(["x"]);
+        let mut entry = new_entry(&scope, new, &WeightRules::default(), chrono::Utc::now());
+        entry.use_count = u64::MAX;
+        let (metadata, tags, use_count) = entry_columns(&entry).unwrap();
+        assert_eq!(use_count, i64::MAX);
+        let tags: Vec<String> = stored_json("tags", &tags).unwrap();
+        assert_eq!(tags, entry.tags);
+        let metadata: serde_json::Map<String, serde_json::Value> =
+            stored_json("metadata", &metadata).unwrap();
+        assert_eq!(metadata, entry.metadata);
+        let bad = stored_json::<Vec<String>>("tags", "{");
+        assert!(
+            matches!(bad, Err(MemoryError::Storage(m)) if m.starts_with("long-term memory: bad stored tags: "))
+        );
+    }
+}
