@@ -10,9 +10,10 @@ use super::rows;
 use super::time::format_time;
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::WeightRules;
-#[cfg(feature = "testkit")]
-use agcore_memory::long_term::apply::apply_age;
 use agcore_memory::long_term::apply::{apply_update, merge_duplicate, new_entry};
+#[cfg(feature = "testkit")]
+use agcore_memory::long_term::upkeep::age_counted;
+use agcore_memory::long_term::upkeep::used_ids;
 use agcore_memory::long_term::{Duplicate, content_key, supersede_update};
 use agcore_memory::long_term::{HistoryReason, SaveOutcome, UsageRecord};
 #[cfg(feature = "testkit")]
@@ -180,12 +181,9 @@ pub(crate) fn record_use(
     now: DateTime<Utc>,
 ) -> Result<usize> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let mut ids = record.ids.clone();
-    ids.sort_unstable();
-    ids.dedup();
     let mut updated = 0;
     let at = format_time(now);
-    for id in ids {
+    for id in used_ids(record) {
         // Only the columns `apply_use` changes: no decode, no re-analysis.
         let weight: Option<f64> = tx
             .prepare_cached(
@@ -246,13 +244,9 @@ pub(crate) fn maintenance_row_by_row(
     let active = super::reads::list(&tx, scope, &ListRequest::all().order(ListOrder::Created))?;
     let mut report = MaintenanceReport::default();
     for mut entry in active {
-        let (decayed, archived) = apply_age(&mut entry, rules, now);
-        if decayed || archived {
+        if age_counted(&mut entry, rules, now, &mut report) {
             rows::store(&tx, &entry)?;
         }
-        report.decayed += usize::from(decayed);
-        report.archived += usize::from(archived);
-        report.active += usize::from(!archived);
     }
     report.buffer_purged = tx.execute(
         "DELETE FROM dialogue_buffer WHERE agent_name = ?1 AND user_id = ?2 \

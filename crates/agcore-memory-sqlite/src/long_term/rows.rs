@@ -6,6 +6,7 @@ use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::columns::{entry_columns, stored_json};
 use agcore_memory::long_term::content_key;
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType};
 use agcore_search::index_terms as analyzer_terms;
@@ -24,7 +25,7 @@ pub(crate) fn entry_from_row(row: &Row<'_>) -> Result<MemoryEntry> {
     let metadata: Option<String> = row.get(7)?;
     let metadata = match metadata {
         None => serde_json::Map::new(),
-        Some(text) => serde_json::from_str(&text).map_err(|e| corrupt("metadata", e))?,
+        Some(text) => stored_json("metadata", &text)?,
     };
     let tags: String = row.get(8)?;
     let last_used: Option<String> = row.get(12)?;
@@ -42,7 +43,7 @@ pub(crate) fn entry_from_row(row: &Row<'_>) -> Result<MemoryEntry> {
         content: row.get(5)?,
         description: row.get(6)?,
         metadata,
-        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        tags: stored_json("tags", &tags)?,
         weight: row.get(9)?,
         archived: row.get::<_, i64>(10)? != 0,
         use_count: u64::try_from(use_count).unwrap_or(0),
@@ -131,9 +132,7 @@ pub(crate) fn index_terms(agent: &str, user: &str, text: &str) -> String {
 
 fn encoded(entry: &MemoryEntry) -> Result<(String, String, String, String, i64)> {
     let terms = index_terms(&entry.agent_name, &entry.user_id, &entry.search_text());
-    let metadata = serde_json::to_string(&entry.metadata)?;
-    let tags = serde_json::to_string(&entry.tags)?;
-    let use_count = i64::try_from(entry.use_count).unwrap_or(i64::MAX);
+    let (metadata, tags, use_count) = entry_columns(entry)?;
     Ok((
         content_key(&entry.content),
         terms,
