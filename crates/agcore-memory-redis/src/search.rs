@@ -11,7 +11,8 @@
 use std::collections::HashMap;
 
 use agcore_memory::SearchOptions;
-use agcore_search::{Bm25, Bm25F, unique_index_terms};
+use agcore_search::collection::mean_length;
+use agcore_search::{Bm25, Bm25F, capped_query_terms};
 use redis::aio::ConnectionManager;
 
 use crate::error::{Result, storage};
@@ -21,8 +22,6 @@ use crate::items::key;
 type Stats = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
 /// One term's postings: id → `tf:len[:ctf:clen]`.
 type Postings = HashMap<String, String>;
-
-use agcore_search::MAX_QUERY_TERMS;
 
 /// A posting's `(tf, len, context tf, context len)`.
 fn parse_posting(value: &str) -> Option<(f64, f64, f64, f64)> {
@@ -34,15 +33,6 @@ fn parse_posting(value: &str) -> Option<(f64, f64, f64, f64)> {
         _ => return None,
     };
     parts.next().is_none().then_some((tf, len, ctf, clen))
-}
-
-/// Mean of `total` over `count` (0 when there is nothing to average).
-fn mean(total: Option<f64>, count: f64) -> f64 {
-    if count > 0.0 {
-        total.unwrap_or(0.0) / count
-    } else {
-        0.0
-    }
 }
 
 /// The index a search reads: a connection, the store's key prefix and the
@@ -60,8 +50,7 @@ pub(crate) async fn rank(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<(String, f64)>> {
-    let mut terms = unique_index_terms(query);
-    terms.truncate(MAX_QUERY_TERMS);
+    let terms = capped_query_terms(query);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
@@ -93,8 +82,8 @@ pub(crate) async fn rank(
     let docs = stats.0.unwrap_or(0.0);
     let fields = Bm25F {
         bm25: Bm25::default(),
-        avg_len: mean(stats.1, docs),
-        avg_context_len: mean(stats.3, stats.2.unwrap_or(0.0)),
+        avg_len: mean_length(stats.1.unwrap_or(0.0), docs),
+        avg_context_len: mean_length(stats.3.unwrap_or(0.0), stats.2.unwrap_or(0.0)),
         weight: index.weight,
     };
     let mut scores: HashMap<&str, f64> = HashMap::new();

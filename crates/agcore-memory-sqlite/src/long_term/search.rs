@@ -17,14 +17,10 @@ use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
 use crate::topk::{Fetched, Hit, Ranking, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
-use agcore_search::unique_index_terms;
-
-use agcore_search::MAX_QUERY_TERMS;
+use agcore_search::capped_query_terms;
 
 pub(super) fn query_terms(query: &str) -> Vec<String> {
-    let mut terms = unique_index_terms(query);
-    terms.truncate(MAX_QUERY_TERMS);
-    terms
+    capped_query_terms(query)
 }
 
 /// The best `request.limit` entries of `scope` for `query`, best first (ties

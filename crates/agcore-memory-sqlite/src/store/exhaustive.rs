@@ -9,11 +9,11 @@ use std::collections::HashSet;
 use agcore_memory::retriever::{ContextField, validate_search_options};
 use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
 use agcore_search::impact::{FieldDoc, Ranking, exhaustive};
-use agcore_search::{Bm25, unique_index_terms};
+use agcore_search::{Bm25, capped_query_terms};
 use rusqlite::Connection;
 
 use super::SqliteStore;
-use super::query::{self, ITEM_COLUMNS, MAX_QUERY_TERMS, SqlFilter, filter_sql};
+use super::query::{self, ITEM_COLUMNS, SqlFilter, filter_sql};
 use crate::error::Result;
 
 impl SqliteStore {
@@ -32,8 +32,7 @@ impl SqliteStore {
         options: &SearchOptions,
     ) -> std::result::Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let mut terms = unique_index_terms(query);
-        terms.truncate(MAX_QUERY_TERMS);
+        let terms = capped_query_terms(query);
         if terms.is_empty() {
             return Ok(Vec::new());
         }

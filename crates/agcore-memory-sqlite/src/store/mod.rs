@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use self::query::{ITEM_COLUMNS, MAX_QUERY_TERMS, filter_sql, list_filter_sql};
+use self::query::{ITEM_COLUMNS, filter_sql, list_filter_sql};
 use self::writer::WriteOp;
 use crate::connection::Database;
 pub use crate::connection::Durability;
@@ -49,7 +49,7 @@ use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
     validate_id,
 };
-use agcore_search::unique_index_terms;
+use agcore_search::capped_query_terms;
 pub use builder::SqliteStoreBuilder;
 
 /// A [`MemoryStore`] in SQLite with an FTS5 index (see the [module docs](self)).
@@ -293,8 +293,7 @@ impl MemoryStore for SqliteStore {
         options: &SearchOptions,
     ) -> std::result::Result<Vec<ScoredItem>, MemoryError> {
         validate_search_options(options)?;
-        let mut terms = unique_index_terms(query);
-        terms.truncate(MAX_QUERY_TERMS);
+        let terms = capped_query_terms(query);
         if terms.is_empty() {
             return Ok(Vec::new());
         }

@@ -10,8 +10,6 @@ use rusqlite::types::Value;
 use agcore_memory::retriever::ContextField;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
-pub(crate) use agcore_search::MAX_QUERY_TERMS;
-
 /// Item columns, in the order [`item_from_row`] reads them (table alias `i`).
 pub(crate) const ITEM_COLUMNS: &str =
     "i.id, i.content, i.metadata, i.created_secs, i.created_nanos";
