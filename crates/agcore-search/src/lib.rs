@@ -59,6 +59,7 @@ pub mod bm25f;
 pub mod contextual;
 pub mod dedupe;
 pub mod dense_feedback;
+pub mod doc_freq;
 pub mod fusion;
 pub mod impact;
 pub mod keywords;

@@ -10,14 +10,13 @@
 //! for another analyzer (or never): on the first open after the upgrade,
 //! and after a re-index.
 
-use std::collections::{BTreeMap, HashMap};
-
 use agcore_search::ANALYZER_ID;
+use agcore_search::doc_freq::{DocCounts, distinct, word_deltas};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use super::seen::Seen;
-use crate::doc_freq::{DfTable, distinct};
+use crate::doc_freq::DfTable;
 use crate::error::Result;
 
 const TABLE: DfTable = DfTable::LONG_TERM;
@@ -43,15 +42,7 @@ pub(crate) async fn account(
     (docs, len): (i64, i64),
     (old, new): (&str, &str),
 ) -> Result<()> {
-    let (old, new) = (distinct(old), distinct(new));
-    let mut deltas: BTreeMap<&str, i64> = BTreeMap::new();
-    for word in new.difference(&old) {
-        deltas.insert(word, 1);
-    }
-    for word in old.difference(&new) {
-        deltas.insert(word, -1);
-    }
-    let deltas: Vec<(&str, i64)> = deltas.into_iter().collect();
+    let deltas = word_deltas(old, new);
     let mut sql = match TABLE.add_inline(&deltas) {
         Some(sql) => sql,
         None => {
@@ -105,7 +96,7 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
         return Ok(());
     }
     conn.query_drop("DELETE FROM agcore_lt_terms").await?;
-    let mut counts: HashMap<String, i64> = HashMap::new();
+    let mut counts = DocCounts::default();
     let mut after = i64::MIN;
     loop {
         let rows: Vec<(i64, String)> = conn
@@ -118,9 +109,7 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
             break;
         };
         for (_, terms) in &rows {
-            for word in distinct(terms) {
-                *counts.entry(word.to_owned()).or_insert(0) += 1;
-            }
+            counts.add(&[terms]);
         }
         if counts.len() >= FLUSH_WORDS {
             TABLE.flush(conn, &mut counts).await?;

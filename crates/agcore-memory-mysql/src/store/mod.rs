@@ -55,7 +55,7 @@ struct Inner {
     /// The context field, if any.
     context: Option<ContextField>,
     /// Document-frequency rows known to exist.
-    known: crate::doc_freq::KnownWords,
+    known: agcore_search::doc_freq::KnownWords,
     /// See [`crate::MysqlDatabaseBuilder::min_pruned_rows`].
     min_pruned_rows: u64,
 }
@@ -87,7 +87,7 @@ impl MysqlStore {
                 writes_since_check: AtomicUsize::new(0),
                 shard,
                 context,
-                known: crate::doc_freq::KnownWords::default(),
+                known: agcore_search::doc_freq::KnownWords::default(),
                 min_pruned_rows,
             }),
         }

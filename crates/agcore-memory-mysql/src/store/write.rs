@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_search::doc_freq::Field;
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
 use super::context::{self, Changes, Joining};
-use super::df::Field;
 use super::stats::ItemDelta;
 use crate::error::{Result, storage};
 use crate::row::{split_time, take};
