@@ -43,6 +43,7 @@
 //! ```
 
 pub mod apply;
+pub mod apply_all;
 mod apply_facts;
 mod backend;
 mod changes;
