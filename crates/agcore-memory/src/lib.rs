@@ -65,6 +65,7 @@ pub mod storage;
 mod store;
 mod types;
 pub mod vector;
+pub mod write_batch;
 
 pub use conversation::{
     CONVERSATION_INFO_PREFIX, CONVERSATION_PREFIX, ConversationInfo, ConversationMemory,
