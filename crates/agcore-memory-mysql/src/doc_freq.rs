@@ -26,6 +26,12 @@ use crate::error::Result;
 /// Most words in one statement (two parameters each; MySQL allows 65,535).
 const CHUNK: usize = 4_096;
 
+/// Documents read per batch when counting afresh.
+const SCAN_BATCH: i64 = 1_000;
+
+/// Words counted in memory before a count is written out.
+const FLUSH_WORDS: usize = 100_000;
+
 /// Whether `word` is a plain index word (`[a-z0-9]+`, as [`crate::terms`]
 /// writes them): safe inside a quoted SQL literal.
 pub(crate) fn plain(word: &str) -> bool {
@@ -88,14 +94,35 @@ impl DfTable {
 
     /// Adds `counts` (in word order) and empties it: for counting afresh
     /// in any number of flushes.
-    pub(crate) async fn flush(
-        self,
-        conn: &mut impl Queryable,
-        counts: &mut DocCounts,
-    ) -> Result<()> {
+    async fn flush(self, conn: &mut impl Queryable, counts: &mut DocCounts) -> Result<()> {
         self.add(conn, &counts.sorted()).await?;
         counts.clear();
         Ok(())
+    }
+
+    /// Counts every word afresh: empties the table, then reads the
+    /// documents with `scan` (a `SELECT` of `(id, own terms, context
+    /// terms)` with `?` for the id to read after and the batch size, in id
+    /// order), counting each document once per word of either column, and
+    /// writes the counts out whenever many words are counted and at the end.
+    pub(crate) async fn recount(self, conn: &mut impl Queryable, scan: &str) -> Result<()> {
+        conn.query_drop(format!("DELETE FROM {}", self.0)).await?;
+        let mut counts = DocCounts::default();
+        let mut after = i64::MIN;
+        loop {
+            let rows: Vec<(i64, String, String)> = conn.exec(scan, (after, SCAN_BATCH)).await?;
+            let Some(last) = rows.last().map(|r| r.0) else {
+                break;
+            };
+            for (_, own, context) in &rows {
+                counts.add(&[own, context]);
+            }
+            if counts.len() >= FLUSH_WORDS {
+                self.flush(conn, &mut counts).await?;
+            }
+            after = last;
+        }
+        self.flush(conn, &mut counts).await
     }
 
     /// Creates the rows (frequency 0) of the words of `words` not in

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 use agcore_memory::retriever::ContextField;
 use agcore_search::ANALYZER_ID;
-use agcore_search::doc_freq::{DocCounts, KnownWords, distinct};
+use agcore_search::doc_freq::{KnownWords, distinct};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
@@ -27,12 +27,6 @@ use crate::doc_freq::DfTable;
 use crate::error::Result;
 
 pub(crate) const TABLE: DfTable = DfTable::STORE;
-
-/// Items read per batch when counting afresh.
-const SCAN_BATCH: i64 = 1_000;
-
-/// Words counted in memory before a count is written out.
-const FLUSH_WORDS: usize = 100_000;
 
 /// Creates the rows of the words in `columns` (items' own `terms`
 /// columns) not known to exist, in statements committed at once, before
@@ -68,30 +62,14 @@ pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Res
     if built.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }
-    conn.query_drop("DELETE FROM agcore_item_terms").await?;
-    let mut counts = DocCounts::default();
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String, String)> = conn
-            .exec(
-                "SELECT i.doc, i.terms, COALESCE(x.context_terms, '') FROM agcore_items i
-                 LEFT JOIN agcore_item_context x ON x.doc = i.doc
-                 WHERE i.doc > ? ORDER BY i.doc LIMIT ?",
-                (after, SCAN_BATCH),
-            )
-            .await?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            break;
-        };
-        for (_, own, context) in &rows {
-            counts.add(&[own, context]);
-        }
-        if counts.len() >= FLUSH_WORDS {
-            TABLE.flush(conn, &mut counts).await?;
-        }
-        after = last;
-    }
-    TABLE.flush(conn, &mut counts).await?;
+    TABLE
+        .recount(
+            conn,
+            "SELECT i.doc, i.terms, COALESCE(x.context_terms, '') FROM agcore_items i
+             LEFT JOIN agcore_item_context x ON x.doc = i.doc
+             WHERE i.doc > ? ORDER BY i.doc LIMIT ?",
+        )
+        .await?;
     conn.exec_drop(
         "INSERT INTO agcore_store_meta (name, value) VALUES (?, ?)
          ON DUPLICATE KEY UPDATE value = VALUES(value)",
