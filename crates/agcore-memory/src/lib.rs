@@ -58,6 +58,7 @@ mod page;
 pub mod retriever;
 pub mod retry;
 pub mod schema;
+pub mod server_error;
 /// The search engine parts (analyzers, BM25 / BM25F, fusion, RM3, vector
 /// indexes, near-duplicate detection): the `agcore-search` crate.
 pub use agcore_search as search;
