@@ -64,9 +64,9 @@ pub mod server_error;
 pub use agcore_search as search;
 pub mod storage;
 mod store;
+pub mod store_writes;
 mod types;
 pub mod vector;
-pub mod write_batch;
 
 pub use conversation::{
     CONVERSATION_INFO_PREFIX, CONVERSATION_PREFIX, ConversationInfo, ConversationMemory,

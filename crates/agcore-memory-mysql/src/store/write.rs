@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
-use agcore_memory::write_batch::last_per_id;
+use agcore_memory::store_writes::last_per_id;
 use agcore_search::doc_freq::Field;
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
