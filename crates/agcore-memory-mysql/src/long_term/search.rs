@@ -17,7 +17,7 @@
 
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::pruning::{Rounds, held_terms};
-use agcore_search::{Bm25, MAX_TF_PART};
+use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -61,7 +61,7 @@ pub(crate) async fn search(
     query: &str,
     (request, min_saved): (&SearchRequest, u64),
 ) -> Result<Vec<ScoredEntry>> {
-    let tokens = terms::query_tokens(query);
+    let tokens = capped_query_terms(query);
     if tokens.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }

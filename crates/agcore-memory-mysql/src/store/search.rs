@@ -19,7 +19,7 @@
 
 use agcore_memory::{ScoredItem, SearchOptions};
 use agcore_search::pruning::{Rounds, held_terms};
-use agcore_search::{Bm25, MAX_TF_PART};
+use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -138,7 +138,7 @@ pub(crate) async fn search(
     options: &SearchOptions,
     (weight, min_saved): (f64, u64),
 ) -> Result<Vec<ScoredItem>> {
-    let all = terms::words("", &terms::query_tokens(query));
+    let all = terms::words("", &capped_query_terms(query));
     if all.is_empty() {
         return Ok(Vec::new());
     }
