@@ -15,6 +15,7 @@
 //! ([`crate::access`]): reading a scope's entries through its index cost
 //! more than the `FULLTEXT` index even for its most frequent words.
 
+use agcore_memory::long_term::stored::best_first;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::pruning::{Rounds, held_terms};
 use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
@@ -130,20 +131,12 @@ async fn scored(
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    // Sorted here into the derived table's order (score descending, ties by
+    // id), which the join does not keep. An outer `ORDER BY` over the join
+    // sorted the entries' rows, `LONGBLOB` columns included, and when the
+    // server read the join from the outer table first it did so in an
+    // on-disk temporary table (20 of the integration suite's long-term
+    // searches did).
     best_first(&mut hits);
     Ok(hits)
-}
-
-/// Sorts hits by score descending, ties by id ascending: the derived
-/// table's order, which the join does not keep. An outer `ORDER BY` over
-/// the join sorted the entries' rows, `LONGBLOB` columns included, and
-/// when the server read the join from the outer table first it did so in
-/// an on-disk temporary table (20 of the integration suite's long-term
-/// searches did).
-fn best_first(hits: &mut [ScoredEntry]) {
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.entry.id.cmp(&b.entry.id))
-    });
 }
