@@ -1,10 +1,12 @@
 //! What the database backends' stores share about writes: a batch applied
 //! as one item per id in id order ([`last_per_id`]), the eviction cadence
-//! ([`EvictionCounter`]) and the statistics row a store handle adds its
-//! changes to ([`next_shard`]).
+//! ([`EvictionCounter`]) and TTL cutoff ([`ttl_cutoff`]), and the
+//! statistics row a store handle adds its changes to ([`next_shard`]).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chrono::{DateTime, Utc};
 
 use crate::{EvictionConfig, EvictionPolicy, MemoryItem};
 
@@ -41,6 +43,15 @@ impl EvictionCounter {
             false
         }
     }
+}
+
+/// The creation time at or before which an item has outlived a TTL of
+/// `ttl_secs` seconds at `now` ([`EvictionPolicy::Ttl`]): `now − ttl`, the
+/// earliest time there is when that is out of range.
+pub fn ttl_cutoff(ttl_secs: u64, now: DateTime<Utc>) -> DateTime<Utc> {
+    let ttl = chrono::Duration::seconds(i64::try_from(ttl_secs).unwrap_or(i64::MAX / 1_000));
+    now.checked_sub_signed(ttl)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
 
 /// Store handles made so far in this process (see [`next_shard`]).
@@ -97,5 +108,12 @@ mod tests {
         }
         assert_eq!(next_shard(1), 0);
         assert_eq!(next_shard(0), 0);
+    }
+
+    #[test]
+    fn the_ttl_cutoff_is_now_minus_the_ttl_or_the_earliest_time() {
+        let now = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(1);
+        assert_eq!(ttl_cutoff(3_600, now), now - chrono::Duration::hours(1));
+        assert_eq!(ttl_cutoff(u64::MAX, now), DateTime::<Utc>::MIN_UTC);
     }
 }
