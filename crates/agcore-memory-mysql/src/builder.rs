@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{EvictionConfig, MemoryError};
 use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints};
@@ -135,11 +136,7 @@ impl MysqlDatabaseBuilder {
             (self.context, self.min_pruned_rows),
         )
         .await
-        .map_err(|e| match e {
-            MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
-            MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
-            other => other,
-        })
+        .map_err(|e| naming_server(e, &shown))
     }
 }
 

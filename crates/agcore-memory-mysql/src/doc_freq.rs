@@ -10,11 +10,14 @@
 //! them ([`DfTable::create_missing`]), so that transaction only updates
 //! rows and locks no gaps; the rows of one statement are in word order, so
 //! concurrent writers lock shared words in one order. Rows that fall to 0
-//! stay (a later document may use the word again).
+//! stay (a later document may use the word again). Each process remembers
+//! the words whose rows exist ([`KnownWords`]): rows are deleted only when
+//! a table is counted afresh, under the migration lock, before any write of
+//! this version.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::{Mutex, PoisonError};
+use std::collections::{BTreeSet, HashMap};
 
+use agcore_search::doc_freq::{DocCounts, KnownWords};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Value};
 
@@ -23,13 +26,11 @@ use crate::error::Result;
 /// Most words in one statement (two parameters each; MySQL allows 65,535).
 const CHUNK: usize = 4_096;
 
-/// Most words [`KnownWords`] remembers (about 10 MB).
-const MAX_WORDS: usize = 200_000;
+/// Documents read per batch when counting afresh.
+const SCAN_BATCH: i64 = 1_000;
 
-/// The distinct words of a `terms` column, in word order.
-pub(crate) fn distinct(column: &str) -> BTreeSet<&str> {
-    column.split_ascii_whitespace().collect()
-}
+/// Words counted in memory before a count is written out.
+const FLUSH_WORDS: usize = 100_000;
 
 /// Whether `word` is a plain index word (`[a-z0-9]+`, as [`crate::terms`]
 /// writes them): safe inside a quoted SQL literal.
@@ -38,31 +39,6 @@ pub(crate) fn plain(word: &str) -> bool {
         && word
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-}
-
-/// Words whose rows this process knows exist (rows are deleted only when a
-/// table is counted afresh, under the migration lock, before any write of
-/// this version). A stale answer cannot corrupt anything: a row assumed to
-/// exist is inserted by the counting statement all the same. Bounded:
-/// forgotten at once past its limit.
-#[derive(Debug, Default)]
-pub(crate) struct KnownWords(Mutex<HashSet<String>>);
-
-impl KnownWords {
-    /// The words of `words` whose rows were not seen, in order.
-    pub(crate) fn unknown<'a>(&self, words: BTreeSet<&'a str>) -> Vec<&'a str> {
-        let seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        words.into_iter().filter(|w| !seen.contains(*w)).collect()
-    }
-
-    /// Remembers that the rows of `words` exist.
-    pub(crate) fn learn(&self, words: &[&str]) {
-        let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if seen.len() + words.len() > MAX_WORDS {
-            seen.clear();
-        }
-        seen.extend(words.iter().map(|w| (*w).to_owned()));
-    }
 }
 
 /// One document-frequency table.
@@ -116,18 +92,37 @@ impl DfTable {
         Ok(())
     }
 
-    /// Adds `counts` (sorted first) and empties it: for counting afresh in
-    /// any number of flushes.
-    pub(crate) async fn flush(
-        self,
-        conn: &mut impl Queryable,
-        counts: &mut HashMap<String, i64>,
-    ) -> Result<()> {
-        let mut sorted: Vec<(&str, i64)> = counts.iter().map(|(w, &n)| (w.as_str(), n)).collect();
-        sorted.sort_unstable();
-        self.add(conn, &sorted).await?;
+    /// Adds `counts` (in word order) and empties it: for counting afresh
+    /// in any number of flushes.
+    async fn flush(self, conn: &mut impl Queryable, counts: &mut DocCounts) -> Result<()> {
+        self.add(conn, &counts.sorted()).await?;
         counts.clear();
         Ok(())
+    }
+
+    /// Counts every word afresh: empties the table, then reads the
+    /// documents with `scan` (a `SELECT` of `(id, own terms, context
+    /// terms)` with `?` for the id to read after and the batch size, in id
+    /// order), counting each document once per word of either column, and
+    /// writes the counts out whenever many words are counted and at the end.
+    pub(crate) async fn recount(self, conn: &mut impl Queryable, scan: &str) -> Result<()> {
+        conn.query_drop(format!("DELETE FROM {}", self.0)).await?;
+        let mut counts = DocCounts::default();
+        let mut after = i64::MIN;
+        loop {
+            let rows: Vec<(i64, String, String)> = conn.exec(scan, (after, SCAN_BATCH)).await?;
+            let Some(last) = rows.last().map(|r| r.0) else {
+                break;
+            };
+            for (_, own, context) in &rows {
+                counts.add(&[own, context]);
+            }
+            if counts.len() >= FLUSH_WORDS {
+                self.flush(conn, &mut counts).await?;
+            }
+            after = last;
+        }
+        self.flush(conn, &mut counts).await
     }
 
     /// Creates the rows (frequency 0) of the words of `words` not in
@@ -182,13 +177,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn distinct_words_are_sorted_and_unique() {
-        let words: Vec<&str> = distinct(" s1x62  s1x61  s1x62 ").into_iter().collect();
-        assert_eq!(words, ["s1x61", "s1x62"]);
-        assert!(distinct("").is_empty());
-    }
-
-    #[test]
     fn only_plain_words_go_inline() {
         assert!(plain("s12x6162"));
         for word in ["", "s1x'", "S1", "s1 x", "s1x61;"] {
@@ -198,16 +186,5 @@ mod tests {
         let sql = DfTable::STORE.add_inline(&[("x61", 1), ("x62", -1)]);
         assert!(sql.is_some_and(|s| s.contains("('x61', 1), ('x62', -1)")));
         assert_eq!(DfTable::STORE.add_inline(&[]).as_deref(), Some(""));
-    }
-
-    #[test]
-    fn words_are_remembered_until_the_limit() {
-        let known = KnownWords::default();
-        assert_eq!(known.unknown(["a", "b"].into()), ["a", "b"]);
-        known.learn(&["a"]);
-        assert_eq!(known.unknown(["a", "b"].into()), ["b"]);
-        let many: Vec<String> = (0..MAX_WORDS).map(|i| i.to_string()).collect();
-        known.learn(&many.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(known.unknown(["a"].into()), ["a"]);
     }
 }

@@ -29,7 +29,8 @@ const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     migrated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB";
 
-/// How long an opener waits for another process's migration, in seconds.
+/// How long an opener waits for another process's migration or setup, in
+/// seconds.
 const LOCK_WAIT_SECS: i64 = 60;
 
 /// Migrates each of `components` (in order) to its latest version, then
@@ -44,27 +45,42 @@ pub(crate) async fn migrate(
     components: &[&Component],
     after: impl AsyncFnOnce(&mut Conn) -> Result<()>,
 ) -> Result<()> {
+    let held = "mysql: another process held the migration lock for too long";
+    locked(conn, "agcore_schema", held, async |conn: &mut Conn| {
+        apply(conn, components).await?;
+        after(conn).await
+    })
+    .await
+}
+
+/// Runs `f` holding the named lock `{name}:{database}` (`GET_LOCK`, waiting
+/// [`LOCK_WAIT_SECS`] at most), released after it whatever its outcome.
+///
+/// # Errors
+/// [`crate::MysqlError`] from the server; a storage error `held` when the
+/// lock could not be had in time (`f` does not run then); `f`'s error.
+pub(crate) async fn locked<T>(
+    conn: &mut Conn,
+    name: &str,
+    held: &str,
+    f: impl AsyncFnOnce(&mut Conn) -> Result<T>,
+) -> Result<T> {
     let got: Option<Option<i64>> = conn
         .exec_first(
-            "SELECT GET_LOCK(CONCAT('agcore_schema:', DATABASE()), ?)",
+            format!("SELECT GET_LOCK(CONCAT('{name}:', DATABASE()), ?)"),
             (LOCK_WAIT_SECS,),
         )
         .await?;
     if got.flatten() != Some(1) {
-        return Err(storage(
-            "mysql: another process held the migration lock for too long",
-        ));
+        return Err(storage(held));
     }
-    let result = match apply(conn, components).await {
-        Ok(()) => after(conn).await,
-        Err(e) => Err(e),
-    };
+    let result = f(conn).await;
     let released = conn
-        .query_drop("DO RELEASE_LOCK(CONCAT('agcore_schema:', DATABASE()))")
+        .query_drop(format!("DO RELEASE_LOCK(CONCAT('{name}:', DATABASE()))"))
         .await;
-    result?;
+    let value = result?;
     released?;
-    Ok(())
+    Ok(value)
 }
 
 /// Runs each component's missing schema steps, recording its version.

@@ -5,6 +5,7 @@
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::{MemoryEntry, MemoryType};
+use agcore_memory::server_error::naming_server;
 use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
 use mysql_async::{OptsBuilder, Pool};
@@ -162,11 +163,7 @@ impl NetaclawSource {
     }
 
     fn failed(&self, err: mysql_async::Error) -> MemoryError {
-        match MemoryError::from(MysqlError::from(err)) {
-            MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{}: {m}", self.shown)),
-            MemoryError::Storage(m) => MemoryError::Storage(format!("{}: {m}", self.shown)),
-            other => other,
-        }
+        naming_server(MysqlError::from(err).into(), &self.shown)
     }
 
     /// How many rows the table holds.

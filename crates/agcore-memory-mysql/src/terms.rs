@@ -20,10 +20,7 @@
 
 use std::fmt::Write as _;
 
-use agcore_search::unique_index_terms;
 use sha2::{Digest, Sha256};
-
-pub(crate) use agcore_search::MAX_QUERY_TERMS;
 
 /// InnoDB's default (and MariaDB's) longest indexed word.
 const MAX_WORD: usize = 84;
@@ -71,14 +68,6 @@ pub(crate) fn any_of(words: &[String]) -> String {
     words.join(" ")
 }
 
-/// The distinct analyzer tokens a search for `query` looks up (at most
-/// [`MAX_QUERY_TERMS`]), in the analyzer's order.
-pub(crate) fn query_tokens(query: &str) -> Vec<String> {
-    let mut tokens = unique_index_terms(query);
-    tokens.truncate(MAX_QUERY_TERMS);
-    tokens
-}
-
 /// `tokens` as index [`word`]s after `prefix`.
 pub(crate) fn words(prefix: &str, tokens: &[String]) -> Vec<String> {
     tokens.iter().map(|t| word(prefix, t)).collect()
@@ -100,7 +89,7 @@ pub struct FulltextQuery {
 /// no token and no statement is sent.
 #[cfg(feature = "testkit")]
 pub fn fulltext_query(prefix: &str, query: &str) -> Option<FulltextQuery> {
-    let words = words(prefix, &query_tokens(query));
+    let words = words(prefix, &agcore_search::capped_query_terms(query));
     if words.is_empty() {
         return None;
     }

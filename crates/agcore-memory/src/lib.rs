@@ -58,12 +58,14 @@ mod page;
 pub mod retriever;
 pub mod retry;
 pub mod schema;
+pub mod server_error;
 pub mod sql_store;
 /// The search engine parts (analyzers, BM25 / BM25F, fusion, RM3, vector
 /// indexes, near-duplicate detection): the `agcore-search` crate.
 pub use agcore_search as search;
 pub mod storage;
 mod store;
+pub mod store_writes;
 mod types;
 pub mod vector;
 

@@ -60,6 +60,7 @@ pub mod collection;
 pub mod contextual;
 pub mod dedupe;
 pub mod dense_feedback;
+pub mod doc_freq;
 pub mod fusion;
 pub mod impact;
 pub mod keywords;

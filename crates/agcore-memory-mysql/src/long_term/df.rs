@@ -10,23 +10,16 @@
 //! for another analyzer (or never): on the first open after the upgrade,
 //! and after a re-index.
 
-use std::collections::{BTreeMap, HashMap};
-
 use agcore_search::ANALYZER_ID;
+use agcore_search::doc_freq::{distinct, word_deltas};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use super::seen::Seen;
-use crate::doc_freq::{DfTable, distinct};
+use crate::doc_freq::DfTable;
 use crate::error::Result;
 
 const TABLE: DfTable = DfTable::LONG_TERM;
-
-/// Entries read per batch when counting afresh.
-const SCAN_BATCH: i64 = 1_000;
-
-/// Words counted in memory before a count is written out.
-const FLUSH_WORDS: usize = 100_000;
 
 /// The BM25 statistics an entry write changes: the scope's entry count
 /// and total length, and the frequencies of the words the entry's `terms`
@@ -43,15 +36,7 @@ pub(crate) async fn account(
     (docs, len): (i64, i64),
     (old, new): (&str, &str),
 ) -> Result<()> {
-    let (old, new) = (distinct(old), distinct(new));
-    let mut deltas: BTreeMap<&str, i64> = BTreeMap::new();
-    for word in new.difference(&old) {
-        deltas.insert(word, 1);
-    }
-    for word in old.difference(&new) {
-        deltas.insert(word, -1);
-    }
-    let deltas: Vec<(&str, i64)> = deltas.into_iter().collect();
+    let deltas = word_deltas(old, new);
     let mut sql = match TABLE.add_inline(&deltas) {
         Some(sql) => sql,
         None => {
@@ -104,30 +89,12 @@ pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
     if built.as_deref() == Some(ANALYZER_ID) {
         return Ok(());
     }
-    conn.query_drop("DELETE FROM agcore_lt_terms").await?;
-    let mut counts: HashMap<String, i64> = HashMap::new();
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String)> = conn
-            .exec(
-                "SELECT id, terms FROM agcore_lt_entries WHERE id > ? ORDER BY id LIMIT ?",
-                (after, SCAN_BATCH),
-            )
-            .await?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            break;
-        };
-        for (_, terms) in &rows {
-            for word in distinct(terms) {
-                *counts.entry(word.to_owned()).or_insert(0) += 1;
-            }
-        }
-        if counts.len() >= FLUSH_WORDS {
-            TABLE.flush(conn, &mut counts).await?;
-        }
-        after = last;
-    }
-    TABLE.flush(conn, &mut counts).await?;
+    TABLE
+        .recount(
+            conn,
+            "SELECT id, terms, '' FROM agcore_lt_entries WHERE id > ? ORDER BY id LIMIT ?",
+        )
+        .await?;
     conn.exec_drop(
         "INSERT INTO agcore_lt_meta (name, value) VALUES ('df', ?)
          ON DUPLICATE KEY UPDATE value = VALUES(value)",

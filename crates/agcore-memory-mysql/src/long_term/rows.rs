@@ -3,6 +3,7 @@
 //! the entry, and the `FULLTEXT` index follows the `terms` column by itself.
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::stored::{metadata_from_json, tags_from_json};
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
@@ -23,10 +24,6 @@ pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_
 /// Number of columns in [`ENTRY_COLUMNS`].
 pub(crate) const ENTRY_WIDTH: usize = 16;
 
-fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
-    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
-}
-
 /// The entry of a row selected with [`ENTRY_COLUMNS`] first.
 ///
 /// # Errors
@@ -45,8 +42,8 @@ pub(crate) fn entry_from_row(row: &mut Row) -> Result<MemoryEntry> {
         name: text(row, 4)?,
         content: text(row, 5)?,
         description: text(row, 6)?,
-        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("metadata", e))?,
-        tags: serde_json::from_str(&tags).map_err(|e| corrupt("tags", e))?,
+        metadata: metadata_from_json(&metadata)?,
+        tags: tags_from_json(&tags)?,
         weight: take(row, 9)?,
         archived: archived != 0,
         use_count: u64::try_from(use_count).unwrap_or(0),

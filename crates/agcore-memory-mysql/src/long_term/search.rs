@@ -15,8 +15,10 @@
 //! ([`crate::access`]): reading a scope's entries through its index cost
 //! more than the `FULLTEXT` index even for its most frequent words.
 
+use agcore_memory::long_term::stored::best_first;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_search::Bm25;
+use agcore_search::pruning::{Rounds, held_terms};
+use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -60,7 +62,7 @@ pub(crate) async fn search(
     query: &str,
     (request, min_saved): (&SearchRequest, u64),
 ) -> Result<Vec<ScoredEntry>> {
-    let tokens = terms::query_tokens(query);
+    let tokens = capped_query_terms(query);
     if tokens.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }
@@ -69,37 +71,23 @@ pub(crate) async fn search(
     };
     let all = terms::words(&format!("s{}", stats.id), &tokens);
     let all_dfs = df::lookup(conn, &all).await?;
-    // A word no entry holds adds exactly 0 to every score: dropped.
-    let (words, dfs): (Vec<String>, Vec<f64>) = all
-        .into_iter()
-        .zip(all_dfs)
-        .filter(|(_, df)| *df > 0.0)
-        .unzip();
+    let (words, dfs) = held_terms(all, all_dfs);
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let k1p = Bm25::default().k1 + 1.0;
     let idfs: Vec<f64> = dfs
         .iter()
         .map(|&df| Bm25::fts5_idf(stats.docs, df))
         .collect();
-    let bounds: Vec<f64> = idfs.iter().map(|idf| idf * k1p).collect();
+    let bounds: Vec<f64> = idfs.iter().map(|idf| idf * MAX_TF_PART).collect();
     let plan = Pruning::new(&bounds, &dfs, min_saved).for_limit(request.limit);
-    let mut essential = plan.next(0);
-    let mut round = 0;
+    let mut rounds = Rounds::new(&plan, request.limit);
     loop {
-        round += 1;
-        let matched: Vec<String> = plan
-            .essential(essential)
-            .into_iter()
-            .filter_map(|i| words.get(i).cloned())
-            .collect();
+        let matched = rounds.matched(&words);
         let hits = scored(conn, &stats, (&words, &idfs), &matched, request).await?;
-        let kth = hits.last().map(|h| h.score);
-        if plan.settled(essential, hits.len(), request.limit, kth) {
+        if rounds.settled(hits.len(), hits.last().map(|h| h.score), None) {
             return Ok(hits);
         }
-        essential = plan.after(essential, hits.len(), request.limit, kth, round);
     }
 }
 
@@ -143,20 +131,12 @@ async fn scored(
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    // Sorted here into the derived table's order (score descending, ties by
+    // id), which the join does not keep. An outer `ORDER BY` over the join
+    // sorted the entries' rows, `LONGBLOB` columns included, and when the
+    // server read the join from the outer table first it did so in an
+    // on-disk temporary table (20 of the integration suite's long-term
+    // searches did).
     best_first(&mut hits);
     Ok(hits)
-}
-
-/// Sorts hits by score descending, ties by id ascending: the derived
-/// table's order, which the join does not keep. An outer `ORDER BY` over
-/// the join sorted the entries' rows, `LONGBLOB` columns included, and
-/// when the server read the join from the outer table first it did so in
-/// an on-disk temporary table (20 of the integration suite's long-term
-/// searches did).
-fn best_first(hits: &mut [ScoredEntry]) {
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.entry.id.cmp(&b.entry.id))
-    });
 }

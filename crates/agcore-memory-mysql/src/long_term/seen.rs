@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use agcore_memory::long_term::MemoryScope;
+use agcore_search::doc_freq::KnownWords;
 use mysql_async::Conn;
 
 use super::scopes;
-use crate::doc_freq::KnownWords;
 use crate::error::Result;
 
 /// Most scopes remembered.

@@ -2,7 +2,8 @@
 //! archiving low-weight entries, and the periodic decay/archive/purge pass.
 //! Each write is one transaction and every statement names the scope.
 
-use agcore_memory::long_term::apply::{apply_age, apply_use};
+use agcore_memory::long_term::apply::apply_use;
+use agcore_memory::long_term::apply_all::{age_entries, used_ids};
 use agcore_memory::long_term::{
     ListOrder, ListRequest, MaintenanceReport, MemoryScope, UsageRecord, WeightRules,
 };
@@ -24,11 +25,8 @@ pub(crate) async fn record_use(
     now: DateTime<Utc>,
 ) -> Result<usize> {
     let mut tx = conn.start_transaction(TxOpts::default()).await?;
-    let mut ids = record.ids.clone();
-    ids.sort_unstable();
-    ids.dedup();
     let mut updated = 0;
-    for id in ids {
+    for id in used_ids(record) {
         let Some(mut entry) = rows::load(&mut tx, scope, id, true).await? else {
             continue;
         };
@@ -89,14 +87,8 @@ pub(crate) async fn maintenance(
     )
     .await?;
     let mut report = MaintenanceReport::default();
-    for mut entry in active {
-        let (decayed, archived) = apply_age(&mut entry, rules, now);
-        if decayed || archived {
-            rows::store(&mut tx, &entry).await?;
-        }
-        report.decayed += usize::from(decayed);
-        report.archived += usize::from(archived);
-        report.active += usize::from(!archived);
+    for entry in age_entries(active, rules, now, &mut report) {
+        rows::store(&mut tx, &entry).await?;
     }
     let [agent, user] = scope_params(scope);
     tx.exec_drop(

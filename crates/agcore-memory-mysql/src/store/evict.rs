@@ -3,6 +3,7 @@
 //! other item ([`delete_selected`]).
 
 use agcore_memory::EvictionPolicy;
+use agcore_memory::store_writes::ttl_cutoff;
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Transaction, Value};
@@ -24,12 +25,7 @@ pub(crate) async fn evict(
     let removed = match policy {
         EvictionPolicy::None => 0,
         EvictionPolicy::Ttl { ttl_secs } => {
-            let ttl =
-                chrono::Duration::seconds(i64::try_from(*ttl_secs).unwrap_or(i64::MAX / 1_000));
-            let cutoff = Utc::now()
-                .checked_sub_signed(ttl)
-                .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
-            let (s, ns) = split_time(cutoff);
+            let (s, ns) = split_time(ttl_cutoff(*ttl_secs, Utc::now()));
             delete_selected(
                 tx,
                 "SELECT doc, len, id, terms FROM agcore_items

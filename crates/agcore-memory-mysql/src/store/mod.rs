@@ -17,12 +17,11 @@ pub(crate) use df::sync as sync_df;
 pub(crate) use meta::mark_stale;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::store_writes::{EvictionCounter, next_shard};
 use agcore_memory::{
-    EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
-    SearchOptions,
+    EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
@@ -49,13 +48,13 @@ pub struct MysqlStore {
 
 struct Inner {
     eviction: EvictionConfig,
-    writes_since_check: AtomicUsize,
+    writes_since_check: EvictionCounter,
     /// This store's row of `agcore_item_stats` and `agcore_context_stats`.
     shard: i16,
     /// The context field, if any.
     context: Option<ContextField>,
     /// Document-frequency rows known to exist.
-    known: crate::doc_freq::KnownWords,
+    known: agcore_search::doc_freq::KnownWords,
     /// See [`crate::MysqlDatabaseBuilder::min_pruned_rows`].
     min_pruned_rows: u64,
 }
@@ -69,25 +68,21 @@ impl std::fmt::Debug for MysqlStore {
     }
 }
 
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
-
 impl MysqlStore {
     pub(crate) fn new(
         conns: Connections,
         eviction: EvictionConfig,
         (context, min_pruned_rows): (Option<ContextField>, u64),
     ) -> Self {
-        let spread = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize;
-        let shard =
-            i16::try_from(spread % usize::from(schema::STAT_SHARDS.unsigned_abs())).unwrap_or(0);
+        let shard = next_shard(schema::STAT_SHARDS);
         Self {
             conns,
             inner: Arc::new(Inner {
                 eviction,
-                writes_since_check: AtomicUsize::new(0),
+                writes_since_check: EvictionCounter::default(),
                 shard,
                 context,
-                known: crate::doc_freq::KnownWords::default(),
+                known: agcore_search::doc_freq::KnownWords::default(),
                 min_pruned_rows,
             }),
         }
@@ -120,26 +115,8 @@ impl MysqlStore {
         stats::apply(tx, self.inner.shard, &items, context).await
     }
 
-    /// Whether eviction is due after `rows` more written items.
-    fn eviction_due(&self, rows: usize) -> bool {
-        if matches!(self.inner.eviction.policy, EvictionPolicy::None) {
-            return false;
-        }
-        let interval = self.inner.eviction.check_interval.max(1);
-        let before = self
-            .inner
-            .writes_since_check
-            .fetch_add(rows, Ordering::AcqRel);
-        if before + rows >= interval {
-            self.inner.writes_since_check.store(0, Ordering::Release);
-            true
-        } else {
-            false
-        }
-    }
-
     async fn write_batch(&self, items: Vec<MemoryItem>) -> Result<()> {
-        let evict = self.eviction_due(items.len());
+        let evict = (self.inner.writes_since_check).due(&self.inner.eviction, items.len());
         let batch = write::prepare_batch(items, self.context_field())?;
         // A duplicate id inserted by a concurrent writer meanwhile is a
         // conflict too: the next run updates that row.

@@ -18,7 +18,8 @@
 //! scan for every word settles the search instead.
 
 use agcore_memory::{ScoredItem, SearchOptions};
-use agcore_search::Bm25;
+use agcore_search::pruning::{Rounds, held_terms};
+use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -137,17 +138,12 @@ pub(crate) async fn search(
     options: &SearchOptions,
     (weight, min_saved): (f64, u64),
 ) -> Result<Vec<ScoredItem>> {
-    let all = terms::words("", &terms::query_tokens(query));
+    let all = terms::words("", &capped_query_terms(query));
     if all.is_empty() {
         return Ok(Vec::new());
     }
     let mut stats = stats(conn, &all).await?;
-    // A word no item holds adds exactly 0 to every score: dropped.
-    let (words, dfs): (Vec<String>, Vec<f64>) = all
-        .into_iter()
-        .zip(std::mem::take(&mut stats.dfs))
-        .filter(|(_, df)| *df > 0.0)
-        .unzip();
+    let (words, dfs) = held_terms(all, std::mem::take(&mut stats.dfs));
     if words.is_empty() {
         return Ok(Vec::new());
     }
@@ -156,35 +152,24 @@ pub(crate) async fn search(
     // No item in a sequence: every context field is empty, and BM25F is
     // BM25 (one `FULLTEXT` index to match instead of two).
     let weight = if stats.grouped > 0.0 { weight } else { 0.0 };
-    let bm25 = Bm25::default();
-    let bounds: Vec<f64> = stats.idfs.iter().map(|idf| idf * (bm25.k1 + 1.0)).collect();
+    let bounds: Vec<f64> = stats.idfs.iter().map(|idf| idf * MAX_TF_PART).collect();
     let plan = Pruning::new(&bounds, &stats.dfs, min_saved).for_limit(options.limit);
-    let mut essential = plan.next(0);
-    let mut round = 0;
+    let mut rounds = Rounds::new(&plan, options.limit);
     loop {
-        round += 1;
         // A scan for every word costs little more than for a few: when it
         // is cheaper than this round's index reads, it settles the search.
         // Not with the context field: joining each item's field row and
         // looking through its longer text made scans slower than the
         // indexes in the context bench (search p50 1.6 → 4.5 ms).
-        let postings = plan.matched_rows(essential);
+        let postings = plan.matched_rows(rounds.essential());
         if weight == 0.0 && access::scan_is_cheaper(stats.docs, words.len(), postings) {
             return run(conn, (&words, &words, true), &stats, options, weight).await;
         }
-        let matched: Vec<String> = (plan.essential(essential).into_iter())
-            .filter_map(|i| words.get(i).cloned())
-            .collect();
+        let matched = rounds.matched(&words);
         let hits = run(conn, (&words, &matched, false), &stats, options, weight).await?;
-        let kth = hits.last().map(|h| h.score);
-        let settled = plan.settled(essential, hits.len(), options.limit, kth)
-            || options
-                .min_score
-                .is_some_and(|min| hits.len() < options.limit && plan.below(essential, min));
-        if settled {
+        if rounds.settled(hits.len(), hits.last().map(|h| h.score), options.min_score) {
             return Ok(hits);
         }
-        essential = plan.after(essential, hits.len(), options.limit, kth, round);
     }
 }
 

@@ -6,11 +6,12 @@
 //! sent in one round trip: the rows they lock (the writer's shard row,
 //! common words' rows) stay locked only until commit.
 
+use agcore_search::doc_freq::WordChanges;
 use mysql_async::Transaction;
 use mysql_async::prelude::Queryable;
 
 use super::context::ContextDelta;
-use super::df::{TABLE, WordChanges};
+use super::df::TABLE;
 use crate::error::Result;
 
 /// How a write changed the BM25 statistics.

@@ -6,16 +6,17 @@
 //! items into and out of their sequences and records where ([`Changes`])
 //! for [`context::settle`](super::context::settle()).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_memory::store_writes::last_per_id;
+use agcore_search::doc_freq::Field;
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
 use super::context::{self, Changes, Joining};
-use super::df::Field;
 use super::stats::ItemDelta;
 use crate::error::{Result, storage};
 use crate::row::{split_time, take};
@@ -85,12 +86,8 @@ pub(crate) fn prepare_batch(
     items: Vec<MemoryItem>,
     context: Option<&ContextField>,
 ) -> Result<Vec<Prepared>> {
-    let mut by_id: BTreeMap<String, MemoryItem> = BTreeMap::new();
-    for item in items {
-        by_id.insert(item.id.clone(), item);
-    }
-    by_id
-        .into_values()
+    last_per_id(items)
+        .into_iter()
         .map(|item| prepare(item, context))
         .collect()
 }

@@ -23,9 +23,6 @@ use crate::error::{Result, storage};
 /// Layout version this library writes.
 pub(crate) const VERSION: i64 = 1;
 
-/// How long an opener waits for another process's setup, in seconds.
-const LOCK_WAIT_SECS: i64 = 60;
-
 const TABLES: [&str; 2] = [
     "CREATE TABLE IF NOT EXISTS agcore_vectors_meta (
         name VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
@@ -53,24 +50,11 @@ pub(crate) async fn setup(
     space: &EmbeddingSpace,
     reset: bool,
 ) -> Result<Vec<VectorRecord>> {
-    let got: Option<Option<i64>> = conn
-        .exec_first(
-            "SELECT GET_LOCK(CONCAT('agcore_vectors:', DATABASE()), ?)",
-            (LOCK_WAIT_SECS,),
-        )
-        .await?;
-    if got.flatten() != Some(1) {
-        return Err(storage(
-            "mysql vectors: another process held the setup lock for too long",
-        ));
-    }
-    let result = setup_locked(conn, space, reset).await;
-    let released = conn
-        .query_drop("DO RELEASE_LOCK(CONCAT('agcore_vectors:', DATABASE()))")
-        .await;
-    let records = result?;
-    released?;
-    Ok(records)
+    let held = "mysql vectors: another process held the setup lock for too long";
+    crate::migrate::locked(conn, "agcore_vectors", held, async |conn: &mut Conn| {
+        setup_locked(conn, space, reset).await
+    })
+    .await
 }
 
 async fn setup_locked(

@@ -43,6 +43,7 @@
 //! ```
 
 pub mod apply;
+pub mod apply_all;
 mod apply_facts;
 mod backend;
 mod changes;
@@ -64,6 +65,7 @@ mod requests;
 mod schedule;
 mod scope;
 mod scoped;
+pub mod stored;
 mod tags;
 pub mod upkeep;
 mod weights;

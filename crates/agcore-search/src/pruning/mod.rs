@@ -24,8 +24,10 @@
 //! non-essential ones as the `k`-th score rises.
 
 mod bounds;
+mod rounds;
 
 pub use bounds::PrefixBounds;
+pub use rounds::{Rounds, held_terms};
 
 /// Relative slack on the bound: float rounding (in a database server
 /// summing the same terms in another order) never prunes a document whose

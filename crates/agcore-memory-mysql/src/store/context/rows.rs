@@ -7,12 +7,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use agcore_search::doc_freq::{Field, WordChanges};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
 use crate::error::Result;
 use crate::row::take;
-use crate::store::df::{Field, WordChanges};
 
 /// Rows per multi-row statement.
 const CHUNK: usize = 500;

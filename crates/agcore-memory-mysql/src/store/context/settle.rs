@@ -9,13 +9,13 @@
 //! is recorded for the document frequencies ([`WordChanges`]).
 
 use agcore_search::contextual::upkeep::{FieldUpdate, RunMember, changed, span};
+use agcore_search::doc_freq::{Field, WordChanges};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
 
 use super::rows::{Changes, Joining, Position};
 use crate::error::Result;
 use crate::row::take;
-use crate::store::df::{Field, WordChanges};
 
 /// A member of a sequence as read for deriving fields: its row number and
 /// position, its own `terms` words (` word ` each) and length, and its
