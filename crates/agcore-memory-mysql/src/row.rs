@@ -101,19 +101,14 @@ pub(crate) fn from_micros_opt(us: Option<i64>) -> Result<Option<DateTime<Utc>>> 
     us.map(from_micros).transpose()
 }
 
-/// `(seconds, nanoseconds)` of a time; nanoseconds in `0..1e9` (leap seconds folded).
-pub(crate) fn split_time(at: DateTime<Utc>) -> (i64, i32) {
-    let ns = at.timestamp_subsec_nanos().min(999_999_999);
-    (at.timestamp(), i32::try_from(ns).unwrap_or(0))
-}
+pub(crate) use agcore_memory::sql_store::split_time;
 
 /// The time of `(seconds, nanoseconds)`.
 ///
 /// # Errors
 /// A storage error when out of range.
 pub(crate) fn join_time(secs: i64, nanos: i32) -> Result<DateTime<Utc>> {
-    Utc.timestamp_opt(secs, u32::try_from(nanos).unwrap_or(0))
-        .single()
+    agcore_memory::sql_store::join_time(secs, nanos)
         .ok_or_else(|| storage("mysql: a stored time is out of range"))
 }
 

@@ -65,7 +65,6 @@ pub mod sql_store;
 pub use agcore_search as search;
 pub mod storage;
 mod store;
-pub mod store_writes;
 mod types;
 pub mod vector;
 

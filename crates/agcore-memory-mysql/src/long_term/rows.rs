@@ -3,7 +3,7 @@
 //! the entry, and the `FULLTEXT` index follows the `terms` column by itself.
 
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::stored::{metadata_from_json, tags_from_json};
+use agcore_memory::long_term::columns::{entry_columns, stored_json};
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
@@ -42,8 +42,8 @@ pub(crate) fn entry_from_row(row: &mut Row) -> Result<MemoryEntry> {
         name: text(row, 4)?,
         content: text(row, 5)?,
         description: text(row, 6)?,
-        metadata: metadata_from_json(&metadata)?,
-        tags: tags_from_json(&tags)?,
+        metadata: stored_json("metadata", &metadata)?,
+        tags: stored_json("tags", &tags)?,
         weight: take(row, 9)?,
         archived: archived != 0,
         use_count: u64::try_from(use_count).unwrap_or(0),
@@ -137,16 +137,17 @@ pub(crate) fn analyze_text(text: &str, scope_id: i64) -> (String, i64) {
 /// The values of every stored column of `entry` but its id and scope, in
 /// the order [`insert`] and [`store`] name them.
 fn values(entry: &MemoryEntry, terms: String, len: i64) -> Result<Vec<Value>> {
+    let (metadata, tags, use_count) = entry_columns(entry)?;
     Ok(vec![
         Value::from(entry.memory_type.as_str()),
         Value::from(entry.name.as_bytes()),
         Value::from(entry.content.as_bytes()),
         Value::from(entry.description.as_bytes()),
-        Value::from(serde_json::to_string(&entry.metadata)?),
-        Value::from(serde_json::to_string(&entry.tags)?),
+        Value::from(metadata),
+        Value::from(tags),
         Value::Double(entry.weight),
         Value::Int(i64::from(entry.archived)),
-        Value::Int(i64::try_from(entry.use_count).unwrap_or(i64::MAX)),
+        Value::Int(use_count),
         entry
             .last_used_at
             .map(micros)

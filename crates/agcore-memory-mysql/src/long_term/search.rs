@@ -15,7 +15,7 @@
 //! ([`crate::access`]): reading a scope's entries through its index cost
 //! more than the `FULLTEXT` index even for its most frequent words.
 
-use agcore_memory::long_term::stored::best_first;
+use agcore_memory::long_term::columns::best_first;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::pruning::{Rounds, held_terms};
 use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};

@@ -3,7 +3,7 @@
 //! Each write is one transaction and every statement names the scope.
 
 use agcore_memory::long_term::apply::apply_use;
-use agcore_memory::long_term::apply_all::{age_entries, used_ids};
+use agcore_memory::long_term::upkeep::{age_counted, used_ids};
 use agcore_memory::long_term::{
     ListOrder, ListRequest, MaintenanceReport, MemoryScope, UsageRecord, WeightRules,
 };
@@ -87,8 +87,10 @@ pub(crate) async fn maintenance(
     )
     .await?;
     let mut report = MaintenanceReport::default();
-    for entry in age_entries(active, rules, now, &mut report) {
-        rows::store(&mut tx, &entry).await?;
+    for mut entry in active {
+        if age_counted(&mut entry, rules, now, &mut report) {
+            rows::store(&mut tx, &entry).await?;
+        }
     }
     let [agent, user] = scope_params(scope);
     tx.exec_drop(

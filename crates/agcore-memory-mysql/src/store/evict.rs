@@ -3,7 +3,7 @@
 //! other item ([`delete_selected`]).
 
 use agcore_memory::EvictionPolicy;
-use agcore_memory::store_writes::ttl_cutoff;
+use agcore_memory::sql_store::ttl_cutoff;
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Transaction, Value};

@@ -19,7 +19,7 @@ pub(crate) use meta::mark_stale;
 use std::sync::Arc;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::store_writes::{EvictionCounter, next_shard};
+use agcore_memory::sql_store::{EvictionCheck, counter_shard};
 use agcore_memory::{
     EvictionConfig, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
@@ -48,7 +48,7 @@ pub struct MysqlStore {
 
 struct Inner {
     eviction: EvictionConfig,
-    writes_since_check: EvictionCounter,
+    writes_since_check: EvictionCheck,
     /// This store's row of `agcore_item_stats` and `agcore_context_stats`.
     shard: i16,
     /// The context field, if any.
@@ -74,12 +74,12 @@ impl MysqlStore {
         eviction: EvictionConfig,
         (context, min_pruned_rows): (Option<ContextField>, u64),
     ) -> Self {
-        let shard = next_shard(schema::STAT_SHARDS);
+        let shard = counter_shard(schema::STAT_SHARDS);
         Self {
             conns,
             inner: Arc::new(Inner {
                 eviction,
-                writes_since_check: EvictionCounter::default(),
+                writes_since_check: EvictionCheck::default(),
                 shard,
                 context,
                 known: agcore_search::doc_freq::KnownWords::default(),

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
-use agcore_memory::store_writes::last_per_id;
+use agcore_memory::sql_store::last_by_id;
 use agcore_search::doc_freq::Field;
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
@@ -86,7 +86,7 @@ pub(crate) fn prepare_batch(
     items: Vec<MemoryItem>,
     context: Option<&ContextField>,
 ) -> Result<Vec<Prepared>> {
-    last_per_id(items)
+    last_by_id(items)
         .into_iter()
         .map(|item| prepare(item, context))
         .collect()

@@ -1,10 +1,12 @@
 //! An entry's structured fields as the SQL backends keep them in columns:
 //! metadata and tags as JSON text, the use count as a signed 64-bit
-//! integer ([`entry_columns`]), read back with [`stored_json`]. A backend
-//! binds and reads the columns with its own driver types.
+//! integer ([`entry_columns`]), read back with [`stored_json`]; search
+//! hits read back in one order ([`best_first`]). A backend binds and reads
+//! the columns with its own driver types.
 
 use serde::de::DeserializeOwned;
 
+use super::ScoredEntry;
 use super::entry::MemoryEntry;
 use crate::MemoryError;
 
@@ -33,6 +35,16 @@ pub fn stored_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, Mem
         .map_err(|e| MemoryError::Storage(format!("long-term memory: bad stored {what}: {e}")))
 }
 
+/// Sorts `hits` best first: score descending, then id ascending (the order
+/// every backend returns long-term search hits in).
+pub fn best_first(hits: &mut [ScoredEntry]) {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.entry.id.cmp(&b.entry.id))
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +67,22 @@ mod tests {
         assert!(
             matches!(bad, Err(MemoryError::Storage(m)) if m.starts_with("long-term memory: bad stored tags: "))
         );
+    }
+
+    #[test]
+    fn hits_sort_by_score_then_id() -> Result<(), MemoryError> {
+        let scope = MemoryScope::new("agent", "user")?;
+        let hit = |id: i64, score: f64| {
+            let new = NewMemory::new(MemoryType::User, "n", "c");
+            let rules = WeightRules::default();
+            let mut entry = new_entry(&scope, new, &rules, chrono::Utc::now());
+            entry.id = id;
+            ScoredEntry { entry, score }
+        };
+        let mut hits = vec![hit(3, 1.0), hit(2, 2.0), hit(1, 1.0)];
+        best_first(&mut hits);
+        let order: Vec<i64> = hits.iter().map(|h| h.entry.id).collect();
+        assert_eq!(order, [2, 1, 3]);
+        Ok(())
     }
 }

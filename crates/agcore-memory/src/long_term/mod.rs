@@ -43,7 +43,6 @@
 //! ```
 
 pub mod apply;
-pub mod apply_all;
 mod apply_facts;
 mod backend;
 mod changes;
@@ -65,7 +64,6 @@ mod requests;
 mod schedule;
 mod scope;
 mod scoped;
-pub mod stored;
 mod tags;
 pub mod upkeep;
 mod weights;

@@ -68,4 +68,38 @@ mod tests {
         assert_eq!(report.archived, usize::from(archived));
         assert_eq!(report.active, 1 + usize::from(!archived));
     }
+
+    #[test]
+    fn only_aged_entries_change() -> Result<(), crate::MemoryError> {
+        let scope = MemoryScope::new("agent", "user")?;
+        let rules = WeightRules::default();
+        let created = DateTime::<Utc>::UNIX_EPOCH;
+        let entry = |content: &str, weight: f64| {
+            let mut entry = new_entry(
+                &scope,
+                NewMemory::new(MemoryType::User, "n", content),
+                &rules,
+                created,
+            );
+            entry.weight = weight;
+            entry
+        };
+        let mut fresh = entry("fresh", 1.0);
+        fresh.weight_updated_at = created + chrono::Duration::days(60);
+        let old = entry("old", 2.0);
+        let faint = entry("faint", 0.35);
+        let now = created + chrono::Duration::days(60);
+        let mut report = MaintenanceReport::default();
+        let mut changed = Vec::new();
+        for mut e in [fresh, old, faint] {
+            if age_counted(&mut e, &rules, now, &mut report) {
+                changed.push(e);
+            }
+        }
+        let contents: Vec<&str> = changed.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(contents, ["old", "faint"]);
+        assert!(changed.iter().all(|e| e.weight_updated_at == now));
+        assert_eq!((report.decayed, report.archived, report.active), (2, 1, 2));
+        Ok(())
+    }
 }
