@@ -17,7 +17,8 @@
 
 use agcore_memory::long_term::columns::best_first;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
-use agcore_search::pruning::{Rounds, held_terms};
+use agcore_search::collection::found_terms;
+use agcore_search::pruning::Rounds;
 use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
@@ -71,14 +72,11 @@ pub(crate) async fn search(
     };
     let all = terms::words(&format!("s{}", stats.id), &tokens);
     let all_dfs = df::lookup(conn, &all).await?;
-    let (words, dfs) = held_terms(all, all_dfs);
-    if words.is_empty() {
+    let found = found_terms(all.into_iter().zip(all_dfs), stats.docs, Bm25::fts5_idf);
+    if found.is_empty() {
         return Ok(Vec::new());
     }
-    let idfs: Vec<f64> = dfs
-        .iter()
-        .map(|&df| Bm25::fts5_idf(stats.docs, df))
-        .collect();
+    let (words, dfs, idfs) = (found.terms, found.dfs, found.idfs);
     let bounds: Vec<f64> = idfs.iter().map(|idf| idf * MAX_TF_PART).collect();
     let plan = Pruning::new(&bounds, &dfs, min_saved).for_limit(request.limit);
     let mut rounds = Rounds::new(&plan, request.limit);

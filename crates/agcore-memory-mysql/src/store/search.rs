@@ -18,7 +18,8 @@
 //! scan for every word settles the search instead.
 
 use agcore_memory::{ScoredItem, SearchOptions};
-use agcore_search::pruning::{Rounds, held_terms};
+use agcore_search::collection::found_terms;
+use agcore_search::pruning::Rounds;
 use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
@@ -31,6 +32,7 @@ use crate::error::Result;
 use crate::prune::Pruning;
 use crate::row::{sort_best_first, take};
 use crate::terms;
+use agcore_memory::sql_store::best_hits;
 
 /// The statistics a search scores with: items and their total length,
 /// items in a sequence and their total field length, and the document
@@ -143,12 +145,16 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     }
     let mut stats = stats(conn, &all).await?;
-    let (words, dfs) = held_terms(all, std::mem::take(&mut stats.dfs));
-    if words.is_empty() {
+    let found = found_terms(
+        all.into_iter().zip(std::mem::take(&mut stats.dfs)),
+        stats.docs,
+        Bm25::idf,
+    );
+    if found.is_empty() {
         return Ok(Vec::new());
     }
-    stats.idfs = dfs.iter().map(|&df| Bm25::idf(stats.docs, df)).collect();
-    stats.dfs = dfs;
+    let words = found.terms;
+    (stats.dfs, stats.idfs) = (found.dfs, found.idfs);
     // No item in a sequence: every context field is empty, and BM25F is
     // BM25 (one `FULLTEXT` index to match instead of two).
     let weight = if stats.grouped > 0.0 { weight } else { 0.0 };
@@ -205,17 +211,7 @@ async fn run(
     );
     let mut rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     sort_best_first(&mut rows, 5, 0);
-    let mut hits = Vec::with_capacity(rows.len().min(options.limit));
-    for mut row in rows {
-        let score: f64 = take(&mut row, 5)?;
-        let item = item_from_row(&mut row)?;
-        if !cond.exact && !options.filter.matches(&item) {
-            continue;
-        }
-        hits.push(ScoredItem { item, score });
-        if hits.len() == options.limit {
-            break;
-        }
-    }
-    Ok(hits)
+    best_hits(rows, (options, cond.exact), item_from_row, |row| {
+        take(row, 5)
+    })
 }

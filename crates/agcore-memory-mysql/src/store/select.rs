@@ -1,6 +1,7 @@
 //! Listing and counting: a [`MemoryFilter`] as SQL, in list order
 //! (`created_at`, then id).
 
+use agcore_memory::sql_store::Listing;
 use agcore_memory::{MemoryFilter, MemoryItem};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
@@ -20,36 +21,34 @@ impl MysqlStore {
         count_only: bool,
     ) -> Result<(Vec<MemoryItem>, usize)> {
         let cond = Where::of(filter);
+        let listing = Listing {
+            filter,
+            exact: cond.exact,
+            count_only,
+        };
         let mut params = cond.params.clone();
         let mut conn = self.conns.get().await?;
-        if count_only && cond.exact {
+        if listing.counts_in_sql() {
             let sql = format!("SELECT COUNT(*) FROM agcore_items i WHERE {}", cond.sql);
             let n: Option<i64> = conn.exec_first(sql, Params::Positional(params)).await?;
             return Ok((Vec::new(), usize::try_from(n.unwrap_or(0)).unwrap_or(0)));
         }
-        let limit = match filter.limit {
-            Some(limit) if cond.exact && !count_only => {
+        let limit = match listing.sql_limit() {
+            Some(limit) => {
                 params.push(Value::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
                 "LIMIT ?"
             }
-            _ => "",
+            None => "",
         };
         let sql = format!(
             "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
             cond.sql
         );
         let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
-        let mut items = Vec::new();
-        for mut row in rows {
-            let item = item_from_row(&mut row)?;
-            if cond.exact || filter.matches(&item) {
-                items.push(item);
-            }
-        }
-        if !count_only && let Some(limit) = filter.limit {
-            items.truncate(limit);
-        }
-        let n = items.len();
-        Ok((items, n))
+        let items = rows
+            .into_iter()
+            .map(|mut row| item_from_row(&mut row))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(listing.finish(items))
     }
 }

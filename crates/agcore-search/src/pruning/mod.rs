@@ -27,7 +27,7 @@ mod bounds;
 mod rounds;
 
 pub use bounds::PrefixBounds;
-pub use rounds::{Rounds, held_terms};
+pub use rounds::Rounds;
 
 /// Relative slack on the bound: float rounding (in a database server
 /// summing the same terms in another order) never prunes a document whose

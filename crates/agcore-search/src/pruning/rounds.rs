@@ -1,18 +1,6 @@
-//! [`Rounds`]: a top-k search run round by round on a [`MaxScorePlan`],
-//! and [`held_terms`], the query terms worth a plan.
+//! [`Rounds`]: a top-k search run round by round on a [`MaxScorePlan`].
 
 use super::MaxScorePlan;
-
-/// The query terms some document holds, with their document frequencies
-/// (`terms` and `dfs` in query order, one frequency per term): a term no
-/// document holds adds exactly 0 to every score, so a search drops it.
-pub fn held_terms<T>(terms: Vec<T>, dfs: Vec<f64>) -> (Vec<T>, Vec<f64>) {
-    terms
-        .into_iter()
-        .zip(dfs)
-        .filter(|(_, df)| *df > 0.0)
-        .unzip()
-}
 
 /// The rounds of one top-`limit` search on a [`MaxScorePlan`]: each round
 /// reads the candidates of its essential terms ([`Self::matched`]) and
@@ -85,12 +73,6 @@ impl<'a> Rounds<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn terms_no_document_holds_are_dropped() {
-        let (terms, dfs) = held_terms(vec!["a", "b", "c"], vec![3.0, 0.0, 1.0]);
-        assert_eq!((terms, dfs), (vec!["a", "c"], vec![3.0, 1.0]));
-    }
 
     #[test]
     fn rounds_follow_the_plan_to_the_exhaustive_one() {
