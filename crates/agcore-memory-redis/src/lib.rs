@@ -30,6 +30,7 @@ mod vectors;
 use std::time::Duration;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -131,11 +132,7 @@ impl RedisStoreBuilder {
             .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config)
             .await
-            .map_err(|e| match MemoryError::from(RedisStoreError::from(e)) {
-                MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
-                MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
-                other => other,
-            })?;
+            .map_err(|e| naming_server(RedisStoreError::from(e).into(), &shown))?;
         let store = RedisStore::new(conn, &self.prefix, self.eviction, self.context);
         store.sync_index().await.map_err(MemoryError::from)?;
         Ok(store)

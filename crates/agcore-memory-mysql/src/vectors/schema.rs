@@ -14,11 +14,12 @@
 //! so processes opening a database at once create the tables and record the
 //! space once.
 
-use agcore_memory::vector::{EmbeddingSpace, VectorRecord, check_space};
+use agcore_memory::vector::layout::check_layout;
+use agcore_memory::vector::{EmbeddingSpace, VectorRecord};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
-use crate::error::{Result, storage};
+use crate::error::Result;
 
 /// Layout version this library writes.
 pub(crate) const VERSION: i64 = 1;
@@ -95,17 +96,8 @@ async fn setup_locked(
             Ok(Vec::new())
         }
         Some(version) => {
-            let version: i64 = version.parse().unwrap_or(i64::MAX);
-            if version > VERSION {
-                return Err(storage(format!(
-                    "mysql vectors: layout version {version} is newer than this library ({VERSION})"
-                )));
-            }
-            let stored = EmbeddingSpace::new(
-                get("model").unwrap_or_default(),
-                get("dimensions").and_then(|d| d.parse().ok()).unwrap_or(0),
-            );
-            check_space(&stored, space)?;
+            let recorded = (version, get("model"), get("dimensions"));
+            check_layout("mysql", VERSION, recorded, space)?;
             super::rows::load_all(conn).await
         }
     }
