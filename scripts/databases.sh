@@ -214,7 +214,10 @@ redis_start() {
         log "redis already running in $dir (pid $pid)"
     else
         local persistence=(--save '' --appendonly no)
-        if [ "$persist" = yes ]; then persistence=(--save '' --appendonly yes --appendfsync everysec); fi
+        # `always`: an acknowledged write is in the append-only file before its reply, as
+        # the killed-server check expects (`everysec` holds writes back for up to 2 s while
+        # an fsync lags on a loaded machine, and a SIGKILL then loses acknowledged saves).
+        if [ "$persist" = yes ]; then persistence=(--save '' --appendonly yes --appendfsync always); fi
         redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" "${persistence[@]}" \
             --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/log" >&2 9>&- ||
             die "redis did not start (log: $dir/log)"
