@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
 use agcore_memory::{EvictionConfig, MemoryError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -204,11 +205,7 @@ async fn create_schema(
 }
 
 fn with_location(err: PostgresError, shown: &str) -> MemoryError {
-    match MemoryError::from(err) {
-        MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
-        MemoryError::Storage(m) => MemoryError::Storage(format!("{shown}: {m}")),
-        other => other,
-    }
+    naming_server(err.into(), shown)
 }
 
 #[cfg(test)]

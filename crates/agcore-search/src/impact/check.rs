@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{FieldDoc, Posting, TermCounts, group};
+use super::group::{TermCounts, group};
+use super::layout::{FieldDoc, Posting};
 
 /// One stored term's statistics: `(df, max_tf, max_ctf, min_clen)`.
 pub type StoredTerm = (i64, u32, u32, Option<u32>);

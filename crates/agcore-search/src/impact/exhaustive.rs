@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::{FieldDoc, Ranking, ScopeStats, Scorer, term_frequencies};
+use super::layout::{FieldDoc, ScopeStats, term_frequencies};
+use super::scorer::{Ranking, Scorer};
 
 /// A document's own and context term frequencies with both lengths.
 struct Counted<'a> {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{FieldDoc, Posting, run_code};
+use super::layout::{FieldDoc, Posting, run_code};
 
 /// A (term, run code, key length) group key (see [`run_code`]).
 pub type GroupKey<'a> = (&'a str, u32, u32);

@@ -1,8 +1,8 @@
 //! Grouping a large batch on two threads: each half of the documents is
 //! grouped alone ([`group_docs`]) and the two groupings are merged.
 
-use super::FieldDoc;
 use super::group::{Grouped, group_docs};
+use super::layout::FieldDoc;
 
 /// Batches from this many documents are grouped in two halves on two threads.
 pub const PARALLEL_MIN: usize = 4096;

@@ -2,7 +2,7 @@
 //! the backend ([`Ranking`]) with the scope's collection statistics
 //! ([`Scorer`]).
 
-use super::{ScopeStats, TF_BUCKETS, split_code};
+use super::layout::{ScopeStats, TF_BUCKETS, split_code};
 use crate::{Bm25, Bm25F, fts5_tf_part};
 
 /// The ranking function of a search.

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::super::TF_BUCKETS;
+use super::super::layout::{TF_BUCKETS, term_frequencies};
 use super::super::parallel::{PARALLEL_MIN, group_docs_parallel, merge};
-use super::super::term_frequencies;
 use super::*;
 
 /// The grouping spelled out with ordered maps over `term_frequencies`.

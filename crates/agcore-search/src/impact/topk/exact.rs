@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::super::{RunBounds, Scorer};
-use super::TermStats;
+use super::super::scorer::{RunBounds, Scorer};
+use super::terms::TermStats;
 
 /// Reads every posting of a term (`term`, its document frequency) as
 /// document → (run code, key length).

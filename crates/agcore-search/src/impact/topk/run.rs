@@ -1,6 +1,7 @@
 //! Sorted access to one (term, run code) run of an impact-ordered index.
 
-use super::super::{Posting, RunBounds, Scorer};
+use super::super::layout::Posting;
+use super::super::scorer::{RunBounds, Scorer};
 
 /// One stored block of a run: its key length, first document and postings.
 #[derive(Debug, Clone, PartialEq, Eq)]

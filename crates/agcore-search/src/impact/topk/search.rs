@@ -4,12 +4,13 @@
 
 use std::collections::{BinaryHeap, HashSet};
 
-use super::super::{Hit, Scorer};
+use super::super::hit::Hit;
+use super::super::scorer::Scorer;
 use super::exact::{
     DocPosting, FastHash, HeldPostings, Load, QueryTerms, exact_score, from_postings,
 };
 use super::run::{BlockSource, Run};
-use super::{Fetch, SLACK, TopK};
+use super::terms::{Fetch, SLACK, TopK};
 
 /// What every step of a search reads and never changes.
 pub(super) struct Context<'q, 'a> {
