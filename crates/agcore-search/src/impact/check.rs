@@ -1,6 +1,6 @@
 //! The consistency check of a stored impact-ordered index against the
 //! documents it indexes: what a backend read from its tables
-//! ([`StoredIndex`]) against a fresh [`group`](super::group) of the
+//! ([`StoredIndex`]) against a fresh [`group`](fn@super::group) of the
 //! documents.
 
 use std::collections::BTreeMap;

@@ -13,14 +13,14 @@
 //!
 //! - [`layout`]: run codes, postings and their block codec ([`run_code`],
 //!   [`encode_postings`]), [`FieldDoc`], [`ScopeStats`].
-//! - [`group`]: a batch of documents as (term, run code, key length)
+//! - [`group`](mod@group): a batch of documents as (term, run code, key length)
 //!   groups of postings with the term and collection statistics they add
 //!   ([`group_docs`], [`group_docs_parallel`] on two threads).
 //! - [`scorer`]: how a search weighs a posting ([`Ranking`], [`Scorer`]) and
 //!   bounds a run ([`RunBounds`]).
 //! - [`hit`]: the documents of a top-k search ([`Fetched`], [`Hit`]).
 //! - [`check`]: a stored index checked against its documents.
-//! - [`exhaustive`]: the reference ranking every document scored without
+//! - [`exhaustive`](mod@exhaustive): the reference ranking every document scored without
 //!   an index, that a pruned search is checked against.
 //! - [`topk`]: the exact top-k search over the runs ([`top_k`]), with the
 //!   storage's reads as a trait ([`topk::BlockSource`]) and callbacks.
