@@ -122,7 +122,7 @@ impl PostgresDatabase {
 
     /// The long-term memory backend on this database.
     pub fn long_term(&self) -> PostgresLongTerm {
-        PostgresLongTerm::new(self.pool.clone())
+        crate::long_term::long_term(self.pool.clone())
     }
 
     /// The store, long-term memory and vectors as a [`Storage`] (password redacted in

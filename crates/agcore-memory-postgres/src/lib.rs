@@ -38,7 +38,7 @@ mod vectors;
 pub use builder::PostgresDatabaseBuilder;
 pub use database::PostgresDatabase;
 pub use error::PostgresError;
-pub use long_term::PostgresLongTerm;
+pub use long_term::{PostgresLongTerm, PostgresLongTermDriver};
 pub use store::PostgresStore;
 pub use vectors::PostgresVectors;
 

@@ -1,16 +1,42 @@
-//! The dialogue buffer, the usage log, the scope listing and backup import.
+//! The reads of the history, the usage log, the dialogue buffer and the
+//! scope listing, and the buffer's insert.
 
 use agcore_memory::long_term::{
-    DialogueTurn, MemoryEntry, MemoryScope, SaveOutcome, UsageLogRow, content_key,
+    DialogueTurn, HistoryEntry, HistoryReason, MemoryScope, UsageLogRow,
 };
 use chrono::{DateTime, Utc};
-use deadpool_postgres::Client;
+use deadpool_postgres::GenericClient;
 
-use super::rows;
 use crate::error::Result;
 
+pub(crate) async fn history(
+    client: &impl GenericClient,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<HistoryEntry>> {
+    let rows = client
+        .query(
+            "SELECT name, content, reason, recorded_at FROM agcore_lt_history
+             WHERE memory_id = $1 AND agent_name = $2 AND user_id = $3 ORDER BY id",
+            &[&id, &scope.agent(), &scope.user()],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let reason: String = row.try_get(2)?;
+            Ok(HistoryEntry {
+                memory_id: id,
+                name: row.try_get(0)?,
+                content: row.try_get(1)?,
+                reason: HistoryReason::parse(&reason)?,
+                recorded_at: row.try_get(3)?,
+            })
+        })
+        .collect()
+}
+
 pub(crate) async fn usage_log(
-    client: &Client,
+    client: &impl GenericClient,
     scope: &MemoryScope,
     id: i64,
 ) -> Result<Vec<UsageLogRow>> {
@@ -36,7 +62,7 @@ pub(crate) async fn usage_log(
 }
 
 pub(crate) async fn append(
-    client: &Client,
+    client: &impl GenericClient,
     scope: &MemoryScope,
     session_id: &str,
     (user_query, assistant_response): (&str, &str),
@@ -59,7 +85,7 @@ pub(crate) async fn append(
 }
 
 pub(crate) async fn pending(
-    client: &Client,
+    client: &impl GenericClient,
     scope: &MemoryScope,
     session_id: &str,
     limit: usize,
@@ -86,24 +112,7 @@ pub(crate) async fn pending(
         .collect()
 }
 
-pub(crate) async fn mark_applied(
-    client: &Client,
-    scope: &MemoryScope,
-    session_id: &str,
-    up_to: i64,
-    now: DateTime<Utc>,
-) -> Result<usize> {
-    let n = client
-        .execute(
-            "UPDATE agcore_lt_buffer SET applied_at = $5 WHERE agent_name = $1 AND user_id = $2
-             AND session_id = $3 AND applied_at IS NULL AND id <= $4",
-            &[&scope.agent(), &scope.user(), &session_id, &up_to, &now],
-        )
-        .await?;
-    Ok(usize::try_from(n).unwrap_or(usize::MAX))
-}
-
-pub(crate) async fn scopes(client: &Client) -> Result<Vec<MemoryScope>> {
+pub(crate) async fn scopes(client: &impl GenericClient) -> Result<Vec<MemoryScope>> {
     let rows = client
         .query(
             "SELECT agent_name, user_id FROM agcore_lt_entries
@@ -116,46 +125,4 @@ pub(crate) async fn scopes(client: &Client) -> Result<Vec<MemoryScope>> {
         .map(|row| Ok((row.try_get::<_, String>(0)?, row.try_get::<_, String>(1)?)))
         .collect::<Result<Vec<_>>>()?;
     Ok(MemoryScope::valid_only(pairs))
-}
-
-/// Inserts `entries` (ids reassigned, every other column kept) in one
-/// transaction; an entry whose content key is taken in its scope is skipped
-/// and reported with the stored entry.
-pub(crate) async fn import_all(
-    client: &mut Client,
-    entries: Vec<MemoryEntry>,
-) -> Result<Vec<SaveOutcome>> {
-    let tx = client.transaction().await?;
-    let mut outcomes = Vec::with_capacity(entries.len());
-    for mut entry in entries {
-        let scope = entry.scope()?;
-        let scope_id = rows::scope_id(&tx, &scope).await?;
-        let existing = match rows::id_by_key(&tx, &scope, &content_key(&entry.content)).await? {
-            Some(id) => rows::load(&tx, &scope, id, false).await?,
-            None => None,
-        };
-        if let Some(existing) = existing {
-            outcomes.push(SaveOutcome {
-                entry: existing,
-                created: false,
-            });
-            continue;
-        }
-        match rows::insert(&tx, scope_id, &entry).await? {
-            Some(id) => {
-                entry.id = id;
-                outcomes.push(SaveOutcome {
-                    entry,
-                    created: true,
-                });
-            }
-            None => {
-                return Err(crate::error::storage(
-                    "long-term import: an entry was saved concurrently; nothing imported, retry",
-                ));
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(outcomes)
 }

@@ -8,8 +8,8 @@ use agcore_search::{Bm25, capped_query_terms};
 use deadpool_postgres::Client;
 use tokio_postgres::types::Type;
 
-use super::ops::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
+use super::tx::archived_sql;
 use crate::bm25;
 use crate::error::Result;
 

@@ -64,6 +64,7 @@ mod requests;
 mod schedule;
 mod scope;
 mod scoped;
+pub mod sql;
 mod tags;
 pub mod upkeep;
 mod weights;

@@ -1,0 +1,217 @@
+//! [`LongTermRows`]: the row operations of long-term memory on one SQL
+//! connection or transaction, each one statement or a few of the driver's
+//! SQL; the flows of [`super::flows`] combine them.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::super::backend::{
+    DialogueTurn, HistoryEntry, HistoryReason, ListRequest, UsageLogRow, UsageRecord,
+};
+use super::super::entry::MemoryEntry;
+use super::super::scope::MemoryScope;
+use crate::MemoryError;
+
+/// The row operations of long-term memory over one connection of a SQL
+/// driver, in or outside a write transaction (the tables of
+/// `docs/backends.md`: entries, scopes, history, usage log, buffer). A
+/// driver implements it with its SQL text and type mapping; every statement
+/// names the scope. Entries are locked for update only where `lock` says.
+#[async_trait]
+pub trait LongTermRows: Send {
+    /// The driver's error: a [`MemoryError`] converts into it (the flows'
+    /// own errors) and it converts into one at the API boundary.
+    type Error: From<MemoryError> + Into<MemoryError> + Send;
+
+    /// The scope's row id, created on first use.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn scope_id(&mut self, scope: &MemoryScope) -> Result<i64, Self::Error>;
+
+    /// The id of the entry of `scope` whose [`content_key`](super::super::content_key)
+    /// is `key`, `None` when there is none.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn id_by_key(
+        &mut self,
+        scope: &MemoryScope,
+        key: &str,
+    ) -> Result<Option<i64>, Self::Error>;
+
+    /// Entry `id` of `scope` (`None` when absent or in another scope),
+    /// its row locked for update when `lock`.
+    ///
+    /// # Errors
+    /// The driver's error, or a storage error for a row this library did not write.
+    async fn load(
+        &mut self,
+        scope: &MemoryScope,
+        id: i64,
+        lock: bool,
+    ) -> Result<Option<MemoryEntry>, Self::Error>;
+
+    /// Entries `ids` of `scope`: one per id, in order (`None` when absent
+    /// or in another scope).
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn load_many(
+        &mut self,
+        scope: &MemoryScope,
+        ids: &[i64],
+    ) -> Result<Vec<Option<MemoryEntry>>, Self::Error>;
+
+    /// Inserts `entry` (its id ignored) into scope row `scope_id` with its
+    /// index rows, unless its content key is taken there; returns the new
+    /// id, or `None` when the key is taken (a concurrent insert won).
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn insert(
+        &mut self,
+        scope_id: i64,
+        entry: &MemoryEntry,
+    ) -> Result<Option<i64>, Self::Error>;
+
+    /// Writes every column of `entry` of `scope` but its id, scope and
+    /// creation time; `reindex` when its name, content or description may
+    /// have changed (else only weights, flags and counters did).
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn store(
+        &mut self,
+        scope: &MemoryScope,
+        entry: &MemoryEntry,
+        reindex: bool,
+    ) -> Result<(), Self::Error>;
+
+    /// Deletes entry `id` (loaded and locked before) with its index rows.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn remove(&mut self, id: i64) -> Result<(), Self::Error>;
+
+    /// Adds a history row of entry `id` of `scope`: its old `(name, content)`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn add_history(
+        &mut self,
+        scope: &MemoryScope,
+        id: i64,
+        old: (&str, &str),
+        reason: HistoryReason,
+        now: DateTime<Utc>,
+    ) -> Result<(), Self::Error>;
+
+    /// The history rows of entry `id` of `scope`, oldest first.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn history(
+        &mut self,
+        scope: &MemoryScope,
+        id: i64,
+    ) -> Result<Vec<HistoryEntry>, Self::Error>;
+
+    /// Adds the usage-log row of entry `id` for `record` at `now`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn log_use(
+        &mut self,
+        id: i64,
+        record: &UsageRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(), Self::Error>;
+
+    /// The usage-log rows of entry `id` of `scope`, oldest first.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn usage_log(
+        &mut self,
+        scope: &MemoryScope,
+        id: i64,
+    ) -> Result<Vec<UsageLogRow>, Self::Error>;
+
+    /// The entries of `scope` passing `request`, their rows locked for
+    /// update when `lock`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn list(
+        &mut self,
+        scope: &MemoryScope,
+        request: &ListRequest,
+        lock: bool,
+    ) -> Result<Vec<MemoryEntry>, Self::Error>;
+
+    /// Archives the active entries of `scope` with weight below
+    /// `threshold` (one statement); returns how many.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn archive_below(
+        &mut self,
+        scope: &MemoryScope,
+        threshold: f64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, Self::Error>;
+
+    /// Appends the turn `(user_query, assistant_response)` to the dialogue
+    /// buffer of (`scope`, `session_id`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn buffer_append(
+        &mut self,
+        scope: &MemoryScope,
+        session_id: &str,
+        turn: (&str, &str),
+        now: DateTime<Utc>,
+    ) -> Result<DialogueTurn, Self::Error>;
+
+    /// Unapplied turns of (`scope`, `session_id`), oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn buffer_pending(
+        &mut self,
+        scope: &MemoryScope,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<DialogueTurn>, Self::Error>;
+
+    /// Marks the unapplied turns of (`scope`, `session_id`) with id ≤
+    /// `up_to` applied at `now`; returns how many.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn buffer_mark_applied(
+        &mut self,
+        scope: &MemoryScope,
+        session_id: &str,
+        up_to: i64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, Self::Error>;
+
+    /// Deletes the buffer turns of `scope` applied before `before`; returns how many.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn purge_buffer(
+        &mut self,
+        scope: &MemoryScope,
+        before: DateTime<Utc>,
+    ) -> Result<usize, Self::Error>;
+
+    /// Every scope that holds entries or buffered turns, sorted.
+    ///
+    /// # Errors
+    /// The driver's error.
+    async fn scopes(&mut self) -> Result<Vec<MemoryScope>, Self::Error>;
+}
