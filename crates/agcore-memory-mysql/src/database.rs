@@ -127,7 +127,7 @@ impl MysqlDatabase {
 
     /// The long-term memory backend on this database.
     pub fn long_term(&self) -> MysqlLongTerm {
-        MysqlLongTerm::new(self.conns.clone(), self.min_pruned_rows)
+        crate::long_term::long_term(self.conns.clone(), self.min_pruned_rows)
     }
 
     /// The store, long-term memory and vectors as a [`Storage`] (password redacted in

@@ -53,7 +53,7 @@ pub use agcore_memory::vector::VectorTables;
 pub use builder::MysqlDatabaseBuilder;
 pub use database::MysqlDatabase;
 pub use error::MysqlError;
-pub use long_term::MysqlLongTerm;
+pub use long_term::{MysqlLongTerm, MysqlLongTermDriver};
 pub use netaclaw::{NETACLAW_TABLE, NetaclawSource};
 pub use store::MysqlStore;
 #[cfg(feature = "testkit")]

@@ -1,17 +1,48 @@
-//! The dialogue buffer, the usage log, the scope listing and backup import.
+//! The reads of the history, the usage log, the dialogue buffer and the
+//! scope listing, and the buffer's insert.
 
-use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope, SaveOutcome, UsageLogRow};
+use agcore_memory::long_term::{
+    DialogueTurn, HistoryEntry, HistoryReason, MemoryScope, UsageLogRow,
+};
 use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Params, Row, TxOpts, Value};
+use mysql_async::{Params, Row, Value};
 
-use super::rows;
-use super::scopes::{self, scope_params};
+use super::scopes::scope_params;
+use super::tx::exec_counted;
 use crate::error::Result;
 use crate::row::{from_micros, micros, take, text};
 
+pub(crate) async fn history(
+    conn: &mut impl Queryable,
+    scope: &MemoryScope,
+    id: i64,
+) -> Result<Vec<HistoryEntry>> {
+    let [agent, user] = scope_params(scope);
+    let found: Vec<Row> = conn
+        .exec(
+            "SELECT name, content, reason, recorded_at FROM agcore_lt_history
+             WHERE memory_id = ? AND agent_name = ? AND user_id = ? ORDER BY id",
+            Params::Positional(vec![Value::Int(id), agent, user]),
+        )
+        .await?;
+    found
+        .into_iter()
+        .map(|mut row| {
+            let reason: String = take(&mut row, 2)?;
+            Ok(HistoryEntry {
+                memory_id: id,
+                name: text(&mut row, 0)?,
+                content: text(&mut row, 1)?,
+                reason: HistoryReason::parse(&reason)?,
+                recorded_at: from_micros(take(&mut row, 3)?)?,
+            })
+        })
+        .collect()
+}
+
 pub(crate) async fn usage_log(
-    conn: &mut Conn,
+    conn: &mut impl Queryable,
     scope: &MemoryScope,
     id: i64,
 ) -> Result<Vec<UsageLogRow>> {
@@ -40,28 +71,28 @@ pub(crate) async fn usage_log(
 }
 
 pub(crate) async fn append(
-    conn: &mut Conn,
+    conn: &mut impl Queryable,
     scope: &MemoryScope,
     session_id: &str,
     (user_query, assistant_response): (&str, &str),
     now: DateTime<Utc>,
 ) -> Result<DialogueTurn> {
     let [agent, user] = scope_params(scope);
-    conn.exec_drop(
+    let (_, id) = exec_counted(
+        conn,
         "INSERT INTO agcore_lt_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at)
          VALUES (?, ?, ?, ?, ?, ?)",
-        Params::Positional(vec![
+        vec![
             agent,
             user,
             Value::from(session_id.as_bytes()),
             Value::from(user_query.as_bytes()),
             Value::from(assistant_response.as_bytes()),
             Value::Int(micros(now)),
-        ]),
+        ],
     )
     .await?;
-    let id = conn
-        .last_insert_id()
+    let id = id
         .and_then(|id| i64::try_from(id).ok())
         .ok_or_else(|| crate::error::storage("mysql: the buffered turn has no id"))?;
     Ok(DialogueTurn {
@@ -74,7 +105,7 @@ pub(crate) async fn append(
 }
 
 pub(crate) async fn pending(
-    conn: &mut Conn,
+    conn: &mut impl Queryable,
     scope: &MemoryScope,
     session_id: &str,
     limit: usize,
@@ -107,30 +138,7 @@ pub(crate) async fn pending(
         .collect()
 }
 
-pub(crate) async fn mark_applied(
-    conn: &mut Conn,
-    scope: &MemoryScope,
-    session_id: &str,
-    up_to: i64,
-    now: DateTime<Utc>,
-) -> Result<usize> {
-    let [agent, user] = scope_params(scope);
-    conn.exec_drop(
-        "UPDATE agcore_lt_buffer SET applied_at = ? WHERE agent_name = ? AND user_id = ?
-         AND session_id = ? AND applied_at IS NULL AND id <= ?",
-        Params::Positional(vec![
-            Value::Int(micros(now)),
-            agent,
-            user,
-            Value::from(session_id.as_bytes()),
-            Value::Int(up_to),
-        ]),
-    )
-    .await?;
-    Ok(usize::try_from(conn.affected_rows()).unwrap_or(usize::MAX))
-}
-
-pub(crate) async fn scopes(conn: &mut Conn) -> Result<Vec<MemoryScope>> {
+pub(crate) async fn scopes(conn: &mut impl Queryable) -> Result<Vec<MemoryScope>> {
     let found: Vec<Row> = conn
         .query(
             "SELECT agent_name, user_id FROM agcore_lt_entries
@@ -142,46 +150,4 @@ pub(crate) async fn scopes(conn: &mut Conn) -> Result<Vec<MemoryScope>> {
         .map(|mut row| Ok((text(&mut row, 0)?, text(&mut row, 1)?)))
         .collect::<Result<Vec<_>>>()?;
     Ok(MemoryScope::valid_only(pairs))
-}
-
-/// Inserts `entries` (ids reassigned, every other column kept) in one
-/// transaction; an entry whose content is taken in its scope is skipped and
-/// reported with the stored entry.
-pub(crate) async fn import_all(
-    conn: &mut Conn,
-    entries: Vec<MemoryEntry>,
-) -> Result<Vec<SaveOutcome>> {
-    let mut tx = conn.start_transaction(TxOpts::default()).await?;
-    let mut outcomes = Vec::with_capacity(entries.len());
-    for mut entry in entries {
-        let scope = entry.scope()?;
-        let scope_id = scopes::scope_id(&mut tx, &scope).await?;
-        let existing = match rows::id_by_content(&mut tx, &scope, &entry.content).await? {
-            Some(id) => rows::load(&mut tx, &scope, id, false).await?,
-            None => None,
-        };
-        if let Some(existing) = existing {
-            outcomes.push(SaveOutcome {
-                entry: existing,
-                created: false,
-            });
-            continue;
-        }
-        match rows::insert(&mut tx, scope_id, &entry).await? {
-            Some(id) => {
-                entry.id = id;
-                outcomes.push(SaveOutcome {
-                    entry,
-                    created: true,
-                });
-            }
-            None => {
-                return Err(crate::error::storage(
-                    "long-term import: an entry was saved concurrently; nothing imported, retry",
-                ));
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(outcomes)
 }

@@ -24,9 +24,9 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
 use super::df;
-use super::ops::archived_sql;
 use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row};
 use super::scopes::scope_params;
+use super::tx::archived_sql;
 use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;

@@ -36,18 +36,24 @@ impl Seen {
         &self.words
     }
 
-    /// The scope's row id, created on first use (see [`scopes::scope_id`]).
+    /// The scope's row id, created on first use (see [`scopes::scope_id`])
+    /// and committed at once: `conn` is no transaction.
     pub(crate) async fn scope_id(&self, conn: &mut Conn, scope: &MemoryScope) -> Result<i64> {
-        let key = (scope.agent().to_owned(), scope.user().to_owned());
-        if let Some(id) = lock(&self.scopes).get(&key) {
-            return Ok(*id);
+        if let Some(id) = self.known_scope_id(scope) {
+            return Ok(id);
         }
         let id = scopes::scope_id(conn, scope).await?;
         let mut seen = lock(&self.scopes);
         if seen.len() >= MAX_SCOPES {
             seen.clear();
         }
-        seen.insert(key, id);
+        seen.insert((scope.agent().to_owned(), scope.user().to_owned()), id);
         Ok(id)
+    }
+
+    /// The scope's row id when seen before.
+    pub(crate) fn known_scope_id(&self, scope: &MemoryScope) -> Option<i64> {
+        let key = (scope.agent().to_owned(), scope.user().to_owned());
+        lock(&self.scopes).get(&key).copied()
     }
 }
