@@ -4,10 +4,9 @@
 //! [`agcore_memory::long_term::apply`] and the flows those of
 //! [`agcore_memory::long_term::sql`], so every backend behaves alike. This
 //! module holds the connections and transactions ([`MysqlLongTermDriver`]),
-//! the row operations' SQL (`tx`, `rows`, `buffer`, `scopes`), the
+//! the row operations' SQL (`tx`, `rows`, `scopes`), the
 //! document frequencies (`df`) and the search.
 
-mod buffer;
 mod df;
 mod retry;
 mod rows;

@@ -4,23 +4,21 @@
 //! [`agcore_memory::long_term::sql`]. Entry writes keep the words' document
 //! frequencies ([`super::df`]) in the same transaction.
 
-use agcore_memory::long_term::sql::LongTermRows;
+use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
 use agcore_memory::long_term::{
-    ArchivedFilter, DialogueTurn, HistoryEntry, HistoryReason, ListRequest, MemoryEntry,
-    MemoryScope, UsageLogRow, UsageRecord,
+    ArchivedFilter, DialogueTurn, ListRequest, MemoryEntry, MemoryScope,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 
-use super::buffer;
 use super::df;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
 use super::scopes::{self, scope_params};
 use super::seen::Seen;
 use crate::error::{MysqlError, Result};
-use crate::row::micros;
+use crate::row::{from_micros, micros, take, text};
 
 /// The long-term rows of `conn` (a connection or a transaction), with the
 /// rows this handle has seen ([`Seen`]).
@@ -51,10 +49,54 @@ pub(crate) async fn exec_counted(
     Ok((affected, id))
 }
 
+/// The parameter as the server gets it (times in microseconds).
+fn bound(param: &SqlParam<'_>) -> Value {
+    match *param {
+        SqlParam::Int(v) => Value::Int(v),
+        SqlParam::Float(v) => Value::Double(v),
+        SqlParam::Bool(v) => Value::Int(i64::from(v)),
+        SqlParam::Text(v) => Value::from(v.as_bytes()),
+        SqlParam::Time(v) => Value::Int(micros(v)),
+    }
+}
+
+/// Column `i` of `row` read as `ty`.
+fn value(row: &mut Row, i: usize, ty: SqlType) -> Result<SqlValue> {
+    Ok(match ty {
+        SqlType::Int => SqlValue::Int(take(row, i)?),
+        SqlType::Bool => SqlValue::Bool(take::<i64>(row, i)? != 0),
+        SqlType::Text => SqlValue::Text(text(row, i)?),
+        SqlType::Time => SqlValue::Time(from_micros(take(row, i)?)?),
+    })
+}
+
 #[async_trait]
-impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
+impl<Q: Queryable + Send> SqlConn for MyRows<'_, Q> {
     type Error = MysqlError;
 
+    async fn execute(&mut self, sql: &str, params: &[SqlParam<'_>]) -> Result<usize> {
+        let params = params.iter().map(bound).collect();
+        Ok(exec_counted(self.conn, sql, params).await?.0)
+    }
+
+    async fn query(
+        &mut self,
+        sql: &str,
+        params: &[SqlParam<'_>],
+        columns: &[SqlType],
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let params: Vec<Value> = params.iter().map(bound).collect();
+        let found: Vec<Row> = self.conn.exec(sql, Params::Positional(params)).await?;
+        let row = |mut row: Row| -> Result<Vec<SqlValue>> {
+            let typed = columns.iter().enumerate();
+            typed.map(|(i, ty)| value(&mut row, i, *ty)).collect()
+        };
+        found.into_iter().map(row).collect()
+    }
+}
+
+#[async_trait]
+impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
     /// The id [`Seen`] remembers, else the scope row's (created on first
     /// use; not remembered, as a transaction creating it may roll back).
     async fn scope_id(&mut self, scope: &MemoryScope) -> Result<i64> {
@@ -112,56 +154,6 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
         Ok(())
     }
 
-    async fn add_history(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        (name, content): (&str, &str),
-        reason: HistoryReason,
-        now: DateTime<Utc>,
-    ) -> Result<()> {
-        let [agent, user] = scope_params(scope);
-        self.conn.exec_drop(
-            "INSERT INTO agcore_lt_history (memory_id, agent_name, user_id, name, content, reason, recorded_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-            Params::Positional(vec![
-                Value::Int(id),
-                agent,
-                user,
-                Value::from(name.as_bytes()),
-                Value::from(content.as_bytes()),
-                Value::from(reason.as_str()),
-                Value::Int(micros(now)),
-            ]),
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn history(&mut self, scope: &MemoryScope, id: i64) -> Result<Vec<HistoryEntry>> {
-        buffer::history(self.conn, scope, id).await
-    }
-
-    async fn log_use(&mut self, id: i64, record: &UsageRecord, now: DateTime<Utc>) -> Result<()> {
-        self.conn.exec_drop(
-            "INSERT INTO agcore_lt_usage_log (memory_id, session_id, query, was_referenced, used_at)
-             VALUES (?, ?, ?, ?, ?)",
-            Params::Positional(vec![
-                Value::Int(id),
-                Value::from(record.session_id.as_bytes()),
-                Value::from(record.query.as_bytes()),
-                Value::Int(i64::from(record.referenced)),
-                Value::Int(micros(now)),
-            ]),
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn usage_log(&mut self, scope: &MemoryScope, id: i64) -> Result<Vec<UsageLogRow>> {
-        buffer::usage_log(self.conn, scope, id).await
-    }
-
     async fn list(
         &mut self,
         scope: &MemoryScope,
@@ -200,73 +192,37 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
             .collect()
     }
 
-    async fn archive_below(
-        &mut self,
-        scope: &MemoryScope,
-        threshold: f64,
-        now: DateTime<Utc>,
-    ) -> Result<usize> {
-        let [agent, user] = scope_params(scope);
-        let params = vec![
-            Value::Int(micros(now)),
-            agent,
-            user,
-            Value::Double(threshold),
-        ];
-        let sql = "UPDATE agcore_lt_entries SET archived = TRUE, updated_at = ?
-             WHERE agent_name = ? AND user_id = ? AND NOT archived AND weight < ?";
-        Ok(exec_counted(self.conn, sql, params).await?.0)
-    }
-
     async fn buffer_append(
         &mut self,
         scope: &MemoryScope,
         session_id: &str,
-        turn: (&str, &str),
+        (user_query, assistant_response): (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<DialogueTurn> {
-        buffer::append(self.conn, scope, session_id, turn, now).await
-    }
-
-    async fn buffer_pending(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        limit: usize,
-    ) -> Result<Vec<DialogueTurn>> {
-        buffer::pending(self.conn, scope, session_id, limit).await
-    }
-
-    async fn buffer_mark_applied(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        up_to: i64,
-        now: DateTime<Utc>,
-    ) -> Result<usize> {
         let [agent, user] = scope_params(scope);
-        let session = Value::from(session_id.as_bytes());
-        let params = vec![
-            Value::Int(micros(now)),
-            agent,
-            user,
-            session,
-            Value::Int(up_to),
-        ];
-        let sql = "UPDATE agcore_lt_buffer SET applied_at = ? WHERE agent_name = ? AND user_id = ?
-             AND session_id = ? AND applied_at IS NULL AND id <= ?";
-        Ok(exec_counted(self.conn, sql, params).await?.0)
-    }
-
-    async fn purge_buffer(&mut self, scope: &MemoryScope, before: DateTime<Utc>) -> Result<usize> {
-        let [agent, user] = scope_params(scope);
-        let params = vec![agent, user, Value::Int(micros(before))];
-        let sql = "DELETE FROM agcore_lt_buffer WHERE agent_name = ? AND user_id = ?
-             AND applied_at IS NOT NULL AND applied_at < ?";
-        Ok(exec_counted(self.conn, sql, params).await?.0)
-    }
-
-    async fn scopes(&mut self) -> Result<Vec<MemoryScope>> {
-        buffer::scopes(self.conn).await
+        let (_, id) = exec_counted(
+            self.conn,
+            "INSERT INTO agcore_lt_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+            vec![
+                agent,
+                user,
+                Value::from(session_id.as_bytes()),
+                Value::from(user_query.as_bytes()),
+                Value::from(assistant_response.as_bytes()),
+                Value::Int(micros(now)),
+            ],
+        )
+        .await?;
+        let id = id
+            .and_then(|id| i64::try_from(id).ok())
+            .ok_or_else(|| crate::error::storage("mysql: the buffered turn has no id"))?;
+        Ok(DialogueTurn {
+            id,
+            session_id: session_id.to_owned(),
+            user_query: user_query.to_owned(),
+            assistant_response: assistant_response.to_owned(),
+            created_at: from_micros(micros(now))?,
+        })
     }
 }

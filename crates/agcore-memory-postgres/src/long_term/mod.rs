@@ -4,9 +4,8 @@
 //! [`agcore_memory::long_term::apply`] and the flows those of
 //! [`agcore_memory::long_term::sql`], so every backend behaves alike. This
 //! module holds the connections and transactions ([`PostgresLongTermDriver`]),
-//! the row operations' SQL (`tx`, `rows`, `buffer`) and the search.
+//! the row operations' SQL (`tx`, `rows`) and the search.
 
-mod buffer;
 mod rows;
 pub(crate) mod schema;
 mod search;

@@ -3,16 +3,16 @@
 //! SQL; the flows that combine them are the shared ones of
 //! [`agcore_memory::long_term::sql`].
 
-use agcore_memory::long_term::sql::LongTermRows;
+use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
 use agcore_memory::long_term::{
-    ArchivedFilter, DialogueTurn, HistoryEntry, HistoryReason, ListRequest, MemoryEntry,
-    MemoryScope, UsageLogRow, UsageRecord,
+    ArchivedFilter, DialogueTurn, ListRequest, MemoryEntry, MemoryScope,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
-use super::buffer;
 use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
 use crate::error::{PostgresError, Result};
 
@@ -42,14 +42,66 @@ pub(crate) fn archived_sql(filter: ArchivedFilter, alias: &str) -> String {
     }
 }
 
-fn count(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
+/// `sql` with its `?` placeholders numbered (`$1`, `$2`, …).
+fn numbered(sql: &str) -> String {
+    let mut parts = sql.split('?');
+    let mut out = parts.next().unwrap_or_default().to_owned();
+    for (n, part) in parts.enumerate() {
+        out.push_str(&format!("${}{part}", n + 1));
+    }
+    out
+}
+
+/// The parameters as the driver binds them.
+fn bound<'p>(params: &'p [SqlParam<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
+    let one = |p: &'p SqlParam<'_>| -> &'p (dyn ToSql + Sync) {
+        match p {
+            SqlParam::Int(v) => v,
+            SqlParam::Float(v) => v,
+            SqlParam::Bool(v) => v,
+            SqlParam::Text(v) => v,
+            SqlParam::Time(v) => v,
+        }
+    };
+    params.iter().map(one).collect()
+}
+
+/// Column `i` of `row` read as `ty`.
+fn value(row: &Row, i: usize, ty: SqlType) -> Result<SqlValue> {
+    Ok(match ty {
+        SqlType::Int => SqlValue::Int(row.try_get(i)?),
+        SqlType::Bool => SqlValue::Bool(row.try_get(i)?),
+        SqlType::Text => SqlValue::Text(row.try_get(i)?),
+        SqlType::Time => SqlValue::Time(row.try_get(i)?),
+    })
+}
+
+#[async_trait]
+impl<C: GenericClient + Sync> SqlConn for PgRows<'_, C> {
+    type Error = PostgresError;
+
+    async fn execute(&mut self, sql: &str, params: &[SqlParam<'_>]) -> Result<usize> {
+        let n = self.client.execute(&numbered(sql), &bound(params)).await?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    async fn query(
+        &mut self,
+        sql: &str,
+        params: &[SqlParam<'_>],
+        columns: &[SqlType],
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let found = self.client.query(&numbered(sql), &bound(params)).await?;
+        let row = |row: &Row| -> Result<Vec<SqlValue>> {
+            let typed = columns.iter().enumerate();
+            typed.map(|(i, ty)| value(row, i, *ty)).collect()
+        };
+        found.iter().map(row).collect()
+    }
 }
 
 #[async_trait]
 impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
-    type Error = PostgresError;
-
     async fn scope_id(&mut self, scope: &MemoryScope) -> Result<i64> {
         if let Some((known, id)) = &self.scope_id
             && known == scope
@@ -114,43 +166,6 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
         rows::adjust_scope(self.client, scope_id, -1, -i64::from(len)).await
     }
 
-    async fn add_history(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        (name, content): (&str, &str),
-        reason: HistoryReason,
-        now: DateTime<Utc>,
-    ) -> Result<()> {
-        self.client
-            .execute(
-                "INSERT INTO agcore_lt_history (memory_id, agent_name, user_id, name, content, reason, recorded_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                &[&id, &scope.agent(), &scope.user(), &name, &content, &reason.as_str(), &now],
-            )
-            .await?;
-        Ok(())
-    }
-
-    async fn history(&mut self, scope: &MemoryScope, id: i64) -> Result<Vec<HistoryEntry>> {
-        buffer::history(self.client, scope, id).await
-    }
-
-    async fn log_use(&mut self, id: i64, record: &UsageRecord, now: DateTime<Utc>) -> Result<()> {
-        self.client
-            .execute(
-                "INSERT INTO agcore_lt_usage_log (memory_id, session_id, query, was_referenced, used_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[&id, &record.session_id, &record.query, &record.referenced, &now],
-            )
-            .await?;
-        Ok(())
-    }
-
-    async fn usage_log(&mut self, scope: &MemoryScope, id: i64) -> Result<Vec<UsageLogRow>> {
-        buffer::usage_log(self.client, scope, id).await
-    }
-
     async fn list(
         &mut self,
         scope: &MemoryScope,
@@ -175,73 +190,26 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
         found.iter().map(entry_from_row).collect()
     }
 
-    async fn archive_below(
-        &mut self,
-        scope: &MemoryScope,
-        threshold: f64,
-        now: DateTime<Utc>,
-    ) -> Result<usize> {
-        let n = self
-            .client
-            .execute(
-                "UPDATE agcore_lt_entries SET archived = TRUE, updated_at = $4
-                 WHERE agent_name = $1 AND user_id = $2 AND NOT archived AND weight < $3",
-                &[&scope.agent(), &scope.user(), &threshold, &now],
-            )
-            .await?;
-        Ok(count(n))
-    }
-
     async fn buffer_append(
         &mut self,
         scope: &MemoryScope,
         session_id: &str,
-        turn: (&str, &str),
+        (user_query, assistant_response): (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<DialogueTurn> {
-        buffer::append(self.client, scope, session_id, turn, now).await
-    }
-
-    async fn buffer_pending(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        limit: usize,
-    ) -> Result<Vec<DialogueTurn>> {
-        buffer::pending(self.client, scope, session_id, limit).await
-    }
-
-    async fn buffer_mark_applied(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        up_to: i64,
-        now: DateTime<Utc>,
-    ) -> Result<usize> {
-        let n = self
-            .client
-            .execute(
-                "UPDATE agcore_lt_buffer SET applied_at = $5 WHERE agent_name = $1 AND user_id = $2
-                 AND session_id = $3 AND applied_at IS NULL AND id <= $4",
-                &[&scope.agent(), &scope.user(), &session_id, &up_to, &now],
+        let row = self.client
+            .query_one(
+                "INSERT INTO agcore_lt_buffer (agent_name, user_id, session_id, user_query, assistant_response, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                &[&scope.agent(), &scope.user(), &session_id, &user_query, &assistant_response, &now],
             )
             .await?;
-        Ok(count(n))
-    }
-
-    async fn purge_buffer(&mut self, scope: &MemoryScope, before: DateTime<Utc>) -> Result<usize> {
-        let n = self
-            .client
-            .execute(
-                "DELETE FROM agcore_lt_buffer WHERE agent_name = $1 AND user_id = $2
-                 AND applied_at IS NOT NULL AND applied_at < $3",
-                &[&scope.agent(), &scope.user(), &before],
-            )
-            .await?;
-        Ok(count(n))
-    }
-
-    async fn scopes(&mut self) -> Result<Vec<MemoryScope>> {
-        buffer::scopes(self.client).await
+        Ok(DialogueTurn {
+            id: row.try_get(0)?,
+            session_id: session_id.to_owned(),
+            user_query: user_query.to_owned(),
+            assistant_response: assistant_response.to_owned(),
+            created_at: now,
+        })
     }
 }

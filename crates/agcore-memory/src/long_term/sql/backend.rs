@@ -14,7 +14,7 @@ use super::super::entry::MemoryEntry;
 use super::super::scope::MemoryScope;
 use super::super::weights::WeightRules;
 use super::driver::{Access, SqlDriver, WriteIntent, work};
-use super::flows;
+use super::{flows, statements};
 use crate::MemoryError;
 
 /// Long-term memory in the tables of a SQL driver `D`: the flows are
@@ -150,7 +150,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
         id: i64,
     ) -> Result<Vec<HistoryEntry>, MemoryError> {
         self.call(Access::Read, scope.clone(), move |rows, scope| {
-            Box::pin(async move { rows.history(&scope, id).await })
+            Box::pin(async move { statements::history(rows, &scope, id).await })
         })
         .await
     }
@@ -197,7 +197,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
         id: i64,
     ) -> Result<Vec<UsageLogRow>, MemoryError> {
         self.call(Access::Read, scope.clone(), move |rows, scope| {
-            Box::pin(async move { rows.usage_log(&scope, id).await })
+            Box::pin(async move { statements::usage_log(rows, &scope, id).await })
         })
         .await
     }
@@ -209,7 +209,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
         now: DateTime<Utc>,
     ) -> Result<usize, MemoryError> {
         self.call(Access::Update, scope.clone(), move |rows, scope| {
-            Box::pin(async move { rows.archive_below(&scope, threshold, now).await })
+            Box::pin(async move { statements::archive_below(rows, &scope, threshold, now).await })
         })
         .await
     }
@@ -262,7 +262,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
     ) -> Result<Vec<DialogueTurn>, MemoryError> {
         let input = (scope.clone(), session_id.to_owned());
         self.call(Access::Read, input, move |rows, (scope, session)| {
-            Box::pin(async move { rows.buffer_pending(&scope, &session, limit).await })
+            Box::pin(async move { statements::buffer_pending(rows, &scope, &session, limit).await })
         })
         .await
     }
@@ -276,7 +276,9 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
     ) -> Result<usize, MemoryError> {
         let input = (scope.clone(), session_id.to_owned());
         self.call(Access::Update, input, move |rows, (scope, session)| {
-            Box::pin(async move { rows.buffer_mark_applied(&scope, &session, up_to, now).await })
+            Box::pin(async move {
+                statements::buffer_mark_applied(rows, &scope, (&session, up_to), now).await
+            })
         })
         .await
     }
@@ -294,7 +296,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
 
     async fn scopes(&self) -> Result<Vec<MemoryScope>, MemoryError> {
         self.call(Access::Read, (), |rows, ()| {
-            Box::pin(async move { rows.scopes().await })
+            Box::pin(async move { statements::scopes(rows).await })
         })
         .await
     }

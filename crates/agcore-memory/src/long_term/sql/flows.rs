@@ -15,6 +15,7 @@ use super::super::scope::MemoryScope;
 use super::super::upkeep::{age_counted, used_ids};
 use super::super::weights::WeightRules;
 use super::rows::LongTermRows;
+use super::statements;
 use crate::MemoryError;
 
 /// [`LongTermBackend::save`](super::super::LongTermBackend::save): merges
@@ -86,8 +87,7 @@ pub async fn update<R: LongTermRows + ?Sized>(
         .into());
     }
     if let Some((name, content)) = &old {
-        rows.add_history(scope, id, (name, content), reason, now)
-            .await?;
+        statements::add_history(rows, scope, (id, name, content), reason, now).await?;
     }
     rows.store(scope, &entry, true).await?;
     Ok(entry)
@@ -108,9 +108,8 @@ pub async fn delete<R: LongTermRows + ?Sized>(
     let Some(entry) = rows.load(scope, id, true).await? else {
         return Ok(false);
     };
-    let old = (entry.name.as_str(), entry.content.as_str());
-    rows.add_history(scope, id, old, HistoryReason::Delete, now)
-        .await?;
+    let old = (id, entry.name.as_str(), entry.content.as_str());
+    statements::add_history(rows, scope, old, HistoryReason::Delete, now).await?;
     rows.remove(id).await?;
     Ok(true)
 }
@@ -135,7 +134,7 @@ pub async fn record_use<R: LongTermRows + ?Sized>(
         };
         apply_use(&mut entry, record.referenced, rules, now);
         rows.store(scope, &entry, false).await?;
-        rows.log_use(id, record, now).await?;
+        statements::log_use(rows, id, record, now).await?;
         updated += 1;
     }
     Ok(updated)
@@ -163,7 +162,7 @@ pub async fn maintenance<R: LongTermRows + ?Sized>(
             rows.store(scope, &entry, false).await?;
         }
     }
-    report.buffer_purged = rows.purge_buffer(scope, purge_before).await?;
+    report.buffer_purged = statements::purge_buffer(rows, scope, purge_before).await?;
     Ok(report)
 }
 

@@ -2,16 +2,20 @@
 //! (PostgreSQL, MySQL / MariaDB): the flows of each write
 //! ([`flows`]: save with its duplicate merge, update, delete, usage,
 //! maintenance, import) over the row operations a driver implements with
-//! its SQL ([`LongTermRows`]), and the [`LongTermBackend`](super::LongTermBackend)
+//! its SQL ([`LongTermRows`]), the statements every dialect writes alike
+//! ([`statements`], over a driver's [`SqlConn`]), and the [`LongTermBackend`](super::LongTermBackend)
 //! ([`SqlLongTerm`]) over the driver's connections, transactions and retry
 //! rule ([`SqlDriver`]). A driver crate holds its connection handling, its
 //! SQL text and its type mapping.
 
 mod backend;
+mod conn;
 mod driver;
 pub mod flows;
 mod rows;
+pub mod statements;
 
 pub use backend::SqlLongTerm;
+pub use conn::{SqlConn, SqlParam, SqlType, SqlValue};
 pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, work};
 pub use rows::LongTermRows;

@@ -5,24 +5,19 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::super::backend::{
-    DialogueTurn, HistoryEntry, HistoryReason, ListRequest, UsageLogRow, UsageRecord,
-};
+use super::super::backend::{DialogueTurn, ListRequest};
 use super::super::entry::MemoryEntry;
 use super::super::scope::MemoryScope;
-use crate::MemoryError;
+use super::conn::SqlConn;
 
 /// The row operations of long-term memory over one connection of a SQL
 /// driver, in or outside a write transaction (the tables of
 /// `docs/backends.md`: entries, scopes, history, usage log, buffer). A
 /// driver implements it with its SQL text and type mapping; every statement
-/// names the scope. Entries are locked for update only where `lock` says.
+/// names the scope; the statements every dialect writes alike are
+/// [`statements`](super::statements), over the [`SqlConn`] part. Entries are locked for update only where `lock` says.
 #[async_trait]
-pub trait LongTermRows: Send {
-    /// The driver's error: a [`MemoryError`] converts into it (the flows'
-    /// own errors) and it converts into one at the API boundary.
-    type Error: From<MemoryError> + Into<MemoryError> + Send;
-
+pub trait LongTermRows: SqlConn {
     /// The scope's row id, created on first use.
     ///
     /// # Errors
@@ -94,50 +89,6 @@ pub trait LongTermRows: Send {
     /// The driver's error.
     async fn remove(&mut self, id: i64) -> Result<(), Self::Error>;
 
-    /// Adds a history row of entry `id` of `scope`: its old `(name, content)`.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn add_history(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        old: (&str, &str),
-        reason: HistoryReason,
-        now: DateTime<Utc>,
-    ) -> Result<(), Self::Error>;
-
-    /// The history rows of entry `id` of `scope`, oldest first.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn history(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-    ) -> Result<Vec<HistoryEntry>, Self::Error>;
-
-    /// Adds the usage-log row of entry `id` for `record` at `now`.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn log_use(
-        &mut self,
-        id: i64,
-        record: &UsageRecord,
-        now: DateTime<Utc>,
-    ) -> Result<(), Self::Error>;
-
-    /// The usage-log rows of entry `id` of `scope`, oldest first.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn usage_log(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-    ) -> Result<Vec<UsageLogRow>, Self::Error>;
-
     /// The entries of `scope` passing `request`, their rows locked for
     /// update when `lock`.
     ///
@@ -149,18 +100,6 @@ pub trait LongTermRows: Send {
         request: &ListRequest,
         lock: bool,
     ) -> Result<Vec<MemoryEntry>, Self::Error>;
-
-    /// Archives the active entries of `scope` with weight below
-    /// `threshold` (one statement); returns how many.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn archive_below(
-        &mut self,
-        scope: &MemoryScope,
-        threshold: f64,
-        now: DateTime<Utc>,
-    ) -> Result<usize, Self::Error>;
 
     /// Appends the turn `(user_query, assistant_response)` to the dialogue
     /// buffer of (`scope`, `session_id`).
@@ -174,44 +113,4 @@ pub trait LongTermRows: Send {
         turn: (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<DialogueTurn, Self::Error>;
-
-    /// Unapplied turns of (`scope`, `session_id`), oldest first, at most `limit`.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn buffer_pending(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        limit: usize,
-    ) -> Result<Vec<DialogueTurn>, Self::Error>;
-
-    /// Marks the unapplied turns of (`scope`, `session_id`) with id ≤
-    /// `up_to` applied at `now`; returns how many.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn buffer_mark_applied(
-        &mut self,
-        scope: &MemoryScope,
-        session_id: &str,
-        up_to: i64,
-        now: DateTime<Utc>,
-    ) -> Result<usize, Self::Error>;
-
-    /// Deletes the buffer turns of `scope` applied before `before`; returns how many.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn purge_buffer(
-        &mut self,
-        scope: &MemoryScope,
-        before: DateTime<Utc>,
-    ) -> Result<usize, Self::Error>;
-
-    /// Every scope that holds entries or buffered turns, sorted.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn scopes(&mut self) -> Result<Vec<MemoryScope>, Self::Error>;
 }
