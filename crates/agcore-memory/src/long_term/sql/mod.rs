@@ -19,3 +19,6 @@ pub use backend::SqlLongTerm;
 pub use conn::{SqlConn, SqlParam, SqlType, SqlValue};
 pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, work};
 pub use rows::LongTermRows;
+
+#[cfg(test)]
+mod tests;
