@@ -15,11 +15,6 @@ use agcore_search::doc_freq::{distinct, word_deltas};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
-use agcore_memory::long_term::apply::new_entry;
-use agcore_memory::long_term::sql::WriteIntent;
-
-use super::rows::analyze_text;
-use super::scopes;
 use super::seen::Seen;
 use crate::doc_freq::DfTable;
 use crate::error::Result;
@@ -71,42 +66,6 @@ pub(crate) async fn create_missing(conn: &mut Conn, known: &Seen, column: &str) 
     TABLE
         .create_missing(conn, known.words(), distinct(column))
         .await
-}
-
-/// Prepares the write `intent` on `conn` before its transaction begins:
-/// the rows of the words it may bring into the scope are created
-/// ([`create_missing`]), for a save after the scope row (known to `known`
-/// from then on, so the transaction need not look it up).
-pub(crate) async fn prepare(conn: &mut Conn, known: &Seen, intent: WriteIntent<'_>) -> Result<()> {
-    let (scope_id, text) = match intent {
-        WriteIntent::Save {
-            scope,
-            new,
-            rules,
-            now,
-        } => {
-            let scope_id = known.scope_id(conn, scope).await?;
-            let fresh = new_entry(scope, new.clone(), rules, now);
-            (scope_id, fresh.search_text())
-        }
-        WriteIntent::Update { scope, update } => {
-            let text: Vec<&str> = [&update.name, &update.content, &update.description]
-                .into_iter()
-                .flatten()
-                .map(String::as_str)
-                .collect();
-            if text.is_empty() {
-                return Ok(());
-            }
-            let Some(scope_id) = scopes::existing_scope_id(conn, scope).await? else {
-                return Ok(());
-            };
-            (scope_id, text.join(" "))
-        }
-        _ => return Ok(()),
-    };
-    let (words, _) = analyze_text(&text, scope_id);
-    create_missing(conn, known, &words).await
 }
 
 /// Each word's frequency, in the order of `words` (0 for a word no entry

@@ -21,14 +21,17 @@ pub(crate) use df::sync as sync_df;
 use std::sync::Arc;
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::apply::new_entry;
 use agcore_memory::long_term::sql::{Access, SqlDriver, SqlLongTerm, Work, WriteIntent};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use async_trait::async_trait;
-use mysql_async::TxOpts;
+use mysql_async::{Conn, TxOpts};
 
 use crate::connections::Connections;
 use crate::error::{MysqlError, Result};
 use retry::retry;
+use rows::analyze_text;
+use seen::Seen;
 use tx::MyRows;
 
 /// Long-term memory on MySQL / MariaDB. Cheap to clone; `Send + Sync`. Get
@@ -82,7 +85,7 @@ impl MysqlLongTermDriver {
             })
             .await;
         };
-        df::prepare(&mut conn, known, intent).await?;
+        prepare(&mut conn, known, intent).await?;
         let mut tx = conn.start_transaction(TxOpts::default()).await?;
         let value = work(&mut MyRows {
             conn: &mut tx,
@@ -92,6 +95,42 @@ impl MysqlLongTermDriver {
         tx.commit().await?;
         Ok(value)
     }
+}
+
+/// Prepares the write `intent` on `conn` before its transaction begins:
+/// the rows of the words it may bring into the scope are created
+/// ([`df::create_missing`]), for a save after the scope row (known to `known`
+/// from then on, so the transaction need not look it up).
+async fn prepare(conn: &mut Conn, known: &Seen, intent: WriteIntent<'_>) -> Result<()> {
+    let (scope_id, text) = match intent {
+        WriteIntent::Save {
+            scope,
+            new,
+            rules,
+            now,
+        } => {
+            let scope_id = known.scope_id(conn, scope).await?;
+            let fresh = new_entry(scope, new.clone(), rules, now);
+            (scope_id, fresh.search_text())
+        }
+        WriteIntent::Update { scope, update } => {
+            let text: Vec<&str> = [&update.name, &update.content, &update.description]
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            if text.is_empty() {
+                return Ok(());
+            }
+            let Some(scope_id) = scopes::existing_scope_id(conn, scope).await? else {
+                return Ok(());
+            };
+            (scope_id, text.join(" "))
+        }
+        _ => return Ok(()),
+    };
+    let (words, _) = analyze_text(&text, scope_id);
+    df::create_missing(conn, known, &words).await
 }
 
 #[async_trait]
