@@ -3,8 +3,11 @@
 //! the entry, and the `FULLTEXT` index follows the `terms` column by itself.
 
 use agcore_memory::MemoryError;
-use agcore_memory::long_term::columns::{entry_columns, stored_json};
-use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
+use agcore_memory::long_term::columns::entry_columns;
+use agcore_memory::long_term::sql::{
+    ENTRY_COLUMNS, ENTRY_TYPES, SqlType, SqlValue, entry_from_values,
+};
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, content_key};
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
@@ -16,66 +19,36 @@ use crate::error::{Result, is_duplicate};
 use crate::row::{from_micros, from_micros_opt, micros, take, text};
 use crate::terms;
 
-/// The columns every entry query selects (alias `m`), in [`entry_from_row`]'s order.
-pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_type, m.name, \
-    m.content, m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, \
-    m.last_used_at, m.weight_updated_at, m.created_at, m.updated_at";
-
-/// Number of columns in [`ENTRY_COLUMNS`].
-pub(crate) const ENTRY_WIDTH: usize = 16;
-
 /// The entry of a row selected with [`ENTRY_COLUMNS`] first.
 ///
 /// # Errors
 /// A storage error for a row this library did not write.
 pub(crate) fn entry_from_row(row: &mut Row) -> Result<MemoryEntry> {
-    let memory_type: String = take(row, 3)?;
-    let metadata = text(row, 7)?;
-    let tags = text(row, 8)?;
-    let use_count: i64 = take(row, 11)?;
-    let archived: i64 = take(row, 10)?;
-    Ok(MemoryEntry {
-        id: take(row, 0)?,
-        agent_name: text(row, 1)?,
-        user_id: text(row, 2)?,
-        memory_type: MemoryType::parse(&memory_type)?,
-        name: text(row, 4)?,
-        content: text(row, 5)?,
-        description: text(row, 6)?,
-        metadata: stored_json("metadata", &metadata)?,
-        tags: stored_json("tags", &tags)?,
-        weight: take(row, 9)?,
-        archived: archived != 0,
-        use_count: u64::try_from(use_count).unwrap_or(0),
-        last_used_at: from_micros_opt(take(row, 12)?)?,
-        weight_updated_at: from_micros(take(row, 13)?)?,
-        created_at: from_micros(take(row, 14)?)?,
-        updated_at: from_micros(take(row, 15)?)?,
-    })
+    Ok(entry_from_values(read(row, &ENTRY_TYPES)?)?)
+}
+
+/// The first columns of `row`, read as `types` (times stored as
+/// microseconds, flags as integers).
+pub(crate) fn read(row: &mut Row, types: &[SqlType]) -> Result<Vec<SqlValue>> {
+    let mut value = |(i, ty): (usize, &SqlType)| -> Result<SqlValue> {
+        Ok(match ty {
+            SqlType::Int => SqlValue::Int(take(row, i)?),
+            SqlType::Float => SqlValue::Float(take(row, i)?),
+            SqlType::Bool => SqlValue::Bool(take::<i64>(row, i)? != 0),
+            SqlType::Text => SqlValue::Text(text(row, i)?),
+            SqlType::Time => SqlValue::Time(from_micros(take(row, i)?)?),
+            SqlType::TimeOrNull => match from_micros_opt(take(row, i)?)? {
+                Some(time) => SqlValue::Time(time),
+                None => SqlValue::Null,
+            },
+        })
+    };
+    types.iter().enumerate().map(&mut value).collect()
 }
 
 /// The SHA-256 of an entry content's normalised key.
 pub(crate) fn content_hash(content: &str) -> Vec<u8> {
     Sha256::digest(content_key(content).as_bytes()).to_vec()
-}
-
-/// Entry `id` of `scope`, locked for update when `lock`.
-pub(crate) async fn load(
-    conn: &mut impl Queryable,
-    scope: &MemoryScope,
-    id: i64,
-    lock: bool,
-) -> Result<Option<MemoryEntry>> {
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
-         WHERE m.id = ? AND m.agent_name = ? AND m.user_id = ?{}",
-        if lock { " FOR UPDATE" } else { "" }
-    );
-    let [agent, user] = scope_params(scope);
-    let row: Option<Row> = conn
-        .exec_first(sql, Params::Positional(vec![Value::Int(id), agent, user]))
-        .await?;
-    row.map(|mut row| entry_from_row(&mut row)).transpose()
 }
 
 /// Entries `ids` of `scope` in `IN (…)` queries of at most 500 ids: one per

@@ -16,6 +16,7 @@
 //! more than the `FULLTEXT` index even for its most frequent words.
 
 use agcore_memory::long_term::columns::best_first;
+use agcore_memory::long_term::sql::{ENTRY_COLUMNS, ENTRY_TYPES, archived_sql};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::collection::found_terms;
 use agcore_search::pruning::Rounds;
@@ -24,9 +25,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
 use super::df;
-use super::rows::{ENTRY_COLUMNS, ENTRY_WIDTH, entry_from_row};
+use super::rows::entry_from_row;
 use super::scopes::scope_params;
-use super::tx::archived_sql;
 use crate::bm25;
 use crate::error::Result;
 use crate::prune::Pruning;
@@ -116,13 +116,13 @@ async fn scored(
                  AND (? IS NULL OR m.memory_type = ?) AND {archived}
              ORDER BY score DESC, m.id LIMIT ?
          ) s JOIN agcore_lt_entries m ON m.id = s.id",
-        archived = archived_sql(request.archived),
+        archived = archived_sql(request.archived, "m"),
     );
     let found: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
     let mut hits = found
         .into_iter()
         .map(|mut row| {
-            let score: f64 = take(&mut row, ENTRY_WIDTH)?;
+            let score: f64 = take(&mut row, ENTRY_TYPES.len())?;
             Ok(ScoredEntry {
                 entry: entry_from_row(&mut row)?,
                 score,

@@ -5,35 +5,24 @@
 //! frequencies ([`super::df`]) in the same transaction.
 
 use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
-use agcore_memory::long_term::{
-    ArchivedFilter, DialogueTurn, ListRequest, MemoryEntry, MemoryScope,
-};
+use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 
 use super::df;
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
+use super::rows::{self, read};
 use super::scopes::{self, scope_params};
 use super::seen::Seen;
 use crate::error::{MysqlError, Result};
-use crate::row::{from_micros, micros, take, text};
+use crate::row::{from_micros, micros};
 
 /// The long-term rows of `conn` (a connection or a transaction), with the
 /// rows this handle has seen ([`Seen`]).
 pub(crate) struct MyRows<'a, Q> {
     pub(crate) conn: &'a mut Q,
     pub(crate) known: &'a Seen,
-}
-
-/// The `archived` condition of `filter` on alias `m`.
-pub(crate) fn archived_sql(filter: ArchivedFilter) -> &'static str {
-    match filter {
-        ArchivedFilter::Include => "TRUE",
-        ArchivedFilter::Only => "m.archived",
-        _ => "NOT m.archived",
-    }
 }
 
 /// Runs `sql` with `params`; returns the affected rows and the insert id.
@@ -60,16 +49,6 @@ fn bound(param: &SqlParam<'_>) -> Value {
     }
 }
 
-/// Column `i` of `row` read as `ty`.
-fn value(row: &mut Row, i: usize, ty: SqlType) -> Result<SqlValue> {
-    Ok(match ty {
-        SqlType::Int => SqlValue::Int(take(row, i)?),
-        SqlType::Bool => SqlValue::Bool(take::<i64>(row, i)? != 0),
-        SqlType::Text => SqlValue::Text(text(row, i)?),
-        SqlType::Time => SqlValue::Time(from_micros(take(row, i)?)?),
-    })
-}
-
 #[async_trait]
 impl<Q: Queryable + Send> SqlConn for MyRows<'_, Q> {
     type Error = MysqlError;
@@ -87,10 +66,7 @@ impl<Q: Queryable + Send> SqlConn for MyRows<'_, Q> {
     ) -> Result<Vec<Vec<SqlValue>>> {
         let params: Vec<Value> = params.iter().map(bound).collect();
         let found: Vec<Row> = self.conn.exec(sql, Params::Positional(params)).await?;
-        let row = |mut row: Row| -> Result<Vec<SqlValue>> {
-            let typed = columns.iter().enumerate();
-            typed.map(|(i, ty)| value(&mut row, i, *ty)).collect()
-        };
+        let row = |mut row: Row| read(&mut row, columns);
         found.into_iter().map(row).collect()
     }
 }
@@ -108,15 +84,6 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
 
     async fn id_by_key(&mut self, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
         rows::id_by_content(self.conn, scope, key).await
-    }
-
-    async fn load(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        lock: bool,
-    ) -> Result<Option<MemoryEntry>> {
-        rows::load(self.conn, scope, id, lock).await
     }
 
     /// One `IN (…)` query per 500 ids.
@@ -152,44 +119,6 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
             df::account(self.conn, scope_id, (-1, -len), (&terms, "")).await?;
         }
         Ok(())
-    }
-
-    async fn list(
-        &mut self,
-        scope: &MemoryScope,
-        request: &ListRequest,
-        lock: bool,
-    ) -> Result<Vec<MemoryEntry>> {
-        let order = request.order.sql_order_by();
-        let limit = request
-            .limit
-            .map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
-        let sql = format!(
-            "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m WHERE m.agent_name = ? AND m.user_id = ?
-             AND (? IS NULL OR m.memory_type = ?) AND (? IS NULL OR m.weight >= ?) AND {}
-             ORDER BY {order} LIMIT ?{}",
-            archived_sql(request.archived),
-            if lock { " FOR UPDATE" } else { "" }
-        );
-        let ty = request
-            .memory_type
-            .map_or(Value::NULL, |t| Value::from(t.as_str()));
-        let min = request.min_weight.map_or(Value::NULL, Value::Double);
-        let [agent, user] = scope_params(scope);
-        let params = vec![
-            agent,
-            user,
-            ty.clone(),
-            ty,
-            min.clone(),
-            min,
-            Value::Int(limit),
-        ];
-        let found: Vec<Row> = self.conn.exec(sql, Params::Positional(params)).await?;
-        found
-            .into_iter()
-            .map(|mut row| entry_from_row(&mut row))
-            .collect()
     }
 
     async fn buffer_append(

@@ -3,46 +3,42 @@
 
 use std::collections::BTreeMap;
 
-use agcore_memory::long_term::columns::{entry_columns, stored_json};
-use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType, content_key};
+use agcore_memory::long_term::columns::entry_columns;
+use agcore_memory::long_term::sql::{
+    ENTRY_COLUMNS, ENTRY_TYPES, SqlType, SqlValue, entry_from_values,
+};
+use agcore_memory::long_term::{MemoryEntry, MemoryScope, content_key};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use crate::error::Result;
 use crate::reindex::analyze;
 
-/// The columns every entry query selects (alias `m`), in [`entry_from_row`]'s order.
-pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.memory_type, m.name, \
-    m.content, m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, \
-    m.last_used_at, m.weight_updated_at, m.created_at, m.updated_at";
-
-/// The entry of a row selected with [`ENTRY_COLUMNS`].
+/// The entry of a row selected with [`ENTRY_COLUMNS`] first.
 ///
 /// # Errors
 /// A storage error for a row this library did not write.
 pub(crate) fn entry_from_row(row: &Row) -> Result<MemoryEntry> {
-    let memory_type: String = row.try_get(3)?;
-    let metadata: String = row.try_get(7)?;
-    let tags: String = row.try_get(8)?;
-    let use_count: i64 = row.try_get(11)?;
-    Ok(MemoryEntry {
-        id: row.try_get(0)?,
-        agent_name: row.try_get(1)?,
-        user_id: row.try_get(2)?,
-        memory_type: MemoryType::parse(&memory_type)?,
-        name: row.try_get(4)?,
-        content: row.try_get(5)?,
-        description: row.try_get(6)?,
-        metadata: stored_json("metadata", &metadata)?,
-        tags: stored_json("tags", &tags)?,
-        weight: row.try_get(9)?,
-        archived: row.try_get(10)?,
-        use_count: u64::try_from(use_count).unwrap_or(0),
-        last_used_at: row.try_get(12)?,
-        weight_updated_at: row.try_get(13)?,
-        created_at: row.try_get(14)?,
-        updated_at: row.try_get(15)?,
-    })
+    Ok(entry_from_values(values(row, &ENTRY_TYPES)?)?)
+}
+
+/// The first columns of `row`, read as `types`.
+pub(crate) fn values(row: &Row, types: &[SqlType]) -> Result<Vec<SqlValue>> {
+    let value = |(i, ty): (usize, &SqlType)| -> Result<SqlValue> {
+        Ok(match ty {
+            SqlType::Int => SqlValue::Int(row.try_get(i)?),
+            SqlType::Float => SqlValue::Float(row.try_get(i)?),
+            SqlType::Bool => SqlValue::Bool(row.try_get(i)?),
+            SqlType::Text => SqlValue::Text(row.try_get(i)?),
+            SqlType::Time => SqlValue::Time(row.try_get(i)?),
+            SqlType::TimeOrNull => {
+                let time: Option<DateTime<Utc>> = row.try_get(i)?;
+                time.map_or(SqlValue::Null, SqlValue::Time)
+            }
+        })
+    };
+    types.iter().enumerate().map(value).collect()
 }
 
 /// The scope's row id, created on first use.
@@ -88,24 +84,6 @@ pub(crate) async fn existing_scope_id(
         .query_opt(&statement, &[&scope.agent(), &scope.user()])
         .await?;
     Ok(row.map(|r| r.try_get(0)).transpose()?)
-}
-
-/// Entry `id` of `scope`, locked for update when `lock`.
-pub(crate) async fn load(
-    client: &impl GenericClient,
-    scope: &MemoryScope,
-    id: i64,
-    lock: bool,
-) -> Result<Option<MemoryEntry>> {
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
-         WHERE m.id = $1 AND m.agent_name = $2 AND m.user_id = $3{}",
-        if lock { " FOR UPDATE" } else { "" }
-    );
-    let row = client
-        .query_opt(&sql, &[&id, &scope.agent(), &scope.user()])
-        .await?;
-    row.as_ref().map(entry_from_row).transpose()
 }
 
 /// Entries `ids` of `scope` in one `= ANY($1)` query: one per id, in order

@@ -3,13 +3,13 @@
 //! their mean length), FTS5's idf and `k1 = 1.2`, `b = 0.75`, as the SQLite
 //! backend ranks; ties by id.
 
+use agcore_memory::long_term::sql::{ENTRY_COLUMNS, archived_sql};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::{Bm25, capped_query_terms};
 use deadpool_postgres::Client;
 use tokio_postgres::types::Type;
 
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
-use super::tx::archived_sql;
+use super::rows::{self, entry_from_row};
 use crate::bm25;
 use crate::error::Result;
 

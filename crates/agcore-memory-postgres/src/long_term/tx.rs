@@ -4,16 +4,13 @@
 //! [`agcore_memory::long_term::sql`].
 
 use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
-use agcore_memory::long_term::{
-    ArchivedFilter, DialogueTurn, ListRequest, MemoryEntry, MemoryScope,
-};
+use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::rows::{self, ENTRY_COLUMNS, entry_from_row};
+use super::rows::{self, values};
 use crate::error::{PostgresError, Result};
 
 /// The long-term rows of `client` (a connection or a transaction); it
@@ -29,16 +26,6 @@ impl<'a, C> PgRows<'a, C> {
             client,
             scope_id: None,
         }
-    }
-}
-
-/// The `archived` condition of `filter` on the rows of `alias` (`m`, an
-/// entry, or `p`, a posting: both have the column).
-pub(crate) fn archived_sql(filter: ArchivedFilter, alias: &str) -> String {
-    match filter {
-        ArchivedFilter::Include => "TRUE".to_owned(),
-        ArchivedFilter::Only => format!("{alias}.archived"),
-        _ => format!("NOT {alias}.archived"),
     }
 }
 
@@ -66,16 +53,6 @@ fn bound<'p>(params: &'p [SqlParam<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
     params.iter().map(one).collect()
 }
 
-/// Column `i` of `row` read as `ty`.
-fn value(row: &Row, i: usize, ty: SqlType) -> Result<SqlValue> {
-    Ok(match ty {
-        SqlType::Int => SqlValue::Int(row.try_get(i)?),
-        SqlType::Bool => SqlValue::Bool(row.try_get(i)?),
-        SqlType::Text => SqlValue::Text(row.try_get(i)?),
-        SqlType::Time => SqlValue::Time(row.try_get(i)?),
-    })
-}
-
 #[async_trait]
 impl<C: GenericClient + Sync> SqlConn for PgRows<'_, C> {
     type Error = PostgresError;
@@ -92,11 +69,7 @@ impl<C: GenericClient + Sync> SqlConn for PgRows<'_, C> {
         columns: &[SqlType],
     ) -> Result<Vec<Vec<SqlValue>>> {
         let found = self.client.query(&numbered(sql), &bound(params)).await?;
-        let row = |row: &Row| -> Result<Vec<SqlValue>> {
-            let typed = columns.iter().enumerate();
-            typed.map(|(i, ty)| value(row, i, *ty)).collect()
-        };
-        found.iter().map(row).collect()
+        found.iter().map(|row| values(row, columns)).collect()
     }
 }
 
@@ -115,15 +88,6 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
 
     async fn id_by_key(&mut self, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
         rows::id_by_key(self.client, scope, key).await
-    }
-
-    async fn load(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        lock: bool,
-    ) -> Result<Option<MemoryEntry>> {
-        rows::load(self.client, scope, id, lock).await
     }
 
     /// One `= ANY($1)` query for every id.
@@ -164,30 +128,6 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
             .await?;
         let (scope_id, len): (i64, i32) = (row.try_get(0)?, row.try_get(1)?);
         rows::adjust_scope(self.client, scope_id, -1, -i64::from(len)).await
-    }
-
-    async fn list(
-        &mut self,
-        scope: &MemoryScope,
-        request: &ListRequest,
-        lock: bool,
-    ) -> Result<Vec<MemoryEntry>> {
-        let order = request.order.sql_order_by();
-        let limit = request.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
-        let sql = format!(
-            "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m WHERE m.agent_name = $1 AND m.user_id = $2
-             AND ($3::text IS NULL OR m.memory_type = $3) AND ($4::float8 IS NULL OR m.weight >= $4) AND {}
-             ORDER BY {order} LIMIT $5{}",
-            archived_sql(request.archived, "m"),
-            if lock { " FOR UPDATE" } else { "" }
-        );
-        let ty = request.memory_type.map(|t| t.as_str());
-        let (agent, user, min) = (scope.agent(), scope.user(), request.min_weight);
-        let found = self
-            .client
-            .query(&sql, &[&agent, &user, &ty, &min, &limit])
-            .await?;
-        found.iter().map(entry_from_row).collect()
     }
 
     async fn buffer_append(

@@ -14,7 +14,7 @@ use super::super::entry::MemoryEntry;
 use super::super::scope::MemoryScope;
 use super::super::weights::WeightRules;
 use super::driver::{Access, SqlDriver, WriteIntent, work};
-use super::{flows, statements};
+use super::{entries, flows, statements};
 use crate::MemoryError;
 
 /// Long-term memory in the tables of a SQL driver `D`: the flows are
@@ -115,7 +115,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
 
     async fn get(&self, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
         self.call(Access::Read, scope.clone(), move |rows, scope| {
-            Box::pin(async move { rows.load(&scope, id, false).await })
+            Box::pin(async move { entries::load(rows, &scope, id, false).await })
         })
         .await
     }
@@ -171,7 +171,7 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
     ) -> Result<Vec<MemoryEntry>, MemoryError> {
         let input = (scope.clone(), request.clone());
         self.call(Access::Read, input, |rows, (scope, request)| {
-            Box::pin(async move { rows.list(&scope, &request, false).await })
+            Box::pin(async move { entries::list(rows, &scope, &request, false).await })
         })
         .await
     }

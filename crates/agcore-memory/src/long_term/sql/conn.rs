@@ -29,12 +29,16 @@ pub enum SqlParam<'a> {
 pub enum SqlType {
     /// [`SqlValue::Int`].
     Int,
+    /// [`SqlValue::Float`].
+    Float,
     /// [`SqlValue::Bool`].
     Bool,
     /// [`SqlValue::Text`].
     Text,
     /// [`SqlValue::Time`].
     Time,
+    /// [`SqlValue::Time`], or [`SqlValue::Null`] for SQL `NULL`.
+    TimeOrNull,
 }
 
 /// A result column's value, read as its [`SqlType`].
@@ -42,12 +46,16 @@ pub enum SqlType {
 pub enum SqlValue {
     /// A 64-bit integer.
     Int(i64),
+    /// A double.
+    Float(f64),
     /// A flag.
     Bool(bool),
     /// Text.
     Text(String),
     /// A point in time.
     Time(DateTime<Utc>),
+    /// SQL `NULL`.
+    Null,
 }
 
 /// A driver's connection or transaction, for statements that are the same
@@ -95,6 +103,21 @@ impl Columns {
     pub(crate) fn int(&mut self) -> Result<i64, MemoryError> {
         match self.next()? {
             SqlValue::Int(v) => Ok(v),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) fn float(&mut self) -> Result<f64, MemoryError> {
+        match self.next()? {
+            SqlValue::Float(v) => Ok(v),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub(crate) fn time_or_null(&mut self) -> Result<Option<DateTime<Utc>>, MemoryError> {
+        match self.next()? {
+            SqlValue::Time(v) => Ok(Some(v)),
+            SqlValue::Null => Ok(None),
             other => Err(unexpected(&other)),
         }
     }

@@ -15,7 +15,7 @@ use super::super::scope::MemoryScope;
 use super::super::upkeep::{age_counted, used_ids};
 use super::super::weights::WeightRules;
 use super::rows::LongTermRows;
-use super::statements;
+use super::{entries, statements};
 use crate::MemoryError;
 
 /// [`LongTermBackend::save`](super::super::LongTermBackend::save): merges
@@ -36,7 +36,7 @@ pub async fn save<R: LongTermRows + ?Sized>(
     let key = content_key(&new.content);
     for _ in 0..2 {
         if let Some(id) = rows.id_by_key(scope, &key).await?
-            && let Some(mut entry) = rows.load(scope, id, true).await?
+            && let Some(mut entry) = entries::load(rows, scope, id, true).await?
         {
             merge_duplicate(&mut entry, new, rules, now);
             rows.store(scope, &entry, true).await?;
@@ -70,8 +70,7 @@ pub async fn update<R: LongTermRows + ?Sized>(
     rules: &WeightRules,
     now: DateTime<Utc>,
 ) -> Result<MemoryEntry, R::Error> {
-    let mut entry = rows
-        .load(scope, id, true)
+    let mut entry = entries::load(rows, scope, id, true)
         .await?
         .ok_or_else(|| MemoryError::NotFound(format!("memory {id}")))?;
     let old = apply_update(&mut entry, update, rules, now)?;
@@ -105,7 +104,7 @@ pub async fn delete<R: LongTermRows + ?Sized>(
     id: i64,
     now: DateTime<Utc>,
 ) -> Result<bool, R::Error> {
-    let Some(entry) = rows.load(scope, id, true).await? else {
+    let Some(entry) = entries::load(rows, scope, id, true).await? else {
         return Ok(false);
     };
     let old = (id, entry.name.as_str(), entry.content.as_str());
@@ -129,7 +128,7 @@ pub async fn record_use<R: LongTermRows + ?Sized>(
 ) -> Result<usize, R::Error> {
     let mut updated = 0;
     for id in used_ids(record) {
-        let Some(mut entry) = rows.load(scope, id, true).await? else {
+        let Some(mut entry) = entries::load(rows, scope, id, true).await? else {
             continue;
         };
         apply_use(&mut entry, record.referenced, rules, now);
@@ -155,7 +154,7 @@ pub async fn maintenance<R: LongTermRows + ?Sized>(
     purge_before: DateTime<Utc>,
 ) -> Result<MaintenanceReport, R::Error> {
     let request = ListRequest::all().order(ListOrder::Created);
-    let active = rows.list(scope, &request, true).await?;
+    let active = entries::list(rows, scope, &request, true).await?;
     let mut report = MaintenanceReport::default();
     for mut entry in active {
         if age_counted(&mut entry, rules, now, &mut report) {
@@ -214,7 +213,7 @@ pub async fn find_by_key<R: LongTermRows + ?Sized>(
     key: &str,
 ) -> Result<Option<MemoryEntry>, R::Error> {
     match rows.id_by_key(scope, key).await? {
-        Some(id) => rows.load(scope, id, false).await,
+        Some(id) => entries::load(rows, scope, id, false).await,
         None => Ok(None),
     }
 }

@@ -3,7 +3,7 @@
 //! ([`flows`]: save with its duplicate merge, update, delete, usage,
 //! maintenance, import) over the row operations a driver implements with
 //! its SQL ([`LongTermRows`]), the statements every dialect writes alike
-//! ([`statements`], over a driver's [`SqlConn`]), and the [`LongTermBackend`](super::LongTermBackend)
+//! ([`statements`], [`entries`], over a driver's [`SqlConn`]), and the [`LongTermBackend`](super::LongTermBackend)
 //! ([`SqlLongTerm`]) over the driver's connections, transactions and retry
 //! rule ([`SqlDriver`]). A driver crate holds its connection handling, its
 //! SQL text and its type mapping.
@@ -11,6 +11,7 @@
 mod backend;
 mod conn;
 mod driver;
+pub mod entries;
 pub mod flows;
 mod rows;
 pub mod statements;
@@ -18,6 +19,7 @@ pub mod statements;
 pub use backend::SqlLongTerm;
 pub use conn::{SqlConn, SqlParam, SqlType, SqlValue};
 pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, work};
+pub use entries::{ENTRY_COLUMNS, ENTRY_TYPES, archived_sql, entry_from_values};
 pub use rows::LongTermRows;
 
 #[cfg(test)]

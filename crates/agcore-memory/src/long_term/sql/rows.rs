@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::super::backend::{DialogueTurn, ListRequest};
+use super::super::backend::DialogueTurn;
 use super::super::entry::MemoryEntry;
 use super::super::scope::MemoryScope;
 use super::conn::SqlConn;
@@ -34,18 +34,6 @@ pub trait LongTermRows: SqlConn {
         scope: &MemoryScope,
         key: &str,
     ) -> Result<Option<i64>, Self::Error>;
-
-    /// Entry `id` of `scope` (`None` when absent or in another scope),
-    /// its row locked for update when `lock`.
-    ///
-    /// # Errors
-    /// The driver's error, or a storage error for a row this library did not write.
-    async fn load(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        lock: bool,
-    ) -> Result<Option<MemoryEntry>, Self::Error>;
 
     /// Entries `ids` of `scope`: one per id, in order (`None` when absent
     /// or in another scope).
@@ -88,18 +76,6 @@ pub trait LongTermRows: SqlConn {
     /// # Errors
     /// The driver's error.
     async fn remove(&mut self, id: i64) -> Result<(), Self::Error>;
-
-    /// The entries of `scope` passing `request`, their rows locked for
-    /// update when `lock`.
-    ///
-    /// # Errors
-    /// The driver's error.
-    async fn list(
-        &mut self,
-        scope: &MemoryScope,
-        request: &ListRequest,
-        lock: bool,
-    ) -> Result<Vec<MemoryEntry>, Self::Error>;
 
     /// Appends the turn `(user_query, assistant_response)` to the dialogue
     /// buffer of (`scope`, `session_id`).

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::super::{
-    DialogueTurn, HistoryReason, ListRequest, MemoryEntry, MemoryScope, MemoryType, MemoryUpdate,
-    NewMemory, UsageRecord, WeightRules, content_key,
+    DialogueTurn, HistoryReason, MemoryEntry, MemoryScope, MemoryType, MemoryUpdate, NewMemory,
+    UsageRecord, WeightRules, content_key,
 };
 use super::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue, flows};
 use crate::MemoryError;
@@ -43,13 +43,35 @@ impl SqlConn for Fake {
         Ok(1)
     }
 
+    /// Answers the entry selects of [`super::entries`]: by id (`load`) or
+    /// the scope's active entries (`list`).
     async fn query(
         &mut self,
-        _: &str,
-        _: &[SqlParam<'_>],
+        sql: &str,
+        params: &[SqlParam<'_>],
         _: &[SqlType],
     ) -> Result<Vec<Vec<SqlValue>>, MemoryError> {
-        Ok(Vec::new())
+        let by_id = sql.contains("m.id = ?");
+        let (id, scope) = match params {
+            [
+                SqlParam::Int(id),
+                SqlParam::Text(agent),
+                SqlParam::Text(user),
+            ] if by_id => (Some(*id), MemoryScope::new(*agent, *user)?),
+            [SqlParam::Text(agent), SqlParam::Text(user)] => {
+                (None, MemoryScope::new(*agent, *user)?)
+            }
+            _ => return Ok(Vec::new()),
+        };
+        let found: Vec<MemoryEntry> = (self.entries.values())
+            .filter(|e| e.scope().is_ok_and(|s| s == scope))
+            .filter(|e| id.map_or(!e.archived, |id| e.id == id))
+            .cloned()
+            .collect();
+        if sql.ends_with("FOR UPDATE") {
+            self.locked.extend(found.iter().map(|e| e.id));
+        }
+        Ok(found.iter().map(values).collect())
     }
 }
 
@@ -69,22 +91,6 @@ impl LongTermRows for Fake {
             .values()
             .find(|e| e.scope().is_ok_and(|s| &s == scope) && content_key(&e.content) == key);
         Ok(found.map(|e| e.id))
-    }
-
-    async fn load(
-        &mut self,
-        scope: &MemoryScope,
-        id: i64,
-        lock: bool,
-    ) -> Result<Option<MemoryEntry>, MemoryError> {
-        let found = self
-            .entries
-            .get(&id)
-            .filter(|e| e.scope().is_ok_and(|s| &s == scope));
-        if lock && found.is_some() {
-            self.locked.push(id);
-        }
-        Ok(found.cloned())
     }
 
     async fn load_many(
@@ -124,21 +130,6 @@ impl LongTermRows for Fake {
         Ok(())
     }
 
-    async fn list(
-        &mut self,
-        _: &MemoryScope,
-        _: &ListRequest,
-        lock: bool,
-    ) -> Result<Vec<MemoryEntry>, MemoryError> {
-        assert!(lock);
-        Ok(self
-            .entries
-            .values()
-            .filter(|e| !e.archived)
-            .cloned()
-            .collect())
-    }
-
     async fn buffer_append(
         &mut self,
         _: &MemoryScope,
@@ -147,6 +138,41 @@ impl LongTermRows for Fake {
         _: DateTime<Utc>,
     ) -> Result<DialogueTurn, MemoryError> {
         Err(MemoryError::Storage("unused".into()))
+    }
+}
+
+/// The [`super::ENTRY_COLUMNS`] values of `e`.
+fn values(e: &MemoryEntry) -> Vec<SqlValue> {
+    use SqlValue::{Bool, Float, Int, Null, Text, Time};
+    let json = |v: &dyn erased::Json| Text(v.json());
+    vec![
+        Int(e.id),
+        Text(e.agent_name.clone()),
+        Text(e.user_id.clone()),
+        Text(e.memory_type.as_str().to_owned()),
+        Text(e.name.clone()),
+        Text(e.content.clone()),
+        Text(e.description.clone()),
+        json(&e.metadata),
+        json(&e.tags),
+        Float(e.weight),
+        Bool(e.archived),
+        Int(e.use_count as i64),
+        e.last_used_at.map_or(Null, Time),
+        Time(e.weight_updated_at),
+        Time(e.created_at),
+        Time(e.updated_at),
+    ]
+}
+
+mod erased {
+    pub(super) trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
     }
 }
 
@@ -236,7 +262,9 @@ async fn delete_use_and_maintenance_write_their_rows() -> Result<(), MemoryError
     assert!(rows.entries[&id].weight > 1.0);
     rows.ran.clear();
     let later = now + chrono::Duration::days(3_650);
+    rows.locked.clear();
     let report = flows::maintenance(&mut rows, &scope, &rules, later, later).await?;
+    assert_eq!(rows.locked, [id], "the active entries are listed locked");
     assert_eq!((report.decayed, report.buffer_purged), (1, 1));
     assert_eq!(rows.ran, ["store false", "DELETE FROM agcore_lt_buffer"]);
     rows.ran.clear();
