@@ -4,18 +4,15 @@
 
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::columns::entry_columns;
-use agcore_memory::long_term::sql::{
-    ENTRY_COLUMNS, ENTRY_TYPES, SqlType, SqlValue, entry_from_values,
-};
-use agcore_memory::long_term::{MemoryEntry, MemoryScope, content_key};
+use agcore_memory::long_term::sql::{ENTRY_TYPES, SqlType, SqlValue, entry_from_values};
+use agcore_memory::long_term::{MemoryEntry, content_key};
 use agcore_search::index_terms;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 use sha2::{Digest, Sha256};
 
 use super::df;
-use super::scopes::scope_params;
-use crate::error::{Result, is_duplicate};
+use crate::error::Result;
 use crate::row::{from_micros, from_micros_opt, micros, take, text};
 use crate::terms;
 
@@ -51,51 +48,8 @@ pub(crate) fn content_hash(content: &str) -> Vec<u8> {
     Sha256::digest(content_key(content).as_bytes()).to_vec()
 }
 
-/// Entries `ids` of `scope` in `IN (…)` queries of at most 500 ids: one per
-/// id, in order (`None` when absent or in another scope).
-pub(crate) async fn load_many(
-    conn: &mut impl Queryable,
-    scope: &MemoryScope,
-    ids: &[i64],
-) -> Result<Vec<Option<MemoryEntry>>> {
-    let mut found = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(", ");
-        let sql = format!(
-            "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
-             WHERE m.id IN ({marks}) AND m.agent_name = ? AND m.user_id = ?"
-        );
-        let mut params: Vec<Value> = chunk.iter().map(|&id| Value::Int(id)).collect();
-        params.extend(scope_params(scope));
-        let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
-        for mut row in rows {
-            found.push(entry_from_row(&mut row)?);
-        }
-    }
-    Ok(agcore_memory::long_term::entries_in_order(ids, found))
-}
-
-/// The id of the entry of `scope` whose content has this normalised form.
-pub(crate) async fn id_by_content(
-    conn: &mut impl Queryable,
-    scope: &MemoryScope,
-    content: &str,
-) -> Result<Option<i64>> {
-    let [agent, user] = scope_params(scope);
-    Ok(conn
-        .exec_first(
-            // Through the scope row, so the unique (scope_id, content_hash)
-            // index finds the entry (not a scan of the scope's entries).
-            "SELECT m.id FROM agcore_lt_scopes s
-             JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_hash = ?
-             WHERE s.agent_name = ? AND s.user_id = ?",
-            Params::Positional(vec![Value::from(content_hash(content)), agent, user]),
-        )
-        .await?)
-}
-
 /// The `terms` column of an entry in scope row `scope_id`, and its length.
-fn analyze(entry: &MemoryEntry, scope_id: i64) -> (String, i64) {
+pub(crate) fn analyze(entry: &MemoryEntry, scope_id: i64) -> (String, i64) {
     analyze_text(&entry.search_text(), scope_id)
 }
 
@@ -109,7 +63,7 @@ pub(crate) fn analyze_text(text: &str, scope_id: i64) -> (String, i64) {
 
 /// The values of every stored column of `entry` but its id and scope, in
 /// the order [`insert`] and [`store`] name them.
-fn values(entry: &MemoryEntry, terms: String, len: i64) -> Result<Vec<Value>> {
+pub(crate) fn values(entry: &MemoryEntry, terms: String, len: i64) -> Result<Vec<Value>> {
     let (metadata, tags, use_count) = entry_columns(entry)?;
     Ok(vec![
         Value::from(entry.memory_type.as_str()),
@@ -131,41 +85,6 @@ fn values(entry: &MemoryEntry, terms: String, len: i64) -> Result<Vec<Value>> {
         Value::Int(len),
         Value::from(terms),
     ])
-}
-
-/// Inserts `entry` into its scope unless its content is taken there;
-/// returns the new id, or `None` on a duplicate.
-pub(crate) async fn insert(
-    conn: &mut impl Queryable,
-    scope_id: i64,
-    entry: &MemoryEntry,
-) -> Result<Option<i64>> {
-    let (terms, len) = analyze(entry, scope_id);
-    let mut params = vec![
-        Value::Int(scope_id),
-        Value::from(entry.agent_name.as_bytes()),
-        Value::from(entry.user_id.as_bytes()),
-        Value::Int(micros(entry.created_at)),
-    ];
-    params.extend(values(entry, terms.clone(), len)?);
-    let inserted = conn
-        .exec_drop(
-            "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, created_at, memory_type,
-                 name, content, description, metadata, tags, weight, archived, use_count,
-                 last_used_at, weight_updated_at, updated_at, content_hash, len, terms)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            Params::Positional(params),
-        )
-        .await;
-    match inserted.map_err(crate::MysqlError::from) {
-        Ok(()) => {}
-        Err(err) if is_duplicate(&err) => return Ok(None),
-        Err(err) => return Err(err),
-    }
-    let id: Option<i64> = conn.query_first("SELECT LAST_INSERT_ID()").await?;
-    let id = id.ok_or_else(|| crate::error::storage("mysql: the new entry has no id"))?;
-    df::account(conn, scope_id, (1, len), ("", &terms)).await?;
-    Ok(Some(id))
 }
 
 /// Writes every column of `entry` (its id, scope and creation time

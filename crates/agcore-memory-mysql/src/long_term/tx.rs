@@ -4,7 +4,9 @@
 //! [`agcore_memory::long_term::sql`]. Entry writes keep the words' document
 //! frequencies ([`super::df`]) in the same transaction.
 
-use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
+use agcore_memory::long_term::sql::{
+    ENTRY_COLUMNS, LongTermRows, SqlConn, SqlParam, SqlType, SqlValue,
+};
 use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -12,10 +14,10 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 
 use super::df;
-use super::rows::{self, read};
+use super::rows::{self, analyze, content_hash, entry_from_row, read, values};
 use super::scopes::{self, scope_params};
 use super::seen::Seen;
-use crate::error::{MysqlError, Result};
+use crate::error::{MysqlError, Result, is_duplicate};
 use crate::row::{from_micros, micros};
 
 /// The long-term rows of `conn` (a connection or a transaction), with the
@@ -83,7 +85,18 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
     }
 
     async fn id_by_key(&mut self, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
-        rows::id_by_content(self.conn, scope, key).await
+        let [agent, user] = scope_params(scope);
+        Ok(self
+            .conn
+            .exec_first(
+                // Through the scope row, so the unique (scope_id, content_hash)
+                // index finds the entry (not a scan of the scope's entries).
+                "SELECT m.id FROM agcore_lt_scopes s
+                 JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_hash = ?
+                 WHERE s.agent_name = ? AND s.user_id = ?",
+                Params::Positional(vec![Value::from(content_hash(key)), agent, user]),
+            )
+            .await?)
     }
 
     /// One `IN (…)` query per 500 ids.
@@ -92,11 +105,50 @@ impl<Q: Queryable + Send> LongTermRows for MyRows<'_, Q> {
         scope: &MemoryScope,
         ids: &[i64],
     ) -> Result<Vec<Option<MemoryEntry>>> {
-        rows::load_many(self.conn, scope, ids).await
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let sql = format!(
+                "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+                 WHERE m.id IN ({marks}) AND m.agent_name = ? AND m.user_id = ?"
+            );
+            let mut params: Vec<Value> = chunk.iter().map(|&id| Value::Int(id)).collect();
+            params.extend(scope_params(scope));
+            let rows: Vec<Row> = self.conn.exec(sql, Params::Positional(params)).await?;
+            for mut row in rows {
+                found.push(entry_from_row(&mut row)?);
+            }
+        }
+        Ok(agcore_memory::long_term::entries_in_order(ids, found))
     }
 
     async fn insert(&mut self, scope_id: i64, entry: &MemoryEntry) -> Result<Option<i64>> {
-        rows::insert(self.conn, scope_id, entry).await
+        let (terms, len) = analyze(entry, scope_id);
+        let mut params = vec![
+            Value::Int(scope_id),
+            Value::from(entry.agent_name.as_bytes()),
+            Value::from(entry.user_id.as_bytes()),
+            Value::Int(micros(entry.created_at)),
+        ];
+        params.extend(values(entry, terms.clone(), len)?);
+        let inserted = self.conn
+            .exec_drop(
+                "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, created_at, memory_type,
+                     name, content, description, metadata, tags, weight, archived, use_count,
+                     last_used_at, weight_updated_at, updated_at, content_hash, len, terms)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                Params::Positional(params),
+            )
+            .await;
+        match inserted.map_err(crate::MysqlError::from) {
+            Ok(()) => {}
+            Err(err) if is_duplicate(&err) => return Ok(None),
+            Err(err) => return Err(err),
+        }
+        let id: Option<i64> = self.conn.query_first("SELECT LAST_INSERT_ID()").await?;
+        let id = id.ok_or_else(|| crate::error::storage("mysql: the new entry has no id"))?;
+        df::account(self.conn, scope_id, (1, len), ("", &terms)).await?;
+        Ok(Some(id))
     }
 
     /// Re-indexes whenever the `terms` column changes (`reindex` unused).

@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 
 use agcore_memory::long_term::columns::entry_columns;
-use agcore_memory::long_term::sql::{
-    ENTRY_COLUMNS, ENTRY_TYPES, SqlType, SqlValue, entry_from_values,
-};
+use agcore_memory::long_term::sql::{ENTRY_TYPES, SqlType, SqlValue, entry_from_values};
 use agcore_memory::long_term::{MemoryEntry, MemoryScope, content_key};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -86,50 +84,7 @@ pub(crate) async fn existing_scope_id(
     Ok(row.map(|r| r.try_get(0)).transpose()?)
 }
 
-/// Entries `ids` of `scope` in one `= ANY($1)` query: one per id, in order
-/// (`None` when absent or in another scope).
-pub(crate) async fn load_many(
-    client: &impl GenericClient,
-    scope: &MemoryScope,
-    ids: &[i64],
-) -> Result<Vec<Option<MemoryEntry>>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
-         WHERE m.id = ANY($1) AND m.agent_name = $2 AND m.user_id = $3"
-    );
-    let rows = client
-        .query(&sql, &[&ids, &scope.agent(), &scope.user()])
-        .await?;
-    let found = rows
-        .iter()
-        .map(entry_from_row)
-        .collect::<Result<Vec<_>>>()?;
-    Ok(agcore_memory::long_term::entries_in_order(ids, found))
-}
-
-/// The id of the entry of `scope` with this content key.
-pub(crate) async fn id_by_key(
-    client: &impl GenericClient,
-    scope: &MemoryScope,
-    key: &str,
-) -> Result<Option<i64>> {
-    let row = client
-        .query_opt(
-            // Through the scope row, so the unique (scope_id, content_key)
-            // index finds the entry.
-            "SELECT m.id FROM agcore_lt_scopes s
-             JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_key = $3
-             WHERE s.agent_name = $1 AND s.user_id = $2",
-            &[&scope.agent(), &scope.user(), &key],
-        )
-        .await?;
-    Ok(row.map(|r| r.try_get(0)).transpose()?)
-}
-
-async fn write_postings(
+pub(crate) async fn write_postings(
     client: &impl GenericClient,
     scope_id: i64,
     id: i64,
@@ -165,38 +120,6 @@ pub(crate) async fn adjust_scope(
         )
         .await?;
     Ok(())
-}
-
-/// Inserts `entry` into its scope unless its content key is taken there;
-/// returns the new id, or `None` on a duplicate.
-pub(crate) async fn insert(
-    client: &impl GenericClient,
-    scope_id: i64,
-    entry: &MemoryEntry,
-) -> Result<Option<i64>> {
-    let (metadata, tags, use_count) = entry_columns(entry)?;
-    let (tfs, len) = analyze(&entry.search_text());
-    let key = content_key(&entry.content);
-    let row = client
-        .query_opt(
-            "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, memory_type, name, content,
-                 description, metadata, tags, weight, archived, use_count, last_used_at,
-                 weight_updated_at, created_at, updated_at, content_key, len)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-             ON CONFLICT (scope_id, content_key) DO NOTHING RETURNING id",
-            &[
-                &scope_id, &entry.agent_name, &entry.user_id, &entry.memory_type.as_str(),
-                &entry.name, &entry.content, &entry.description, &metadata, &tags, &entry.weight,
-                &entry.archived, &use_count, &entry.last_used_at, &entry.weight_updated_at,
-                &entry.created_at, &entry.updated_at, &key, &len,
-            ],
-        )
-        .await?;
-    let Some(row) = row else { return Ok(None) };
-    let id: i64 = row.try_get(0)?;
-    write_postings(client, scope_id, id, &tfs).await?;
-    adjust_scope(client, scope_id, 1, i64::from(len)).await?;
-    Ok(Some(id))
 }
 
 /// Writes every column of `entry` (its id and scope unchanged); `reindex`

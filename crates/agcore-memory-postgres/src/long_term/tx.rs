@@ -3,15 +3,19 @@
 //! SQL; the flows that combine them are the shared ones of
 //! [`agcore_memory::long_term::sql`].
 
-use agcore_memory::long_term::sql::{LongTermRows, SqlConn, SqlParam, SqlType, SqlValue};
-use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope};
+use agcore_memory::long_term::columns::entry_columns;
+use agcore_memory::long_term::sql::{
+    ENTRY_COLUMNS, LongTermRows, SqlConn, SqlParam, SqlType, SqlValue,
+};
+use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope, content_key};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
-use super::rows::{self, values};
+use super::rows::{self, adjust_scope, entry_from_row, values, write_postings};
 use crate::error::{PostgresError, Result};
+use crate::reindex::analyze;
 
 /// The long-term rows of `client` (a connection or a transaction); it
 /// remembers the last scope row id it read.
@@ -87,7 +91,18 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
     }
 
     async fn id_by_key(&mut self, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
-        rows::id_by_key(self.client, scope, key).await
+        let row = self
+            .client
+            .query_opt(
+                // Through the scope row, so the unique (scope_id, content_key)
+                // index finds the entry.
+                "SELECT m.id FROM agcore_lt_scopes s
+                 JOIN agcore_lt_entries m ON m.scope_id = s.id AND m.content_key = $3
+                 WHERE s.agent_name = $1 AND s.user_id = $2",
+                &[&scope.agent(), &scope.user(), &key],
+            )
+            .await?;
+        Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
     /// One `= ANY($1)` query for every id.
@@ -96,11 +111,48 @@ impl<C: GenericClient + Sync> LongTermRows for PgRows<'_, C> {
         scope: &MemoryScope,
         ids: &[i64],
     ) -> Result<Vec<Option<MemoryEntry>>> {
-        rows::load_many(self.client, scope, ids).await
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS} FROM agcore_lt_entries m
+             WHERE m.id = ANY($1) AND m.agent_name = $2 AND m.user_id = $3"
+        );
+        let rows = self
+            .client
+            .query(&sql, &[&ids, &scope.agent(), &scope.user()])
+            .await?;
+        let found = rows
+            .iter()
+            .map(entry_from_row)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(agcore_memory::long_term::entries_in_order(ids, found))
     }
 
     async fn insert(&mut self, scope_id: i64, entry: &MemoryEntry) -> Result<Option<i64>> {
-        rows::insert(self.client, scope_id, entry).await
+        let (metadata, tags, use_count) = entry_columns(entry)?;
+        let (tfs, len) = analyze(&entry.search_text());
+        let key = content_key(&entry.content);
+        let row = self.client
+            .query_opt(
+                "INSERT INTO agcore_lt_entries (scope_id, agent_name, user_id, memory_type, name, content,
+                     description, metadata, tags, weight, archived, use_count, last_used_at,
+                     weight_updated_at, created_at, updated_at, content_key, len)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                 ON CONFLICT (scope_id, content_key) DO NOTHING RETURNING id",
+                &[
+                    &scope_id, &entry.agent_name, &entry.user_id, &entry.memory_type.as_str(),
+                    &entry.name, &entry.content, &entry.description, &metadata, &tags, &entry.weight,
+                    &entry.archived, &use_count, &entry.last_used_at, &entry.weight_updated_at,
+                    &entry.created_at, &entry.updated_at, &key, &len,
+                ],
+            )
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let id: i64 = row.try_get(0)?;
+        write_postings(self.client, scope_id, id, &tfs).await?;
+        adjust_scope(self.client, scope_id, 1, i64::from(len)).await?;
+        Ok(Some(id))
     }
 
     async fn store(
