@@ -11,11 +11,13 @@ use super::super::scope::MemoryScope;
 use super::conn::SqlConn;
 
 /// The row operations of long-term memory over one connection of a SQL
-/// driver, in or outside a write transaction (the tables of
-/// `docs/backends.md`: entries, scopes, history, usage log, buffer). A
-/// driver implements it with its SQL text and type mapping; every statement
-/// names the scope; the statements every dialect writes alike are
-/// [`statements`](super::statements), over the [`SqlConn`] part. Entries are locked for update only where `lock` says.
+/// driver, in or outside a write transaction (tables `agcore_lt_entries`,
+/// `agcore_lt_scopes`, `agcore_lt_history`, `agcore_lt_usage_log`,
+/// `agcore_lt_buffer`). A driver implements it with its SQL text and type
+/// mapping; every statement names the scope. The statements every dialect
+/// writes alike are [`statements`](super::statements) and
+/// [`entries`](super::entries) (loading and listing entries, locked for
+/// update where asked), over the [`SqlConn`] part.
 #[async_trait]
 pub trait LongTermRows: SqlConn {
     /// The scope's row id, created on first use.
