@@ -6,8 +6,10 @@
 //! them in ([`split_time`], [`join_time`]), the items a batch write stores
 //! ([`last_by_id`]), the items a list or count returns ([`Listing`]) and
 //! the hits of a search ([`best_hits`]), and a stored item's sequence of the
-//! context field ([`stored_group`]).
+//! context field ([`stored_group`]); and the work on a batch's items done
+//! ahead of a writer by helper threads ([`ahead`]).
 
+pub mod ahead;
 mod listing;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

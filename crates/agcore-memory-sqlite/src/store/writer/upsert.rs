@@ -105,7 +105,7 @@ fn insert_new(
             encoder.take(range.end)?;
             let mut stmt = INSERT_ITEMS.prepare(conn, range.len())?;
             for (slot, n) in range.clone().enumerate() {
-                let (Some(item), Some(enc)) = (items.get(n), encoder.encoded().get(n)) else {
+                let (Some(item), Some(enc)) = (items.get(n), encoder.done().get(n)) else {
                     continue;
                 };
                 let (secs, nanos) = time_parts(item.created_at);
