@@ -7,9 +7,11 @@
 //! ([`last_by_id`]), the items a list or count returns ([`Listing`]) and
 //! the hits of a search ([`best_hits`]), and a stored item's sequence of the
 //! context field ([`stored_group`]); and the work on a batch's items done
-//! ahead of a writer by helper threads ([`ahead`]).
+//! ahead of a writer by helper threads ([`ahead`]) and a writer's group
+//! commit ([`group_commit`]).
 
 pub mod ahead;
+pub mod group_commit;
 mod listing;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
