@@ -10,8 +10,9 @@
 //! changed rows, looked up after the step's row writes, are all the rows
 //! whose field may differ; each is compared with its stored field.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
+use agcore_search::contextual::spans::changed_spans;
 use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed, span};
 use rusqlite::Connection;
 
@@ -74,7 +75,7 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
     } = changes;
     let mut fresh: HashMap<i64, Fresh> = fresh.into_iter().map(|f| (f.pk, f)).collect();
     let mut added: Entries = Vec::with_capacity(fresh.len());
-    for (lo, hi) in spans(moved).values() {
+    for (lo, hi) in changed_spans(moved, |at| &at.grp).values() {
         settle_run(
             conn,
             (lo, hi),
@@ -99,26 +100,6 @@ pub(crate) fn settle(conn: &Connection, window: usize, changes: Changes) -> Resu
         &field_docs(&added),
         0,
     )
-}
-
-/// The first and last changed place of each sequence.
-fn spans(moved: Vec<Position>) -> BTreeMap<String, (Position, Position)> {
-    let mut out: BTreeMap<String, (Position, Position)> = BTreeMap::new();
-    for at in moved {
-        match out.get_mut(&at.grp) {
-            Some((lo, hi)) => {
-                if at < *lo {
-                    *lo = at;
-                } else if at > *hi {
-                    *hi = at;
-                }
-            }
-            None => {
-                out.insert(at.grp.clone(), (at.clone(), at));
-            }
-        }
-    }
-    out
 }
 
 /// Derives the fields of the run around `lo..=hi` again: writes the
