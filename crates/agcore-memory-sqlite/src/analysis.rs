@@ -107,10 +107,8 @@ fn reindex_store(conn: &Connection) -> Result<()> {
     clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
     in_batches(
         conn,
-        (
-            "SELECT pk, content FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            BATCH,
-        ),
+        "SELECT pk, content FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
         |r| Ok((r.get(0)?, r.get(1)?)),
         |rows: Vec<(i64, String)>| {
             let terms: Vec<(i64, String)> = rows
@@ -134,11 +132,9 @@ fn reindex_long_term(conn: &Connection) -> Result<()> {
     clear_postings(conn, "scope <> ?1", STORE_SCOPE)?;
     in_batches(
         conn,
-        (
-            "SELECT id, agent_name, user_id, name || ' ' || content || ' ' || description \
-             FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
-            BATCH,
-        ),
+        "SELECT id, agent_name, user_id, name || ' ' || content || ' ' || description \
+         FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
+        BATCH,
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         |rows: Vec<(i64, String, String, String)>| {
             let terms: Vec<(i64, i64, String)> = rows

@@ -16,7 +16,8 @@ use crate::error::Result;
 /// `each` returns.
 pub(crate) fn in_batches<T>(
     conn: &Connection,
-    (sql, batch): (&str, i64),
+    sql: &str,
+    batch: i64,
     mut read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
     mut each: impl FnMut(Vec<T>) -> Result<()>,
 ) -> Result<()> {

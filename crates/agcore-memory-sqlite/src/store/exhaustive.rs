@@ -8,8 +8,8 @@ use std::collections::HashSet;
 
 use agcore_memory::retriever::validate_search_options;
 use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
-use agcore_search::impact::{FieldDoc, Ranking, exhaustive};
 use agcore_search::capped_query_terms;
+use agcore_search::impact::{FieldDoc, Ranking, exhaustive};
 use rusqlite::Connection;
 
 use super::SqliteStore;

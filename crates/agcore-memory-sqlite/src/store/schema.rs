@@ -140,10 +140,8 @@ fn backfill_impacts(tx: &Connection) -> Result<()> {
     const BATCH: i64 = 10_000;
     in_batches(
         tx,
-        (
-            "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            BATCH,
-        ),
+        "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
         |r| Ok((r.get(0)?, r.get(1)?)),
         |rows: Vec<(i64, String)>| {
             let docs: Vec<(i64, &str)> = rows.iter().map(|(pk, t)| (*pk, t.as_str())).collect();

@@ -130,11 +130,9 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
     crate::impact::clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
     in_batches(
         conn,
-        (
-            "SELECT pk, terms, grp IS NOT NULL, context_terms FROM memory_items \
-             WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            BATCH,
-        ),
+        "SELECT pk, terms, grp IS NOT NULL, context_terms FROM memory_items \
+         WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         |rows: Vec<(i64, String, bool, String)>| {
             let docs: Vec<FieldDoc<'_>> = rows
@@ -171,10 +169,8 @@ fn assign_groups(conn: &Connection, context: Option<&ContextField>) -> Result<()
     let mut update = conn.prepare_cached("UPDATE memory_items SET grp = ?2 WHERE pk = ?1")?;
     in_batches(
         conn,
-        (
-            "SELECT pk, metadata, grp FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            BATCH,
-        ),
+        "SELECT pk, metadata, grp FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         |rows: Vec<(i64, String, Option<String>)>| {
             for (pk, metadata, old) in rows {
