@@ -73,7 +73,7 @@ pub(super) fn upsert(
                 let at = position(item, &enc);
                 changes.moved.extend(at.clone());
                 changes.fresh.push(Fresh {
-                    pk,
+                    doc: pk,
                     terms: enc.terms,
                     at,
                     stored_context: String::new(),
@@ -185,7 +185,7 @@ fn rewrite_stored(
     let at = position(item, &enc);
     changes.moved.extend(at.clone());
     changes.fresh.push(Fresh {
-        pk,
+        doc: pk,
         terms: enc.terms,
         at,
         stored_context: old_context,
