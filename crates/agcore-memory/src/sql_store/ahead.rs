@@ -22,7 +22,7 @@ pub const PARALLEL_MIN: usize = 2 * PIECE;
 type PieceResult<R, E> = Result<Vec<R>, E>;
 
 /// The work on one piece: a result per item, in order.
-type Work<'a, T, R, E> = dyn Fn(&[T]) -> PieceResult<R, E> + Sync + 'a;
+pub type Work<'a, T, R, E> = dyn Fn(&[T]) -> PieceResult<R, E> + Sync + 'a;
 
 /// The results of the items worked on so far, in order; [`Ahead::take`]
 /// extends them.
@@ -115,7 +115,7 @@ fn part<T>(items: &[T], piece: usize) -> &[T] {
 pub fn work_ahead<T: Sync, R: Send, E: Send, O>(
     items: &[T],
     (threads, name): (usize, &str),
-    work: &(dyn Fn(&[T]) -> Result<Vec<R>, E> + Sync),
+    work: &Work<'_, T, R, E>,
     f: impl FnOnce(&mut Ahead<'_, T, R, E>) -> Result<O, E>,
 ) -> Result<O, E> {
     let next = AtomicUsize::new(0);
