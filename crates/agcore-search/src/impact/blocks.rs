@@ -187,11 +187,14 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
+    /// A group key owning its term.
+    type OwnedKey = (String, u32, u32);
+
     /// Blocks in memory, keyed by group key and first document.
     #[derive(Default)]
-    struct Table(BTreeMap<((String, u32, u32), i64), Vec<u8>>);
+    struct Table(BTreeMap<(OwnedKey, i64), Vec<u8>>);
 
-    fn owned(key: GroupKey<'_>) -> (String, u32, u32) {
+    fn owned(key: GroupKey<'_>) -> OwnedKey {
         (key.0.to_owned(), key.1, key.2)
     }
 
