@@ -18,8 +18,9 @@
 use std::collections::BTreeMap;
 
 use agcore_search::ANALYZER_ID;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::component::unless_current;
 use crate::error::Result;
 use crate::impact::{BATCH, clear_postings};
 use crate::keyset::in_batches;
@@ -82,21 +83,19 @@ pub(crate) fn reindex(conn: &Connection, component: &str) -> Result<()> {
 /// A storage error; the component's transaction is rolled back.
 pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
     for (component, _) in INDEXED {
-        if recorded(conn, component)?.as_deref() == Some(ANALYZER_ID) {
-            continue;
+        let wanted = Some(ANALYZER_ID.to_owned());
+        let read = |c: &Connection| recorded(c, component);
+        let reindexed = unless_current(conn, &wanted, read, |tx| {
+            reindex(tx, component)?;
+            if component == "store" {
+                // The context fields hold the neighbours' terms: derived again.
+                crate::store::context::rebuild_recorded(tx)?;
+            }
+            Ok(())
+        })?;
+        if let Some(from) = reindexed {
+            tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
         }
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if recorded(&tx, component)?.as_deref() == Some(ANALYZER_ID) {
-            continue;
-        }
-        let from = recorded(&tx, component)?;
-        reindex(&tx, component)?;
-        if component == "store" {
-            // The context fields hold the neighbours' terms: derived again.
-            crate::store::context::rebuild_recorded(&tx)?;
-        }
-        tx.commit()?;
-        tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
     }
     Ok(())
 }

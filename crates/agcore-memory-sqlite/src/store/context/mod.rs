@@ -23,9 +23,10 @@ mod settle;
 use agcore_memory::retriever::ContextField;
 use agcore_memory::sql_store::stored_group;
 use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed};
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, params};
 
 use super::search::STORE_SCOPE;
+use crate::component::unless_current;
 use crate::error::Result;
 use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
@@ -75,17 +76,10 @@ fn field(settings: &Settings) -> Option<ContextField> {
 /// [`MemoryError::Storage`](agcore_memory::MemoryError); nothing changes.
 pub(crate) fn sync(conn: &mut Connection, configured: Option<&ContextField>) -> Result<()> {
     let wanted = settings(configured);
-    if recorded(conn)? == wanted {
-        return Ok(());
+    let rebuilt = unless_current(conn, &wanted, recorded, |tx| rebuild(tx, configured))?;
+    if let Some(from) = rebuilt {
+        tracing::info!(from = ?from, to = ?wanted, "sqlite memory store: context fields rebuilt");
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let from = recorded(&tx)?;
-    if from == wanted {
-        return Ok(());
-    }
-    rebuild(&tx, configured)?;
-    tx.commit()?;
-    tracing::info!(from = ?from, to = ?wanted, "sqlite memory store: context fields rebuilt");
     Ok(())
 }
 
