@@ -3,7 +3,7 @@
 //! in the writer's transaction.
 
 use crate::error::{Result, SqliteError};
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, ToSql, params};
 
 use super::{FieldDoc, encode_postings};
 use crate::multirow::{self, MultiRow};
@@ -15,11 +15,22 @@ use agcore_search::impact::blocks::{
 };
 use agcore_search::impact::{GroupKey, Grouped, group_docs, group_docs_parallel};
 
+/// The blocks of a group whose documents range over some of `?5..=?6`.
+const BLOCKS_MEETING: &str = "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 \
+     AND term = ?2 AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5";
+
+/// The delete of one block.
+const DELETE_BLOCK: &str = "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
+     AND tfb = ?3 AND len = ?4 AND first_doc = ?5";
+
 /// The block table of `scope`, as [`agcore_search::impact::blocks`] reads
 /// and deletes it.
 struct ScopeBlocks<'c> {
     conn: &'c Connection,
     scope: i64,
+    /// [`BLOCKS_MEETING`] and [`DELETE_BLOCK`] prepared once for a removal
+    /// (a read and deletes per group); `None`: prepared at each call.
+    held: Option<(CachedStatement<'c>, CachedStatement<'c>)>,
 }
 
 impl BlockTable for ScopeBlocks<'_> {
@@ -43,12 +54,15 @@ impl BlockTable for ScopeBlocks<'_> {
         (term, tfb, len): GroupKey<'_>,
         (min, max): (i64, i64),
     ) -> Result<Vec<StoredBlock>> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
-                 AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
-            )?
+        let mut prepared;
+        let stmt = match &mut self.held {
+            Some((meeting, _)) => meeting,
+            None => {
+                prepared = self.conn.prepare_cached(BLOCKS_MEETING)?;
+                &mut prepared
+            }
+        };
+        Ok(stmt
             .query_map(params![self.scope, term, tfb, len, min, max], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?
@@ -56,12 +70,11 @@ impl BlockTable for ScopeBlocks<'_> {
     }
 
     fn delete_block(&mut self, (term, tfb, len): GroupKey<'_>, first: i64) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 \
-                 AND len = ?4 AND first_doc = ?5",
-            )?
-            .execute(params![self.scope, term, tfb, len, first])?;
+        let params = params![self.scope, term, tfb, len, first];
+        match &mut self.held {
+            Some((_, delete)) => delete.execute(params)?,
+            None => self.conn.prepare_cached(DELETE_BLOCK)?.execute(params)?,
+        };
         Ok(())
     }
 }
@@ -143,7 +156,12 @@ fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result
 /// Adds the postings of `grouped` to the blocks
 /// ([`agcore_search::impact::blocks::add_blocks`]).
 fn write_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
-    let (blocks, rebuilt) = add_blocks(&mut ScopeBlocks { conn, scope }, grouped)?;
+    let mut table = ScopeBlocks {
+        conn,
+        scope,
+        held: None,
+    };
+    let (blocks, rebuilt) = add_blocks(&mut table, grouped)?;
     insert_blocks(conn, scope, &with_rebuilt(blocks, &rebuilt))
 }
 
@@ -218,7 +236,16 @@ pub(crate) fn remove_fields(
 /// Takes the postings of `grouped` out of their blocks, rewriting each
 /// block that held one ([`agcore_search::impact::blocks::strip_blocks`]).
 fn remove_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
-    let rewritten = strip_blocks(&mut ScopeBlocks { conn, scope }, grouped)?;
+    let held = (
+        conn.prepare_cached(BLOCKS_MEETING)?,
+        conn.prepare_cached(DELETE_BLOCK)?,
+    );
+    let mut table = ScopeBlocks {
+        conn,
+        scope,
+        held: Some(held),
+    };
+    let rewritten = strip_blocks(&mut table, grouped)?;
     insert_blocks(conn, scope, &with_rebuilt(Vec::new(), &rewritten))
 }
 
