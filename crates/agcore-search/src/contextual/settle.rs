@@ -59,10 +59,32 @@ impl<D, P> Default for Changes<D, P> {
     }
 }
 
-impl<D, P> Changes<D, P> {
+impl<D, P: Clone> Changes<D, P> {
     /// Whether the step changed nothing the index holds.
     pub fn is_empty(&self) -> bool {
         self.removed.is_empty() && self.fresh.is_empty() && self.moved.is_empty()
+    }
+
+    /// A document the step removed (or rewrote), as indexed: its own terms,
+    /// its stored context field and its place (`None`: in no sequence,
+    /// indexed without a field).
+    pub fn remove(&mut self, doc: D, terms: String, context: String, at: Option<P>) {
+        self.removed
+            .push((doc, terms, at.is_some().then_some(context)));
+        self.moved.extend(at);
+    }
+
+    /// A document the step wrote, to be indexed at `at` with its own
+    /// `terms`; `stored_context` is what its stored field holds now (empty
+    /// for a new document).
+    pub fn write(&mut self, doc: D, terms: String, at: Option<P>, stored_context: String) {
+        self.moved.extend(at.clone());
+        self.fresh.push(Fresh {
+            doc,
+            terms,
+            at,
+            stored_context,
+        });
     }
 }
 

@@ -33,7 +33,7 @@ use crate::impact::{self, FieldDoc};
 use crate::keyset::in_batches;
 pub(crate) use run::Position;
 use run::{member, set_context};
-pub(crate) use settle::{Changes, Fresh, settle};
+pub(crate) use settle::{Changes, settle};
 
 /// The settings a store's fields were built with: (sequence key, window);
 /// `None`: no context field.

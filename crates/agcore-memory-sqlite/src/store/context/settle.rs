@@ -14,14 +14,10 @@ use crate::error::{Result, SqliteError};
 use crate::impact::{self, FieldDoc};
 use crate::store::search::STORE_SCOPE;
 
-/// A row the step wrote, to be indexed from scratch (`doc`: its `pk`,
-/// `terms`: its `terms` column, `stored_context`: what its `context_terms`
-/// column holds now).
-pub(crate) type Fresh = shared::Fresh<i64, Position>;
-
 /// What one write step changed: index entries `(pk, terms, context
-/// field)` it invalidated, rows it wrote, places where a row appeared, left
-/// or changed.
+/// field)` it invalidated, rows it wrote (their `terms` column and what
+/// their `context_terms` column holds now), places where a row appeared,
+/// left or changed.
 pub(crate) type Changes = shared::Changes<i64, Position>;
 
 /// The store's rows, as the shared settle reads runs and writes fields.

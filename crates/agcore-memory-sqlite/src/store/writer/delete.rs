@@ -32,15 +32,13 @@ pub(super) fn delete_indexed(
     let count = gone.len();
     let mut changes = Changes::default();
     for (pk, terms, context, grp, secs, nanos, id) in gone {
-        changes
-            .removed
-            .push((pk, terms, grp.is_some().then_some(context)));
-        changes.moved.extend(grp.map(|grp| Position {
+        let at = grp.map(|grp| Position {
             grp,
             secs,
             nanos,
             id,
-        }));
+        });
+        changes.remove(pk, terms, context, at);
     }
     context::settle(conn, window, changes)?;
     Ok(count)

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 use super::encode::{Encoded, with_encoder};
 use crate::multirow::{self, MultiRow};
-use crate::store::context::{self, Changes, Fresh, Position};
+use crate::store::context::{self, Changes, Position};
 use crate::store::query::time_parts;
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
@@ -61,13 +61,7 @@ pub(super) fn upsert(
                     rewrite(conn, item, &enc)?;
                 }
                 let at = position(item, &enc);
-                changes.moved.extend(at.clone());
-                changes.fresh.push(Fresh {
-                    doc: pk,
-                    terms: enc.terms,
-                    at,
-                    stored_context: String::new(),
-                });
+                changes.write(pk, enc.terms, at, String::new());
             }
             None => rewrite_stored(conn, item, enc, &mut changes)?,
         }
@@ -158,25 +152,15 @@ fn rewrite_stored(
     {
         return Ok(());
     }
-    changes.removed.push((
-        pk,
-        old_terms,
-        old_group.is_some().then(|| old_context.clone()),
-    ));
-    changes.moved.extend(old_group.map(|grp| Position {
+    let old_at = old_group.map(|grp| Position {
         grp,
         secs: old_secs,
         nanos: old_nanos,
         id: item.id.clone(),
-    }));
-    let at = position(item, &enc);
-    changes.moved.extend(at.clone());
-    changes.fresh.push(Fresh {
-        doc: pk,
-        terms: enc.terms,
-        at,
-        stored_context: old_context,
     });
+    changes.remove(pk, old_terms, old_context.clone(), old_at);
+    let at = position(item, &enc);
+    changes.write(pk, enc.terms, at, old_context);
     Ok(())
 }
 
