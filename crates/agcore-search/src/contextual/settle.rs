@@ -178,16 +178,14 @@ fn settle_run<S: FieldRows>(
     fresh: &mut HashMap<S::Doc, Fresh<S::Doc, S::Place>>,
     (removed, added): (&mut Vec<Entry<S::Doc>>, &mut Vec<Entry<S::Doc>>),
 ) -> Result<(), S::Error> {
-    let (members, before, after) = rows.run(places, window.saturating_mul(2))?;
+    let (mut members, before, after) = rows.run(places, window.saturating_mul(2))?;
     let middle = members.len() - before - after;
     // A fresh document is indexed whatever its stored field holds: not stored.
-    let members: Vec<RunMember<S::Doc, SpaceJoined>> = members
-        .into_iter()
-        .map(|m| RunMember {
-            stored: m.stored.filter(|_| !fresh.contains_key(&m.doc)),
-            ..m
-        })
-        .collect();
+    for m in &mut members {
+        if fresh.contains_key(&m.doc) {
+            m.stored = None;
+        }
+    }
     for u in changed(&members, span(before, middle, after, window), window) {
         let Some(member) = members.get(u.at) else {
             continue;
