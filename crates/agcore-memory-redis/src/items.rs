@@ -1,10 +1,9 @@
 //! Items to and from Redis: the write payload the Lua script reads, the
 //! time-ordered index key, and items rebuilt from their hash.
 
-use std::collections::BTreeMap;
-
 use agcore_memory::retriever::ContextField;
 use agcore_memory::{EvictionPolicy, MemoryItem};
+use agcore_search::collection::term_counts;
 use agcore_search::index_terms;
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -35,15 +34,6 @@ pub(crate) fn time_prefix(at: DateTime<Utc>) -> String {
     )
 }
 
-/// The frequency of each of `tokens`, by token.
-fn frequencies(tokens: &[String]) -> BTreeMap<&str, u32> {
-    let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
-    for token in tokens {
-        *tf.entry(token.as_str()).or_insert(0) += 1;
-    }
-    tf
-}
-
 /// The index fields of `item` the script reads (`len`, `tf`, and `grp`,
 /// its sequence under `context`, when it has one), added to `object`.
 pub(crate) fn index_fields(
@@ -53,7 +43,7 @@ pub(crate) fn index_fields(
 ) {
     let tokens = index_terms(&item.content);
     object.insert("len".into(), tokens.len().into());
-    object.insert("tf".into(), serde_json::json!(frequencies(&tokens)));
+    object.insert("tf".into(), serde_json::json!(term_counts(tokens)));
     if let Some(group) = context.and_then(|c| c.group_of(item)) {
         object.insert("grp".into(), group.into());
     }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::Listing;
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
     SearchOptions, validate_id,
@@ -212,21 +213,18 @@ impl RedisStore {
                 })
                 .collect()
         };
-        let mut found: Vec<MemoryItem> = self
-            .fetch(&ids)
-            .await?
-            .into_iter()
-            .filter(|item| filter.matches(item))
-            .collect();
+        let mut found = self.fetch(&ids).await?;
         found.sort_by(|a, b| {
             a.created_at
                 .cmp(&b.created_at)
                 .then_with(|| a.id.cmp(&b.id))
         });
-        if !unlimited && let Some(limit) = filter.limit {
-            found.truncate(limit);
-        }
-        Ok(found)
+        let listing = Listing {
+            filter,
+            exact: false,
+            count_only: unlimited,
+        };
+        Ok(listing.finish(found).0)
     }
 }
 

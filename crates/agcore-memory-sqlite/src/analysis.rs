@@ -18,10 +18,12 @@
 use std::collections::BTreeMap;
 
 use agcore_search::ANALYZER_ID;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::component::unless_current;
 use crate::error::Result;
 use crate::impact::{BATCH, clear_postings};
+use crate::keyset::in_batches;
 use crate::long_term::rows::{SCOPE_TOKENS, index_terms as entry_terms, scope_id};
 use crate::store::search::STORE_SCOPE;
 
@@ -81,21 +83,19 @@ pub(crate) fn reindex(conn: &Connection, component: &str) -> Result<()> {
 /// A storage error; the component's transaction is rolled back.
 pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
     for (component, _) in INDEXED {
-        if recorded(conn, component)?.as_deref() == Some(ANALYZER_ID) {
-            continue;
+        let wanted = Some(ANALYZER_ID.to_owned());
+        let read = |c: &Connection| recorded(c, component);
+        let reindexed = unless_current(conn, &wanted, read, |tx| {
+            reindex(tx, component)?;
+            if component == "store" {
+                // The context fields hold the neighbours' terms: derived again.
+                crate::store::context::rebuild_recorded(tx)?;
+            }
+            Ok(())
+        })?;
+        if let Some(from) = reindexed {
+            tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
         }
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if recorded(&tx, component)?.as_deref() == Some(ANALYZER_ID) {
-            continue;
-        }
-        let from = recorded(&tx, component)?;
-        reindex(&tx, component)?;
-        if component == "store" {
-            // The context fields hold the neighbours' terms: derived again.
-            crate::store::context::rebuild_recorded(&tx)?;
-        }
-        tx.commit()?;
-        tracing::info!(component, from = ?from, to = ANALYZER_ID, "sqlite: re-indexed");
     }
     Ok(())
 }
@@ -104,64 +104,54 @@ pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
 /// its triggers, the postings rebuilt.
 fn reindex_store(conn: &Connection) -> Result<()> {
     clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String)> = conn
-            .prepare_cached(
-                "SELECT pk, content FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<std::result::Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let terms: Vec<(i64, String)> = rows
-            .iter()
-            .map(|(pk, content)| (*pk, crate::store::query::index_terms(content)))
-            .collect();
-        let mut update = conn.prepare_cached("UPDATE memory_items SET terms = ?2 WHERE pk = ?1")?;
-        for (pk, t) in &terms {
-            update.execute(params![pk, t])?;
-        }
-        let docs: Vec<(i64, &str)> = terms.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
-        crate::impact::add_docs(conn, STORE_SCOPE, &docs, 0)?;
-        after = last;
-    }
+    in_batches(
+        conn,
+        "SELECT pk, content FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+        |rows: Vec<(i64, String)>| {
+            let terms: Vec<(i64, String)> = rows
+                .iter()
+                .map(|(pk, content)| (*pk, crate::store::query::index_terms(content)))
+                .collect();
+            let mut update =
+                conn.prepare_cached("UPDATE memory_items SET terms = ?2 WHERE pk = ?1")?;
+            for (pk, t) in &terms {
+                update.execute(params![pk, t])?;
+            }
+            let docs: Vec<(i64, &str)> = terms.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+            crate::impact::add_docs(conn, STORE_SCOPE, &docs, 0)
+        },
+    )
 }
 
 /// Long-term memory (every scope but the store's): `terms` from name,
 /// content and description, the postings rebuilt scope by scope.
 fn reindex_long_term(conn: &Connection) -> Result<()> {
     clear_postings(conn, "scope <> ?1", STORE_SCOPE)?;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String, String, String)> = conn
-            .prepare_cached(
-                "SELECT id, agent_name, user_id, name || ' ' || content || ' ' || description \
-                 FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<std::result::Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let terms: Vec<(i64, i64, String)> = rows
-            .iter()
-            .map(|(id, agent, user, text)| {
-                (*id, scope_id(agent, user), entry_terms(agent, user, text))
-            })
-            .collect();
-        let mut update = conn.prepare_cached("UPDATE memory SET terms = ?2 WHERE id = ?1")?;
-        let mut by_scope: BTreeMap<i64, Vec<(i64, &str)>> = BTreeMap::new();
-        for (id, scope, t) in &terms {
-            update.execute(params![id, t])?;
-            by_scope.entry(*scope).or_default().push((*id, t.as_str()));
-        }
-        for (scope, docs) in by_scope {
-            crate::impact::add_docs(conn, scope, &docs, SCOPE_TOKENS)?;
-        }
-        after = last;
-    }
+    in_batches(
+        conn,
+        "SELECT id, agent_name, user_id, name || ' ' || content || ' ' || description \
+         FROM memory WHERE id > ?1 ORDER BY id LIMIT ?2",
+        BATCH,
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        |rows: Vec<(i64, String, String, String)>| {
+            let terms: Vec<(i64, i64, String)> = rows
+                .iter()
+                .map(|(id, agent, user, text)| {
+                    (*id, scope_id(agent, user), entry_terms(agent, user, text))
+                })
+                .collect();
+            let mut update = conn.prepare_cached("UPDATE memory SET terms = ?2 WHERE id = ?1")?;
+            let mut by_scope: BTreeMap<i64, Vec<(i64, &str)>> = BTreeMap::new();
+            for (id, scope, t) in &terms {
+                update.execute(params![id, t])?;
+                by_scope.entry(*scope).or_default().push((*id, t.as_str()));
+            }
+            for (scope, docs) in by_scope {
+                crate::impact::add_docs(conn, scope, &docs, SCOPE_TOKENS)?;
+            }
+            Ok(())
+        },
+    )
 }

@@ -8,6 +8,7 @@ mod connection;
 mod database;
 mod error;
 mod impact;
+mod keyset;
 pub mod long_term;
 mod migrate;
 mod multirow;

@@ -27,6 +27,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 
 use crate::component::{Component, has_table};
 use crate::error::{Result, storage};
+use agcore_memory::schema::pending_steps;
 
 /// `PRAGMA user_version` of a database managed through `agcore_schema`.
 pub(crate) const ADOPTED_USER_VERSION: i64 = 100;
@@ -106,16 +107,15 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     adopt(conn)?;
     for component in COMPONENTS {
         let current = version(conn, component.name)?;
-        if current > component.latest {
-            return Err(newer(component.name, current, component.latest));
-        }
-        if current == component.latest {
-            continue;
-        }
-        let targets: Vec<i64> = if current == 0 {
+        let steps = usize::try_from(component.latest).unwrap_or(0);
+        let pending = pending_steps("sqlite", component.name, current, steps)?;
+        // A component at version 0 gets its latest layout in one step.
+        let targets: Vec<i64> = if current == 0 && !pending.is_empty() {
             vec![component.latest]
         } else {
-            ((current + 1)..=component.latest).collect()
+            pending
+                .filter_map(|step| i64::try_from(step + 1).ok())
+                .collect()
         };
         for target in targets {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -3,7 +3,7 @@
 //!
 //! - `bm25_blocks (scope, term, tfb, len, first_doc)` (`WITHOUT ROWID`):
 //!   postings packed in blocks. A block lists `(len, doc)` pairs (at most
-//!   [`BLOCK_DOCS`], ascending by document) of documents of length `len`
+//!   [`BLOCK_DOCS`](agcore_search::impact::BLOCK_DOCS), ascending by document) of documents of length `len`
 //!   holding `term` with the frequency bucket `tfb = min(tf, TF_BUCKETS)`. A
 //!   document with a context field (a second BM25F field, see
 //!   [`FieldDoc`]) holding the term is in the run of [`run_code`](agcore_search::impact::run_code)`(tf, ctf)`
@@ -53,9 +53,7 @@ pub(crate) use upgrade::{add_context_columns, split_by_length};
 pub(crate) use write::replace::replace_fields;
 pub(crate) use write::{add_docs, add_fields, remove_docs};
 
-pub(crate) use agcore_search::impact::{
-    BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings,
-};
+pub(crate) use agcore_search::impact::{FieldDoc, Posting, decode_postings, encode_postings};
 
 /// The block table of the impact-ordered index.
 pub(crate) const BLOCKS_TABLE: &str = "

@@ -11,9 +11,10 @@
 
 use rusqlite::Connection;
 
-use super::write::{BlockRef, insert_blocks};
-use super::{BLOCK_DOCS, BLOCKS_TABLE, Posting, decode_postings};
+use super::write::insert_blocks;
+use super::{BLOCKS_TABLE, Posting, decode_postings};
 use crate::error::Result;
+use agcore_search::impact::blocks::length_blocks;
 
 /// The columns version 3 adds: (table, column, definition).
 const CONTEXT_COLUMNS: [(&str, &str, &str); 4] = [
@@ -83,21 +84,11 @@ pub(crate) fn split_by_length(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Writes one run's postings as blocks of one length each, then empties them.
+/// Writes one run's postings as blocks of one length each
+/// ([`length_blocks`]), then empties them.
 fn write_run(conn: &Connection, key: &RunKey, postings: &mut Vec<Posting>) -> Result<()> {
     let (scope, term, tfb) = key;
-    postings.sort_unstable();
-    postings.dedup();
-    let mut blocks: Vec<BlockRef<'_>> = Vec::new();
-    for same_length in postings.chunk_by(|a, b| a.0 == b.0) {
-        let Some(&(len, _)) = same_length.first() else {
-            continue;
-        };
-        for block in same_length.chunks(BLOCK_DOCS) {
-            blocks.push((term.as_str(), *tfb, len, block));
-        }
-    }
-    insert_blocks(conn, *scope, &blocks)?;
+    insert_blocks(conn, *scope, &length_blocks((term, *tfb), postings))?;
     postings.clear();
     Ok(())
 }
@@ -106,6 +97,7 @@ fn write_run(conn: &Connection, key: &RunKey, postings: &mut Vec<Posting>) -> Re
 mod tests {
     use super::*;
     use crate::impact::{STATS_TABLES, add_docs, check, encode_postings};
+    use agcore_search::impact::BLOCK_DOCS;
 
     /// The version-1 block table.
     const V1_BLOCKS: &str = "

@@ -2,58 +2,81 @@
 //! grouped into blocks per (term, tf bucket, document length), added and removed
 //! in the writer's transaction.
 
-use crate::error::Result;
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use crate::error::{Result, SqliteError};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, ToSql, params};
 
-use super::{BLOCK_DOCS, FieldDoc, Posting, decode_postings, encode_postings};
+use super::{FieldDoc, encode_postings};
 use crate::multirow::{self, MultiRow};
 
 pub(crate) mod replace;
 
+use agcore_search::impact::blocks::{
+    BlockRef, BlockTable, StoredBlock, add_blocks, doc_range, strip_blocks, with_rebuilt,
+};
 use agcore_search::impact::{GroupKey, Grouped, group_docs, group_docs_parallel};
 
-/// A block to write: its group key fields and postings.
-pub(super) type BlockRef<'a> = (&'a str, u32, u32, &'a [Posting]);
-/// A block to write, owning its postings.
-type BlockOwned<'a> = (&'a str, u32, u32, Vec<Posting>);
+/// The blocks of a group whose documents range over some of `?5..=?6`.
+const BLOCKS_MEETING: &str = "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 \
+     AND term = ?2 AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5";
 
-/// Writes of at most this many documents append to existing blocks.
-const SMALL_WRITE: usize = 16;
+/// The delete of one block.
+const DELETE_BLOCK: &str = "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
+     AND tfb = ?3 AND len = ?4 AND first_doc = ?5";
 
-/// When the last block of `key` has room for `list`, deletes it and returns
-/// its postings merged with `list` (to be inserted again); `None` otherwise.
-fn join_last_block(
-    conn: &Connection,
+/// The block table of `scope`, as [`agcore_search::impact::blocks`] reads
+/// and deletes it.
+struct ScopeBlocks<'c> {
+    conn: &'c Connection,
     scope: i64,
-    key: GroupKey<'_>,
-    list: &[Posting],
-) -> Result<Option<Vec<Posting>>> {
-    let (term, tfb, len) = key;
-    let last: Option<(i64, Vec<u8>)> = conn
-        .prepare_cached(
-            "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
-             AND tfb = ?3 AND len = ?4 ORDER BY first_doc DESC LIMIT 1",
-        )?
-        .query_row(params![scope, term, tfb, len], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()?;
-    let Some((first, blob)) = last else {
-        return Ok(None);
-    };
-    if blob.len() / 12 + list.len() > BLOCK_DOCS {
-        return Ok(None);
+    /// [`BLOCKS_MEETING`] and [`DELETE_BLOCK`] prepared once for a removal
+    /// (a read and deletes per group); `None`: prepared at each call.
+    held: Option<(CachedStatement<'c>, CachedStatement<'c>)>,
+}
+
+impl BlockTable for ScopeBlocks<'_> {
+    type Error = SqliteError;
+
+    fn last_block(&mut self, (term, tfb, len): GroupKey<'_>) -> Result<Option<StoredBlock>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
+                 AND tfb = ?3 AND len = ?4 ORDER BY first_doc DESC LIMIT 1",
+            )?
+            .query_row(params![self.scope, term, tfb, len], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?)
     }
-    let mut postings = decode_postings(&blob);
-    postings.extend_from_slice(list);
-    postings.sort_unstable_by_key(|p| p.1);
-    postings.dedup_by_key(|p| p.1);
-    conn.prepare_cached(
-        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND len = ?4 \
-         AND first_doc = ?5",
-    )?
-    .execute(params![scope, term, tfb, len, first])?;
-    Ok(Some(postings))
+
+    fn blocks_meeting(
+        &mut self,
+        (term, tfb, len): GroupKey<'_>,
+        (min, max): (i64, i64),
+    ) -> Result<Vec<StoredBlock>> {
+        let mut prepared;
+        let stmt = match &mut self.held {
+            Some((meeting, _)) => meeting,
+            None => {
+                prepared = self.conn.prepare_cached(BLOCKS_MEETING)?;
+                &mut prepared
+            }
+        };
+        Ok(stmt
+            .query_map(params![self.scope, term, tfb, len, min, max], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?)
+    }
+
+    fn delete_block(&mut self, (term, tfb, len): GroupKey<'_>, first: i64) -> Result<()> {
+        let params = params![self.scope, term, tfb, len, first];
+        match &mut self.held {
+            Some((_, delete)) => delete.execute(params)?,
+            None => self.conn.prepare_cached(DELETE_BLOCK)?.execute(params)?,
+        };
+        Ok(())
+    }
 }
 
 /// The block insert (7 parameters a row).
@@ -80,9 +103,8 @@ pub(super) fn insert_blocks(conn: &Connection, scope: i64, blocks: &[BlockRef<'_
     for range in multirow::chunks(blocks.len()) {
         let chunk = blocks.get(range.clone()).unwrap_or_default();
         let mut stmt = INSERT_BLOCKS.prepare(conn, chunk.len())?;
-        for (slot, (term, tfb, len, postings)) in chunk.iter().enumerate() {
-            let first = postings.first().map_or(0, |x| x.1);
-            let last = postings.last().map_or(0, |x| x.1);
+        for (slot, ((term, tfb, len), postings)) in chunk.iter().enumerate() {
+            let (first, last) = doc_range(postings);
             let blob = encode_postings(postings);
             let row: [&dyn ToSql; 7] = [&scope, term, tfb, len, &first, &last, &blob];
             multirow::bind_row(&mut stmt, slot, &row)?;
@@ -131,26 +153,16 @@ fn write_grouped(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result
     add_stats(conn, scope, grouped)
 }
 
-/// Adds the postings of `grouped` to the blocks.
+/// Adds the postings of `grouped` to the blocks
+/// ([`agcore_search::impact::blocks::add_blocks`]).
 fn write_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
-    let mut blocks: Vec<BlockRef<'_>> = Vec::with_capacity(grouped.groups.len());
-    let mut merged: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, len), range) in &grouped.groups {
-        let list = grouped.postings.get(range.clone()).unwrap_or_default();
-        // Small writes (single saves) join the group's last block while it
-        // has room, so blocks stay full however the documents arrive.
-        if grouped.docs <= SMALL_WRITE
-            && let Some(joined) = join_last_block(conn, scope, (term, *tfb, *len), list)?
-        {
-            merged.push((term, *tfb, *len, joined));
-            continue;
-        }
-        for block in list.chunks(BLOCK_DOCS) {
-            blocks.push((term, *tfb, *len, block));
-        }
-    }
-    blocks.extend(merged.iter().map(|(t, b, l, p)| (*t, *b, *l, p.as_slice())));
-    insert_blocks(conn, scope, &blocks)
+    let mut table = ScopeBlocks {
+        conn,
+        scope,
+        held: None,
+    };
+    let (blocks, rebuilt) = add_blocks(&mut table, grouped)?;
+    insert_blocks(conn, scope, &with_rebuilt(blocks, &rebuilt))
 }
 
 /// Adds the document frequencies, run bounds and collection statistics of
@@ -222,48 +234,19 @@ pub(crate) fn remove_fields(
 }
 
 /// Takes the postings of `grouped` out of their blocks, rewriting each
-/// block that held one.
+/// block that held one ([`agcore_search::impact::blocks::strip_blocks`]).
 fn remove_blocks(conn: &Connection, scope: i64, grouped: &Grouped<'_>) -> Result<()> {
-    let mut blocks = conn.prepare_cached(
-        "SELECT first_doc, postings FROM bm25_blocks WHERE scope = ?1 AND term = ?2 \
-         AND tfb = ?3 AND len = ?4 AND first_doc <= ?6 AND last_doc >= ?5",
-    )?;
-    let mut delete = conn.prepare_cached(
-        "DELETE FROM bm25_blocks WHERE scope = ?1 AND term = ?2 AND tfb = ?3 AND len = ?4 \
-         AND first_doc = ?5",
-    )?;
-    let mut rewritten: Vec<BlockOwned<'_>> = Vec::new();
-    for ((term, tfb, len), range) in &grouped.groups {
-        let gone = grouped.postings.get(range.clone()).unwrap_or_default();
-        let (Some(min), Some(max)) = (gone.first(), gone.last()) else {
-            continue;
-        };
-        let found: Vec<(i64, Vec<u8>)> = blocks
-            .query_map(params![scope, term, tfb, len, min.1, max.1], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect::<Result<_, _>>()?;
-        for (first, blob) in found {
-            let held = decode_postings(&blob);
-            let kept: Vec<Posting> = held
-                .iter()
-                .copied()
-                .filter(|p| gone.binary_search_by_key(&p.1, |g| g.1).is_err())
-                .collect();
-            if kept.len() == held.len() {
-                continue;
-            }
-            delete.execute(params![scope, term, tfb, len, first])?;
-            if !kept.is_empty() {
-                rewritten.push((term, *tfb, *len, kept));
-            }
-        }
-    }
-    let again: Vec<BlockRef<'_>> = rewritten
-        .iter()
-        .map(|(t, b, l, p)| (*t, *b, *l, p.as_slice()))
-        .collect();
-    insert_blocks(conn, scope, &again)
+    let held = (
+        conn.prepare_cached(BLOCKS_MEETING)?,
+        conn.prepare_cached(DELETE_BLOCK)?,
+    );
+    let mut table = ScopeBlocks {
+        conn,
+        scope,
+        held: Some(held),
+    };
+    let rewritten = strip_blocks(&mut table, grouped)?;
+    insert_blocks(conn, scope, &with_rebuilt(Vec::new(), &rewritten))
 }
 
 /// Subtracts the document frequencies and collection statistics of

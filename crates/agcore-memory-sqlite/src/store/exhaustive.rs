@@ -6,10 +6,10 @@
 
 use std::collections::HashSet;
 
-use agcore_memory::retriever::{ContextField, validate_search_options};
+use agcore_memory::retriever::validate_search_options;
 use agcore_memory::{MemoryError, ScoredItem, SearchOptions};
+use agcore_search::capped_query_terms;
 use agcore_search::impact::{FieldDoc, Ranking, exhaustive};
-use agcore_search::{Bm25, capped_query_terms};
 use rusqlite::Connection;
 
 use super::SqliteStore;
@@ -41,7 +41,7 @@ impl SqliteStore {
             filter: filter_sql(&options.filter),
             limit: options.limit,
             min_score: options.min_score,
-            weight: self.db.context().map_or(0.0, |c: &ContextField| c.weight),
+            ranking: super::search::ranking(self.db.context()),
         };
         self.db.read(move |conn| scan(conn, &plan)).await
     }
@@ -53,7 +53,8 @@ struct Plan {
     filter: SqlFilter,
     limit: usize,
     min_score: Option<f64>,
-    weight: f64,
+    /// How terms are weighed ([`super::search::ranking`]).
+    ranking: Ranking,
 }
 
 /// The reference top-`limit`: every row scored (statistics counted from
@@ -87,11 +88,7 @@ fn scan(conn: &Connection, plan: &Plan) -> Result<Vec<ScoredItem>> {
             context: context.as_deref(),
         })
         .collect();
-    let ranking = Ranking::Fields {
-        bm25: Bm25::default(),
-        weight: plan.weight,
-    };
-    let scored = exhaustive(&docs, &plan.terms, (ranking, 0, plan.min_score), |i| {
+    let scored = exhaustive(&docs, &plan.terms, (plan.ranking, 0, plan.min_score), |i| {
         rows.get(i).is_some_and(|r| wanted.contains(&r.0))
     });
     let mut hits: Vec<(f64, &str, i64)> = scored

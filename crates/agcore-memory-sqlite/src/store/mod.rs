@@ -178,20 +178,9 @@ impl MemoryStore for SqliteStore {
         self.db.store_write(WriteOp::Upsert(vec![item])).await
     }
 
+    /// [`Self::get_many`] of one id.
     async fn get(&self, id: &str) -> std::result::Result<Option<MemoryItem>, MemoryError> {
-        validate_id(id)?;
-        let id = id.to_owned();
-        self.db
-            .read(move |conn| {
-                let sql = format!("SELECT {ITEM_COLUMNS} FROM memory_items i WHERE i.id = ?1");
-                let mut stmt = conn.prepare_cached(&sql)?;
-                let mut rows = stmt.query([id])?;
-                match rows.next()? {
-                    Some(row) => query::item_from_row(row).map(Some),
-                    None => Ok(None),
-                }
-            })
-            .await
+        Ok(self.get_many(&[id.to_owned()]).await?.pop().flatten())
     }
 
     /// One read task for every id, one cached statement.

@@ -8,6 +8,7 @@ use rusqlite::Row;
 use rusqlite::types::Value;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::prefix_upper_bound;
 use agcore_memory::{MemoryError, MemoryFilter, MemoryItem};
 
 /// Item columns, in the order [`item_from_row`] reads them (table alias `i`).
@@ -120,24 +121,6 @@ fn metadata_condition(value: &serde_json::Value) -> (&'static str, Vec<Value>) {
     }
 }
 
-/// The smallest string greater than every string starting with `prefix`:
-/// the last character that has a successor is incremented and the rest cut
-/// off. `None` when every character is `char::MAX` (no upper bound needed).
-pub(crate) fn prefix_upper_bound(prefix: &str) -> Option<String> {
-    let mut chars: Vec<char> = prefix.chars().collect();
-    while let Some(last) = chars.pop() {
-        let next = match u32::from(last) + 1 {
-            0xD800 => Some('\u{E000}'),
-            code => char::from_u32(code),
-        };
-        if let Some(next) = next {
-            chars.push(next);
-            return Some(chars.into_iter().collect());
-        }
-    }
-    None
-}
-
 /// The text indexed for `content`: its analyzer terms
 /// ([`agcore_search::index_terms`]) joined by single spaces.
 pub(crate) fn index_terms(content: &str) -> String {
@@ -170,18 +153,6 @@ pub(crate) fn item_from_row(row: &Row<'_>) -> Result<MemoryItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn upper_bound_is_the_successor_of_the_prefix() {
-        assert_eq!(prefix_upper_bound("ab").as_deref(), Some("ac"));
-        assert_eq!(
-            prefix_upper_bound("a\u{D7FF}").as_deref(),
-            Some("a\u{E000}")
-        );
-        assert_eq!(prefix_upper_bound("a\u{10FFFF}").as_deref(), Some("b"));
-        assert_eq!(prefix_upper_bound("\u{10FFFF}"), None);
-        assert_eq!(prefix_upper_bound(""), None);
-    }
 
     #[test]
     fn time_parts_round_trip() {

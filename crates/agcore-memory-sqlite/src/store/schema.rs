@@ -24,6 +24,7 @@ use rusqlite::{Connection, Transaction};
 
 use crate::component::Component;
 use crate::error::{Result, storage};
+use crate::keyset::in_batches;
 
 /// The layout of a new database (version 1's with version 4's tokenizer and
 /// version 5's context columns, [`CONTEXT`]).
@@ -137,21 +138,16 @@ INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
 /// Version 2: the index of every existing row, in batches.
 fn backfill_impacts(tx: &Connection) -> Result<()> {
     const BATCH: i64 = 10_000;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String)> = tx
-            .prepare_cached(
-                "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<std::result::Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let docs: Vec<(i64, &str)> = rows.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
-        crate::impact::add_docs(tx, super::search::STORE_SCOPE, &docs, 0)?;
-        after = last;
-    }
+    in_batches(
+        tx,
+        "SELECT pk, terms FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+        |rows: Vec<(i64, String)>| {
+            let docs: Vec<(i64, &str)> = rows.iter().map(|(pk, t)| (*pk, t.as_str())).collect();
+            crate::impact::add_docs(tx, super::search::STORE_SCOPE, &docs, 0)
+        },
+    )
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 
 use super::context;
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::group_commit::{self, copy_error};
 use agcore_memory::{EvictionConfig, MemoryError, MemoryItem};
 
 mod delete;
@@ -87,31 +88,16 @@ impl StoreWriter {
         }
     }
 
-    /// Applies `ops` in one transaction. If that fails and there are several,
-    /// each op is retried in its own transaction so one bad op fails alone.
-    /// Returns each op's result and the number of rows written.
+    /// Applies `ops` in one transaction, each op alone if that fails
+    /// ([`group_commit::apply_group`]). Returns each op's result and the
+    /// number of rows written.
     #[allow(clippy::type_complexity)]
     fn apply_group(
         &mut self,
         conn: &mut Connection,
         ops: &[WriteOp],
     ) -> Result<(Vec<Result<()>>, usize)> {
-        match self.transact(conn, ops) {
-            Ok(rows) => Ok((ops.iter().map(|_| Ok(())).collect(), rows)),
-            Err(err) if ops.len() == 1 => Err(err),
-            Err(err) => {
-                tracing::debug!(error = %err, "sqlite memory store: group failed; retrying ops one by one");
-                let mut rows = 0;
-                let results = ops
-                    .iter()
-                    .map(|op| {
-                        self.transact(conn, std::slice::from_ref(op))
-                            .map(|n| rows += n)
-                    })
-                    .collect();
-                Ok((results, rows))
-            }
-        }
+        group_commit::apply_group(ops, |ops| self.transact(conn, ops))
     }
 
     /// One transaction: the ops in order (consecutive upserts coalesced into
@@ -149,14 +135,6 @@ impl StoreWriter {
             self.writes_since_check + rows
         };
         Ok(rows)
-    }
-}
-
-/// The same error again (a group's failure goes to each of its callers).
-fn copy_error(err: &MemoryError) -> MemoryError {
-    match err {
-        MemoryError::Unavailable(m) => MemoryError::Unavailable(m.clone()),
-        other => MemoryError::Storage(other.to_string()),
     }
 }
 

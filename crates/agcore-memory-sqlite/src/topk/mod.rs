@@ -9,13 +9,15 @@ mod run;
 
 use crate::error::{Result, SqliteError};
 
-use agcore_search::impact::topk::{HeldPostings, Run, TopK, WeighedTerms, run_codes};
-use agcore_search::impact::{RunBounds, Scorer, decode_postings};
+use agcore_search::impact::topk::{
+    HeldPostings, Run, TopK, WeighedTerms, open_run, open_short_terms,
+};
+use agcore_search::impact::{Scorer, decode_postings};
 use rusqlite::{CachedStatement, Connection, params};
 
 use super::impact::{TermStats, scope_stats, term_stats};
 pub(crate) use agcore_search::impact::{Fetched, Hit, Ranking};
-use preload::{PRELOAD_MAX, whole_term};
+use preload::whole_term;
 use run::Blocks;
 
 /// One top-k search of one scope.
@@ -93,47 +95,23 @@ fn open_runs<'c, 's>(
     scorer: &Scorer,
     statements: &'s mut Vec<CachedStatement<'c>>,
 ) -> Result<OpenRuns<'s>> {
-    let mut materialized: Vec<Option<HeldPostings>> = vec![None; present.len()];
-    let mut runs = Vec::new();
-    let mut plan: Vec<(usize, u32)> = Vec::new();
-    for (t, &(text, idf, stats)) in present.iter().enumerate() {
-        if stats.df > PRELOAD_MAX {
-            plan.extend(run_codes(&stats).map(|code| (t, code)));
-            continue;
-        }
-        let mut whole = whole_term(conn, scope, text, stats.df)?;
-        for code in run_codes(&stats) {
-            if let Some(blocks) = whole.runs.remove(&code) {
-                let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
-                runs.push(Run::new(
-                    t,
-                    idf,
-                    code,
-                    bounds,
-                    Blocks::held(blocks),
-                    scorer,
-                )?);
-            }
-        }
-        if let Some(slot) = materialized.get_mut(t) {
-            *slot = Some(whole.held);
-        }
-    }
-    for _ in &plan {
+    let whole = |term: &str, df: i64| whole_term(conn, scope, term, df);
+    let short = open_short_terms(present, scorer, whole, Blocks::held)?;
+    let mut runs = short.runs;
+    for _ in &short.streamed {
         statements.push(conn.prepare_cached(
             "SELECT len, first_doc, postings FROM bm25_blocks \
              WHERE scope = ?1 AND term = ?2 AND tfb = ?3 ORDER BY len, first_doc",
         )?);
     }
-    for (statement, &(t, code)) in statements.iter_mut().zip(&plan) {
+    for (statement, &(t, code)) in statements.iter_mut().zip(&short.streamed) {
         let Some(&(text, idf, stats)) = present.get(t) else {
             continue;
         };
         let rows = Blocks::Rows(statement.query(params![scope, text, code])?);
-        let bounds = RunBounds::new(code, stats.max_tf, stats.max_ctf, stats.min_clen);
-        runs.push(Run::new(t, idf, code, bounds, rows, scorer)?);
+        runs.push(open_run((t, idf, &stats), code, rows, scorer)?);
     }
-    Ok((runs, materialized))
+    Ok((runs, short.materialized))
 }
 
 /// Every posting of `term` (held by `df` documents) in `scope` as

@@ -6,9 +6,17 @@
 //! them in ([`split_time`], [`join_time`]), the items a batch write stores
 //! ([`last_by_id`]), the items a list or count returns ([`Listing`]) and
 //! the hits of a search ([`best_hits`]), and a stored item's sequence of the
-//! context field ([`stored_group`]).
+//! context field ([`stored_group`]); and the work on a batch's items done
+//! ahead of a writer by helper threads ([`ahead`]), a writer's group
+//! commit ([`group_commit`]), the id range of a prefix filter
+//! ([`prefix_upper_bound`]) and the versions of each id in a batch write
+//! ([`Versions`]).
 
+pub mod ahead;
+pub mod group_commit;
 mod listing;
+mod prefix;
+mod versions;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,6 +25,8 @@ use chrono::{DateTime, TimeZone, Utc};
 use crate::retriever::ContextField;
 use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
 pub use listing::{Listing, best_hits, last_by_id};
+pub use prefix::prefix_upper_bound;
+pub use versions::Versions;
 
 /// The count of items written since a store last checked its eviction
 /// policy, shared by the handles of one store (`Send + Sync`).

@@ -2,6 +2,8 @@
 //! built from their neighbours in the same sequence, and optional RM3
 //! feedback.
 
+pub mod settle;
+pub mod spans;
 pub mod upkeep;
 
 use std::collections::{HashMap, HashSet};

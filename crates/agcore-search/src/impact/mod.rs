@@ -13,6 +13,10 @@
 //!
 //! - [`layout`]: run codes, postings and their block codec ([`run_code`],
 //!   [`encode_postings`]), [`FieldDoc`], [`ScopeStats`].
+//! - [`blocks`]: which blocks a write stores — documents added
+//!   ([`blocks::add_blocks`]), removed ([`blocks::strip_blocks`]), a run
+//!   cut by length ([`blocks::length_blocks`]) — with the stored blocks read
+//!   and deleted through [`blocks::BlockTable`].
 //! - [`group`](mod@group): a batch of documents as (term, run code, key length)
 //!   groups of postings with the term and collection statistics they add
 //!   ([`group_docs`], [`group_docs_parallel`] on two threads).
@@ -25,6 +29,7 @@
 //! - [`topk`]: the exact top-k search over the runs ([`top_k`]), with the
 //!   storage's reads as a trait ([`topk::BlockSource`]) and callbacks.
 
+pub mod blocks;
 pub mod check;
 pub mod exhaustive;
 pub mod group;

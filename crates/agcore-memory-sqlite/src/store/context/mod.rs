@@ -20,18 +20,20 @@
 mod run;
 mod settle;
 
-use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::stored_group;
 use agcore_search::contextual::upkeep::{RunMember, SpaceJoined, changed};
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, params};
 
 use super::search::STORE_SCOPE;
+use crate::component::unless_current;
 use crate::error::Result;
 use crate::impact::BATCH;
 use crate::impact::{self, FieldDoc};
+use crate::keyset::in_batches;
 pub(crate) use run::Position;
 use run::{member, set_context};
-pub(crate) use settle::{Changes, Fresh, settle};
+pub(crate) use settle::{Changes, settle};
 
 /// The settings a store's fields were built with: (sequence key, window);
 /// `None`: no context field.
@@ -74,17 +76,10 @@ fn field(settings: &Settings) -> Option<ContextField> {
 /// [`MemoryError::Storage`](agcore_memory::MemoryError); nothing changes.
 pub(crate) fn sync(conn: &mut Connection, configured: Option<&ContextField>) -> Result<()> {
     let wanted = settings(configured);
-    if recorded(conn)? == wanted {
-        return Ok(());
+    let rebuilt = unless_current(conn, &wanted, recorded, |tx| rebuild(tx, configured))?;
+    if let Some(from) = rebuilt {
+        tracing::info!(from = ?from, to = ?wanted, "sqlite memory store: context fields rebuilt");
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let from = recorded(&tx)?;
-    if from == wanted {
-        return Ok(());
-    }
-    rebuild(&tx, configured)?;
-    tx.commit()?;
-    tracing::info!(from = ?from, to = ?wanted, "sqlite memory store: context fields rebuilt");
     Ok(())
 }
 
@@ -127,31 +122,24 @@ fn rebuild(conn: &Connection, context: Option<&ContextField>) -> Result<()> {
         }
     }
     crate::impact::clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String, bool, String)> = conn
-            .prepare_cached(
-                "SELECT pk, terms, grp IS NOT NULL, context_terms FROM memory_items \
-                 WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<std::result::Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            break;
-        };
-        let docs: Vec<FieldDoc<'_>> = rows
-            .iter()
-            .map(|(pk, terms, grouped, context)| FieldDoc {
-                doc: *pk,
-                terms,
-                context: grouped.then_some(context.as_str()),
-            })
-            .collect();
-        impact::add_fields(conn, STORE_SCOPE, &docs, 0)?;
-        after = last;
-    }
+    in_batches(
+        conn,
+        "SELECT pk, terms, grp IS NOT NULL, context_terms FROM memory_items \
+         WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        |rows: Vec<(i64, String, bool, String)>| {
+            let docs: Vec<FieldDoc<'_>> = rows
+                .iter()
+                .map(|(pk, terms, grouped, context)| FieldDoc {
+                    doc: *pk,
+                    terms,
+                    context: grouped.then_some(context.as_str()),
+                })
+                .collect();
+            impact::add_fields(conn, STORE_SCOPE, &docs, 0)
+        },
+    )?;
     let (key, window) = match settings(context) {
         Some((key, window)) => (Some(key), i64::try_from(window).unwrap_or(i64::MAX)),
         None => (None, 0),
@@ -173,25 +161,21 @@ fn assign_groups(conn: &Connection, context: Option<&ContextField>) -> Result<()
         return Ok(());
     };
     let mut update = conn.prepare_cached("UPDATE memory_items SET grp = ?2 WHERE pk = ?1")?;
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, String, Option<String>)> = conn
-            .prepare_cached(
-                "SELECT pk, metadata, grp FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
-            )?
-            .query_map([after, BATCH], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<std::result::Result<_, _>>()?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        for (pk, metadata, old) in rows {
-            let new = group_of(context, &metadata)?;
-            if new != old {
-                update.execute(params![pk, new])?;
+    in_batches(
+        conn,
+        "SELECT pk, metadata, grp FROM memory_items WHERE pk > ?1 ORDER BY pk LIMIT ?2",
+        BATCH,
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        |rows: Vec<(i64, String, Option<String>)>| {
+            for (pk, metadata, old) in rows {
+                let new = stored_group(context, &metadata)?;
+                if new != old {
+                    update.execute(params![pk, new])?;
+                }
             }
-        }
-        after = last;
-    }
+            Ok(())
+        },
+    )
 }
 
 /// Problems of the store's fields and postings: every row's field must be
@@ -235,16 +219,6 @@ pub(crate) fn check(conn: &Connection, window: usize) -> Result<Vec<String>> {
         .collect();
     problems.extend(impact::check_fields(conn, STORE_SCOPE, &docs, 0)?);
     Ok(problems)
-}
-
-/// The sequence of an item with this metadata JSON under `context`.
-///
-/// # Errors
-/// [`MemoryError::Serialization`](agcore_memory::MemoryError) when the
-/// stored metadata is not JSON.
-pub(crate) fn group_of(context: &ContextField, metadata: &str) -> Result<Option<String>> {
-    let metadata: serde_json::Value = serde_json::from_str(metadata)?;
-    Ok(context.group_of(&MemoryItem::new("", "").with_metadata(metadata)))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use super::super::context::{self, Changes, Position};
 use super::super::query::time_parts;
 use crate::error::{Result, storage};
 use agcore_memory::EvictionPolicy;
+use agcore_memory::sql_store::ttl_cutoff;
 
 /// The columns a `DELETE … RETURNING` of [`delete_indexed`] returns.
 pub(super) const DELETED: &str = "pk, terms, context_terms, grp, created_secs, created_nanos, id";
@@ -31,15 +32,13 @@ pub(super) fn delete_indexed(
     let count = gone.len();
     let mut changes = Changes::default();
     for (pk, terms, context, grp, secs, nanos, id) in gone {
-        changes
-            .removed
-            .push((pk, terms, grp.is_some().then_some(context)));
-        changes.moved.extend(grp.map(|grp| Position {
+        let at = grp.map(|grp| Position {
             grp,
             secs,
             nanos,
             id,
-        }));
+        });
+        changes.remove(pk, terms, context, at);
     }
     context::settle(conn, window, changes)?;
     Ok(count)
@@ -50,11 +49,7 @@ pub(super) fn delete_indexed(
 pub(crate) fn evict(conn: &Connection, policy: &EvictionPolicy, window: usize) -> Result<usize> {
     let removed = match policy {
         EvictionPolicy::Ttl { ttl_secs } => {
-            let ttl = chrono::Duration::seconds(i64::try_from(*ttl_secs).unwrap_or(i64::MAX));
-            let Some(cutoff) = Utc::now().checked_sub_signed(ttl) else {
-                return Ok(0);
-            };
-            let (secs, nanos) = time_parts(cutoff);
+            let (secs, nanos) = time_parts(ttl_cutoff(*ttl_secs, Utc::now()));
             delete_indexed(
                 conn,
                 &format!(

@@ -4,16 +4,16 @@
 //! fields kept in step ([`crate::store::context::settle`]).
 
 use crate::error::Result;
-use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 use super::encode::{Encoded, with_encoder};
 use crate::multirow::{self, MultiRow};
-use crate::store::context::{self, Changes, Fresh, Position};
+use crate::store::context::{self, Changes, Position};
 use crate::store::query::time_parts;
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
+use agcore_memory::sql_store::Versions;
 
 /// The item insert: an id already stored is left alone; returns the row
 /// number and id of each row created.
@@ -45,39 +45,23 @@ pub(super) fn upsert(
     if items.is_empty() {
         return Ok(0);
     }
-    // Id → (first position, last position).
-    let mut versions: Versions<'_> = HashMap::with_capacity(items.len());
-    for (n, item) in items.iter().enumerate() {
-        versions
-            .entry(item.id.as_str())
-            .and_modify(|v| v.1 = n)
-            .or_insert((n, n));
-    }
+    let versions = Versions::of(items.iter().map(|item| item.id.as_str()));
     let (encoded, created) = insert_new(conn, items, context, threads, &versions)?;
     // Every id at its last version: created rows are indexed (rewritten
     // first when a later version followed), stored rows rewritten and
     // re-indexed when their terms, sequence or time change.
     let mut changes = Changes::default();
     for (n, (item, enc)) in items.iter().zip(encoded).enumerate() {
-        let Some(&(first, last)) = versions.get(item.id.as_str()) else {
+        let Some(first) = versions.last_version(&item.id, n) else {
             continue;
         };
-        if last != n {
-            continue;
-        }
         match created.get(first).copied().flatten() {
             Some(pk) => {
                 if first != n {
                     rewrite(conn, item, &enc)?;
                 }
                 let at = position(item, &enc);
-                changes.moved.extend(at.clone());
-                changes.fresh.push(Fresh {
-                    pk,
-                    terms: enc.terms,
-                    at,
-                    stored_context: String::new(),
-                });
+                changes.write(pk, enc.terms, at, String::new());
             }
             None => rewrite_stored(conn, item, enc, &mut changes)?,
         }
@@ -85,9 +69,6 @@ pub(super) fn upsert(
     context::settle(conn, context::window(context), changes)?;
     Ok(items.len())
 }
-
-/// Id → (first position, last position) in the items of one call.
-type Versions<'a> = HashMap<&'a str, (usize, usize)>;
 
 /// Inserts each id at its first position (many rows per statement),
 /// skipping ids already stored; returns every item encoded and, by first
@@ -105,7 +86,7 @@ fn insert_new(
             encoder.take(range.end)?;
             let mut stmt = INSERT_ITEMS.prepare(conn, range.len())?;
             for (slot, n) in range.clone().enumerate() {
-                let (Some(item), Some(enc)) = (items.get(n), encoder.encoded().get(n)) else {
+                let (Some(item), Some(enc)) = (items.get(n), encoder.done().get(n)) else {
                     continue;
                 };
                 let (secs, nanos) = time_parts(item.created_at);
@@ -124,7 +105,7 @@ fn insert_new(
             while let Some(row) = rows.next()? {
                 let pk: i64 = row.get(0)?;
                 let id = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
-                if let Some(slot) = versions.get(id).and_then(|v| created.get_mut(v.0)) {
+                if let Some(slot) = versions.first(id).and_then(|first| created.get_mut(first)) {
                     *slot = Some(pk);
                 }
             }
@@ -171,25 +152,15 @@ fn rewrite_stored(
     {
         return Ok(());
     }
-    changes.removed.push((
-        pk,
-        old_terms,
-        old_group.is_some().then(|| old_context.clone()),
-    ));
-    changes.moved.extend(old_group.map(|grp| Position {
+    let old_at = old_group.map(|grp| Position {
         grp,
         secs: old_secs,
         nanos: old_nanos,
         id: item.id.clone(),
-    }));
-    let at = position(item, &enc);
-    changes.moved.extend(at.clone());
-    changes.fresh.push(Fresh {
-        pk,
-        terms: enc.terms,
-        at,
-        stored_context: old_context,
     });
+    changes.remove(pk, old_terms, old_context.clone(), old_at);
+    let at = position(item, &enc);
+    changes.write(pk, enc.terms, at, old_context);
     Ok(())
 }
 

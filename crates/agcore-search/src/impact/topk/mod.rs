@@ -32,11 +32,13 @@ mod exact;
 mod run;
 mod search;
 mod terms;
+mod whole;
 
 pub use exact::{FastHash, HeldPostings, Load};
 
 pub use run::{Block, BlockSource, HeldBlocks, Run};
 pub use terms::{Fetch, TermStats, TopK, WeighedTerms, run_codes};
+pub use whole::{PRELOAD_MAX, ShortTerms, WholeTerm, open_run, open_short_terms};
 
 use super::hit::Hit;
 use super::scorer::Scorer;
