@@ -118,7 +118,7 @@ impl MysqlDatabase {
 
     /// The memory store on this database.
     pub fn store(&self) -> MysqlStore {
-        MysqlStore::new(
+        crate::store::store(
             self.conns.clone(),
             self.eviction.clone(),
             (self.context.clone(), self.min_pruned_rows),

@@ -55,7 +55,7 @@ pub use database::MysqlDatabase;
 pub use error::MysqlError;
 pub use long_term::{MysqlLongTerm, MysqlLongTermDriver};
 pub use netaclaw::{NETACLAW_TABLE, NetaclawSource};
-pub use store::MysqlStore;
+pub use store::{MysqlStore, MysqlStoreDriver};
 #[cfg(feature = "testkit")]
 pub use terms::{FulltextQuery, fulltext_column, fulltext_query};
 pub use vectors::{MysqlRows, MysqlVectors};

@@ -113,7 +113,7 @@ impl PostgresDatabase {
 
     /// The memory store on this database.
     pub fn store(&self) -> PostgresStore {
-        PostgresStore::new(
+        crate::store::store(
             self.pool.clone(),
             self.eviction.clone(),
             self.context.clone(),

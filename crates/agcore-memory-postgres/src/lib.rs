@@ -39,7 +39,7 @@ pub use builder::PostgresDatabaseBuilder;
 pub use database::PostgresDatabase;
 pub use error::PostgresError;
 pub use long_term::{PostgresLongTerm, PostgresLongTermDriver};
-pub use store::PostgresStore;
+pub use store::{PostgresStore, PostgresStoreDriver};
 pub use vectors::PostgresVectors;
 
 /// Opens the PostgreSQL database named by `url`

@@ -6,16 +6,16 @@ use agcore_memory::{MemoryFilter, MemoryItem};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 
-use super::MysqlStore;
+use super::MysqlStoreDriver;
 use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
 use crate::error::Result;
 
-impl MysqlStore {
+impl MysqlStoreDriver {
     /// The items passing `filter` in list order (its limit applied unless
     /// `count_only`) and how many; when `count_only` and the SQL selects
     /// exactly the filter's items, only the count.
-    pub(super) async fn select(
+    pub(super) async fn select_items(
         &self,
         filter: &MemoryFilter,
         count_only: bool,

@@ -29,7 +29,7 @@ const INSERT_CHUNK: usize = 500;
 /// One item ready to write, analysed once however often its transaction
 /// runs: its column values, its index words, and its sequence.
 #[derive(Clone)]
-pub(crate) struct Prepared {
+pub struct Prepared {
     id: String,
     values: [Value; 7],
     len: i64,

@@ -10,12 +10,14 @@
 //! ahead of a writer by helper threads ([`ahead`]), a writer's group
 //! commit ([`group_commit`]), the id range of a prefix filter
 //! ([`prefix_upper_bound`]) and the versions of each id in a batch write
-//! ([`Versions`]).
+//! ([`Versions`]); and the [`MemoryStore`](crate::MemoryStore) of every
+//! SQL driver over its SQL ([`store`]).
 
 pub mod ahead;
 pub mod group_commit;
 mod listing;
 mod prefix;
+pub mod store;
 mod versions;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
