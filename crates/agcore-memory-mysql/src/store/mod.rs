@@ -8,7 +8,6 @@ mod meta;
 mod rows;
 pub(crate) mod schema;
 mod search;
-mod select;
 mod stats;
 mod write;
 
@@ -17,17 +16,18 @@ pub(crate) use df::sync as sync_df;
 pub(crate) use meta::mark_stale;
 
 use agcore_memory::retriever::ContextField;
-use agcore_memory::sql_store::counter_shard;
 use agcore_memory::sql_store::store::{SqlStore, StoreDriver};
+use agcore_memory::sql_store::{Listing, counter_shard};
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryFilter, MemoryItem, ScoredItem, SearchOptions,
 };
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Row, TxOpts, Value};
+use mysql_async::{Params, Row, TxOpts, Value};
 
 use crate::connections::Connections;
 use crate::error::{MysqlError, Result, is_duplicate, is_retryable_conflict};
+use filter::Where;
 use rows::{ITEM_COLUMNS, item_from_row};
 
 /// A [`MemoryStore`](agcore_memory::MemoryStore) in MySQL or MariaDB tables (see [`crate`] for the
@@ -157,7 +157,36 @@ impl StoreDriver for MysqlStoreDriver {
         filter: &MemoryFilter,
         count_only: bool,
     ) -> Result<(Vec<MemoryItem>, usize)> {
-        self.select_items(filter, count_only).await
+        let cond = Where::of(filter);
+        let listing = Listing {
+            filter,
+            exact: cond.exact,
+            count_only,
+        };
+        let mut params = cond.params.clone();
+        let mut conn = self.conns.get().await?;
+        if listing.counts_in_sql() {
+            let sql = format!("SELECT COUNT(*) FROM agcore_items i WHERE {}", cond.sql);
+            let n: Option<i64> = conn.exec_first(sql, Params::Positional(params)).await?;
+            return Ok((Vec::new(), usize::try_from(n.unwrap_or(0)).unwrap_or(0)));
+        }
+        let limit = match listing.sql_limit() {
+            Some(limit) => {
+                params.push(Value::Int(i64::try_from(limit).unwrap_or(i64::MAX)));
+                "LIMIT ?"
+            }
+            None => "",
+        };
+        let sql = format!(
+            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
+            cond.sql
+        );
+        let rows: Vec<Row> = conn.exec(sql, Params::Positional(params)).await?;
+        let items = rows
+            .into_iter()
+            .map(|mut row| item_from_row(&mut row))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(listing.finish(items))
     }
 
     async fn get(&self, id: &str) -> Result<Option<MemoryItem>> {

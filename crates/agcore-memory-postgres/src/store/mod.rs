@@ -77,43 +77,6 @@ impl PostgresStoreDriver {
     async fn client(&self) -> Result<Client> {
         Ok(self.pool.get().await?)
     }
-
-    async fn select_items(
-        &self,
-        filter: &MemoryFilter,
-        count_only: bool,
-    ) -> Result<(Vec<MemoryItem>, usize)> {
-        let mut params = Params::default();
-        let cond = Where::of_list(filter, self.context.as_ref(), &mut params);
-        let listing = Listing {
-            filter,
-            exact: cond.exact,
-            count_only,
-        };
-        let client = self.client().await?;
-        if listing.counts_in_sql() {
-            let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
-            let n: i64 = client
-                .query_typed_one(&sql, &params.typed())
-                .await?
-                .try_get(0)?;
-            return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
-        }
-        let limit = match listing.sql_limit() {
-            Some(limit) => {
-                let n = params.push(i64::try_from(limit).unwrap_or(i64::MAX), Type::INT8);
-                format!("LIMIT ${n}")
-            }
-            None => String::new(),
-        };
-        let sql = format!(
-            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
-            cond.sql
-        );
-        let rows = client.query_typed(&sql, &params.typed()).await?;
-        let items = rows.iter().map(item_from_row).collect::<Result<_>>()?;
-        Ok(listing.finish(items))
-    }
 }
 
 #[async_trait]
@@ -169,7 +132,36 @@ impl StoreDriver for PostgresStoreDriver {
         filter: &MemoryFilter,
         count_only: bool,
     ) -> Result<(Vec<MemoryItem>, usize)> {
-        self.select_items(filter, count_only).await
+        let mut params = Params::default();
+        let cond = Where::of_list(filter, self.context.as_ref(), &mut params);
+        let listing = Listing {
+            filter,
+            exact: cond.exact,
+            count_only,
+        };
+        let client = self.client().await?;
+        if listing.counts_in_sql() {
+            let sql = format!("SELECT count(*) FROM agcore_items i WHERE {}", cond.sql);
+            let n: i64 = client
+                .query_typed_one(&sql, &params.typed())
+                .await?
+                .try_get(0)?;
+            return Ok((Vec::new(), usize::try_from(n).unwrap_or(0)));
+        }
+        let limit = match listing.sql_limit() {
+            Some(limit) => {
+                let n = params.push(i64::try_from(limit).unwrap_or(i64::MAX), Type::INT8);
+                format!("LIMIT ${n}")
+            }
+            None => String::new(),
+        };
+        let sql = format!(
+            "SELECT {ITEM_COLUMNS} FROM agcore_items i WHERE {} ORDER BY i.created_s, i.created_ns, i.id {limit}",
+            cond.sql
+        );
+        let rows = client.query_typed(&sql, &params.typed()).await?;
+        let items = rows.iter().map(item_from_row).collect::<Result<_>>()?;
+        Ok(listing.finish(items))
     }
 
     async fn get(&self, id: &str) -> Result<Option<MemoryItem>> {
