@@ -13,3 +13,6 @@ mod memory_store;
 
 pub use driver::StoreDriver;
 pub use memory_store::SqlStore;
+
+#[cfg(test)]
+mod tests;
