@@ -13,6 +13,10 @@
 //! - Connections: the database's one writer thread (every write one
 //!   `IMMEDIATE` transaction) and its reader threads (WAL), shared with the
 //!   [`SqliteStore`](crate::SqliteStore) of the same file.
+//! - Flows: those of [`agcore_memory::long_term::sql`] (`SqlLongTerm` on
+//!   the SQLite driver, `driver`), run to completion on those threads; this
+//!   module holds SQLite's row operations and names (`conn`, `rows`), its
+//!   times (`time`), its search and its set-based maintenance (`upkeep`).
 
 mod backend;
 mod conn;
