@@ -1,7 +1,10 @@
-//! [`LongTermBackend`] for [`SqliteLongTerm`]: each operation runs on the
-//! writer thread (writes) or a reader connection (reads).
+//! [`LongTermBackend`] for [`SqliteLongTerm`]: the shared
+//! [`SqlLongTerm`](agcore_memory::long_term::sql::SqlLongTerm) on the
+//! SQLite driver, but for SQLite's own set-based maintenance, dedupe view
+//! from the stored terms and supersede in one transaction.
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::sql::{SqlDriver, WriteIntent, flows, work};
 use agcore_memory::long_term::{
     DialogueTurn, Duplicate, HistoryEntry, HistoryReason, ListRequest, LongTermBackend,
     MaintenanceReport, MemoryEntry, MemoryScope, MemoryUpdate, NewMemory, SaveOutcome, ScoredEntry,
@@ -10,7 +13,9 @@ use agcore_memory::long_term::{
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::{SqliteLongTerm, buffer, import, ops, reads, rows, search, upkeep};
+use super::{SqliteLongTerm, upkeep};
+
+type Outcome<T> = std::result::Result<T, MemoryError>;
 
 #[async_trait]
 impl LongTermBackend for SqliteLongTerm {
@@ -20,10 +25,8 @@ impl LongTermBackend for SqliteLongTerm {
         new: NewMemory,
         rules: &WeightRules,
         now: DateTime<Utc>,
-    ) -> std::result::Result<SaveOutcome, MemoryError> {
-        let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::save(c, &scope, new, &rules, now))
-            .await
+    ) -> Outcome<SaveOutcome> {
+        self.sql.save(scope, new, rules, now).await
     }
 
     async fn update(
@@ -34,62 +37,35 @@ impl LongTermBackend for SqliteLongTerm {
         reason: HistoryReason,
         rules: &WeightRules,
         now: DateTime<Utc>,
-    ) -> std::result::Result<MemoryEntry, MemoryError> {
-        let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::update(c, &scope, id, update, reason, &rules, now))
-            .await
+    ) -> Outcome<MemoryEntry> {
+        self.sql.update(scope, id, update, reason, rules, now).await
     }
 
-    async fn delete(
-        &self,
-        scope: &MemoryScope,
-        id: i64,
-        now: DateTime<Utc>,
-    ) -> std::result::Result<bool, MemoryError> {
-        let scope = scope.clone();
-        self.run(move |c| ops::delete(c, &scope, id, now)).await
+    async fn delete(&self, scope: &MemoryScope, id: i64, now: DateTime<Utc>) -> Outcome<bool> {
+        self.sql.delete(scope, id, now).await
     }
 
-    async fn get(
-        &self,
-        scope: &MemoryScope,
-        id: i64,
-    ) -> std::result::Result<Option<MemoryEntry>, MemoryError> {
-        let scope = scope.clone();
-        self.read(move |c| rows::load(c, &scope, id)).await
+    async fn get(&self, scope: &MemoryScope, id: i64) -> Outcome<Option<MemoryEntry>> {
+        self.sql.get(scope, id).await
     }
 
-    /// One read task for every id.
     async fn get_many(
         &self,
         scope: &MemoryScope,
         ids: &[i64],
-    ) -> std::result::Result<Vec<Option<MemoryEntry>>, MemoryError> {
+    ) -> Outcome<Vec<Option<MemoryEntry>>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let (scope, ids) = (scope.clone(), ids.to_vec());
-        self.read(move |c| ids.iter().map(|&id| rows::load(c, &scope, id)).collect())
-            .await
+        self.sql.get_many(scope, ids).await
     }
 
-    async fn find_by_key(
-        &self,
-        scope: &MemoryScope,
-        key: &str,
-    ) -> std::result::Result<Option<MemoryEntry>, MemoryError> {
-        let (scope, key) = (scope.clone(), key.to_owned());
-        self.read(move |c| reads::find_by_key(c, &scope, &key))
-            .await
+    async fn find_by_key(&self, scope: &MemoryScope, key: &str) -> Outcome<Option<MemoryEntry>> {
+        self.sql.find_by_key(scope, key).await
     }
 
-    async fn history(
-        &self,
-        scope: &MemoryScope,
-        id: i64,
-    ) -> std::result::Result<Vec<HistoryEntry>, MemoryError> {
-        let scope = scope.clone();
-        self.read(move |c| reads::history(c, &scope, id)).await
+    async fn history(&self, scope: &MemoryScope, id: i64) -> Outcome<Vec<HistoryEntry>> {
+        self.sql.history(scope, id).await
     }
 
     async fn search(
@@ -97,19 +73,12 @@ impl LongTermBackend for SqliteLongTerm {
         scope: &MemoryScope,
         query: &str,
         request: &SearchRequest,
-    ) -> std::result::Result<Vec<ScoredEntry>, MemoryError> {
-        let (scope, query, request) = (scope.clone(), query.to_owned(), request.clone());
-        self.read(move |c| search::search(c, &scope, &query, &request))
-            .await
+    ) -> Outcome<Vec<ScoredEntry>> {
+        self.sql.search(scope, query, request).await
     }
 
-    async fn list(
-        &self,
-        scope: &MemoryScope,
-        request: &ListRequest,
-    ) -> std::result::Result<Vec<MemoryEntry>, MemoryError> {
-        let (scope, request) = (scope.clone(), request.clone());
-        self.read(move |c| reads::list(c, &scope, &request)).await
+    async fn list(&self, scope: &MemoryScope, request: &ListRequest) -> Outcome<Vec<MemoryEntry>> {
+        self.sql.list(scope, request).await
     }
 
     async fn record_use(
@@ -118,19 +87,12 @@ impl LongTermBackend for SqliteLongTerm {
         record: UsageRecord,
         rules: &WeightRules,
         now: DateTime<Utc>,
-    ) -> std::result::Result<usize, MemoryError> {
-        let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::record_use(c, &scope, &record, &rules, now))
-            .await
+    ) -> Outcome<usize> {
+        self.sql.record_use(scope, record, rules, now).await
     }
 
-    async fn usage_log(
-        &self,
-        scope: &MemoryScope,
-        id: i64,
-    ) -> std::result::Result<Vec<UsageLogRow>, MemoryError> {
-        let scope = scope.clone();
-        self.read(move |c| buffer::usage_log(c, &scope, id)).await
+    async fn usage_log(&self, scope: &MemoryScope, id: i64) -> Outcome<Vec<UsageLogRow>> {
+        self.sql.usage_log(scope, id).await
     }
 
     async fn archive_below(
@@ -138,40 +100,43 @@ impl LongTermBackend for SqliteLongTerm {
         scope: &MemoryScope,
         threshold: f64,
         now: DateTime<Utc>,
-    ) -> std::result::Result<usize, MemoryError> {
-        let scope = scope.clone();
-        self.run(move |c| ops::archive_below(c, &scope, threshold, now))
-            .await
+    ) -> Outcome<usize> {
+        self.sql.archive_below(scope, threshold, now).await
     }
 
+    /// Set-based: a few statements for the whole scope (`upkeep`).
     async fn maintenance(
         &self,
         scope: &MemoryScope,
         rules: &WeightRules,
         now: DateTime<Utc>,
         purge_before: DateTime<Utc>,
-    ) -> std::result::Result<MaintenanceReport, MemoryError> {
+    ) -> Outcome<MaintenanceReport> {
         let (scope, rules) = (scope.clone(), *rules);
         self.run(move |c| upkeep::maintenance(c, &scope, &rules, now, purge_before))
             .await
     }
 
+    /// In one write transaction ([`flows::supersede_duplicates`]).
     async fn supersede_duplicates(
         &self,
         scope: &MemoryScope,
         duplicates: &[Duplicate],
         rules: &WeightRules,
         now: DateTime<Utc>,
-    ) -> std::result::Result<usize, MemoryError> {
+    ) -> Outcome<usize> {
         let (scope, rules, duplicates) = (scope.clone(), *rules, duplicates.to_vec());
-        self.run(move |c| ops::supersede_duplicates(c, &scope, &duplicates, &rules, now))
-            .await
+        let work = work(move |rows| {
+            let (scope, duplicates) = (scope.clone(), duplicates.clone());
+            Box::pin(async move {
+                flows::supersede_duplicates(rows, &scope, &duplicates, &rules, now).await
+            })
+        });
+        self.sql.driver().write(WriteIntent::Other, work).await
     }
 
-    async fn dedupe_terms(
-        &self,
-        scope: &MemoryScope,
-    ) -> std::result::Result<Vec<TermSet>, MemoryError> {
+    /// From the stored `terms` column: no entry decoded or re-analyzed.
+    async fn dedupe_terms(&self, scope: &MemoryScope) -> Outcome<Vec<TermSet>> {
         let scope = scope.clone();
         self.read(move |c| upkeep::dedupe_terms(c, &scope)).await
     }
@@ -183,14 +148,10 @@ impl LongTermBackend for SqliteLongTerm {
         user_query: &str,
         assistant_response: &str,
         now: DateTime<Utc>,
-    ) -> std::result::Result<DialogueTurn, MemoryError> {
-        let (scope, session, user, reply) = (
-            scope.clone(),
-            session_id.to_owned(),
-            user_query.to_owned(),
-            assistant_response.to_owned(),
-        );
-        self.run(move |c| buffer::buffer_append(c, &scope, &session, &user, &reply, now))
+    ) -> Outcome<DialogueTurn> {
+        let (query, response) = (user_query, assistant_response);
+        self.sql
+            .buffer_append(scope, session_id, query, response, now)
             .await
     }
 
@@ -199,10 +160,8 @@ impl LongTermBackend for SqliteLongTerm {
         scope: &MemoryScope,
         session_id: &str,
         limit: usize,
-    ) -> std::result::Result<Vec<DialogueTurn>, MemoryError> {
-        let (scope, session) = (scope.clone(), session_id.to_owned());
-        self.read(move |c| buffer::buffer_pending(c, &scope, &session, limit))
-            .await
+    ) -> Outcome<Vec<DialogueTurn>> {
+        self.sql.buffer_pending(scope, session_id, limit).await
     }
 
     async fn buffer_mark_applied(
@@ -211,24 +170,21 @@ impl LongTermBackend for SqliteLongTerm {
         session_id: &str,
         up_to: i64,
         now: DateTime<Utc>,
-    ) -> std::result::Result<usize, MemoryError> {
-        let (scope, session) = (scope.clone(), session_id.to_owned());
-        self.run(move |c| buffer::buffer_mark_applied(c, &scope, &session, up_to, now))
+    ) -> Outcome<usize> {
+        self.sql
+            .buffer_mark_applied(scope, session_id, up_to, now)
             .await
     }
 
-    async fn import_entries(
-        &self,
-        entries: Vec<MemoryEntry>,
-    ) -> std::result::Result<Vec<SaveOutcome>, MemoryError> {
-        self.run(move |c| import::import_all(c, entries)).await
+    async fn import_entries(&self, entries: Vec<MemoryEntry>) -> Outcome<Vec<SaveOutcome>> {
+        self.sql.import_entries(entries).await
     }
 
-    async fn scopes(&self) -> std::result::Result<Vec<MemoryScope>, MemoryError> {
-        self.read(|c| buffer::scopes(c)).await
+    async fn scopes(&self) -> Outcome<Vec<MemoryScope>> {
+        self.sql.scopes().await
     }
 
-    async fn close(&self) -> std::result::Result<(), MemoryError> {
-        self.db.close().await
+    async fn close(&self) -> Outcome<()> {
+        self.sql.close().await
     }
 }

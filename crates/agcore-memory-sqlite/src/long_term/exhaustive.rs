@@ -5,9 +5,8 @@
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use rusqlite::{Connection, params};
 
-use super::reads::archived_sql;
 use super::rows::SCOPE_TOKENS;
-use super::search::{load, query_terms};
+use super::search::{archived_sql, load, query_terms};
 use crate::error::Result;
 use agcore_search::impact::{FieldDoc, Hit, Ranking, exhaustive as score_every};
 

@@ -13,14 +13,16 @@
 //! - Connections: the database's one writer thread (every write one
 //!   `IMMEDIATE` transaction) and its reader threads (WAL), shared with the
 //!   [`SqliteStore`](crate::SqliteStore) of the same file.
+//! - Flows: those of [`agcore_memory::long_term::sql`] (`SqlLongTerm` on
+//!   the SQLite driver, `driver`), run to completion on those threads; this
+//!   module holds SQLite's row operations and names (`conn`, `rows`), its
+//!   times (`time`), its search and its set-based maintenance (`upkeep`).
 
 mod backend;
-mod buffer;
+mod conn;
+mod driver;
 #[cfg(feature = "testkit")]
 mod exhaustive;
-mod import;
-mod ops;
-mod reads;
 pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;
@@ -31,11 +33,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::sql::SqlLongTerm;
 #[cfg(feature = "testkit")]
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 
 use crate::SqliteDatabase;
 use crate::connection::Database;
+use driver::SqliteLongTermDriver;
 
 /// Long-term memory in a SQLite database. `Send + Sync`, cheap to clone.
 ///
@@ -63,12 +67,18 @@ use crate::connection::Database;
 /// ```
 #[derive(Debug, Clone)]
 pub struct SqliteLongTerm {
-    db: Arc<Database>,
+    /// The shared SQL backend on the SQLite driver (`driver`).
+    sql: SqlLongTerm<SqliteLongTermDriver>,
 }
 
 impl SqliteLongTerm {
     pub(crate) fn new(db: Arc<Database>) -> Self {
-        Self { db }
+        let sql = SqlLongTerm::new(SqliteLongTermDriver { db });
+        Self { sql }
+    }
+
+    fn db(&self) -> &Database {
+        &self.sql.driver().db
     }
 
     /// Opens (creating if needed) the database at `path` with default
@@ -90,7 +100,7 @@ impl SqliteLongTerm {
 
     /// The database file, `None` in memory.
     pub fn path(&self) -> Option<&Path> {
-        self.db.path()
+        self.db().path()
     }
 
     /// BM25 over every entry of `scope` by a scan (statistics counted from
@@ -116,7 +126,9 @@ impl SqliteLongTerm {
     }
 
     /// The row-by-row maintenance of earlier releases (every active entry
-    /// loaded, aged and stored back): the reference the set-based
+    /// loaded, aged and stored back; the shared
+    /// [`flows::maintenance`](agcore_memory::long_term::sql::flows::maintenance)
+    /// the other SQL drivers run): the reference the set-based
     /// [`LongTermBackend::maintenance`] is checked and measured against.
     ///
     /// [`LongTermBackend::maintenance`]: agcore_memory::long_term::LongTermBackend::maintenance
@@ -132,9 +144,15 @@ impl SqliteLongTerm {
         now: chrono::DateTime<chrono::Utc>,
         purge_before: chrono::DateTime<chrono::Utc>,
     ) -> std::result::Result<agcore_memory::long_term::MaintenanceReport, MemoryError> {
+        use agcore_memory::long_term::sql::{SqlDriver, WriteIntent, flows, work};
         let (scope, rules) = (scope.clone(), *rules);
-        self.run(move |c| ops::maintenance_row_by_row(c, &scope, &rules, now, purge_before))
-            .await
+        let work = work(move |rows| {
+            let scope = scope.clone();
+            Box::pin(
+                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
+            )
+        });
+        self.sql.driver().write(WriteIntent::Other, work).await
     }
 
     /// Runs a write (or a read that must see the writer's state) on the writer.
@@ -143,7 +161,7 @@ impl SqliteLongTerm {
         T: Send + 'static,
         F: FnOnce(&mut rusqlite::Connection) -> crate::error::Result<T> + Send + 'static,
     {
-        self.db.exec(f).await
+        self.db().exec(f).await
     }
 
     /// Runs a read on a reader connection (the writer in memory).
@@ -152,6 +170,6 @@ impl SqliteLongTerm {
         T: Send + 'static,
         F: FnOnce(&mut rusqlite::Connection) -> crate::error::Result<T> + Send + 'static,
     {
-        self.db.read(f).await
+        self.db().read(f).await
     }
 }

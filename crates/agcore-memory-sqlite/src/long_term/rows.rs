@@ -1,87 +1,27 @@
-//! Row encoding: entry columns, scope tokens, reads and writes of one entry
-//! (stored times are in `super::time`).
+//! Row encoding: entry columns, scope tokens, the insert and store of one
+//! entry with its index rows (stored times are in `super::time`).
 
-use super::time::{format_time, parse_time};
+use super::conn::values;
+use super::time::format_time;
 use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use agcore_memory::MemoryError;
-use agcore_memory::long_term::columns::{entry_columns, stored_json};
+use agcore_memory::long_term::MemoryEntry;
+use agcore_memory::long_term::columns::entry_columns;
 use agcore_memory::long_term::content_key;
-use agcore_memory::long_term::{MemoryEntry, MemoryScope, MemoryType};
+use agcore_memory::long_term::sql::{ENTRY_TYPES, entry_from_values};
 use agcore_search::index_terms as analyzer_terms;
 
-/// Entry columns in the order [`entry_from_row`] reads them (table alias `m`).
+/// The shared entry columns ([`agcore_memory::long_term::sql::ENTRY_COLUMNS`],
+/// read as [`ENTRY_TYPES`]) in SQLite's names (table alias `m`); rows of
+/// the first layout may lack metadata and the weight's time.
 pub(crate) const ENTRY_COLUMNS: &str = "m.id, m.agent_name, m.user_id, m.type, m.name, m.content, \
-     m.description, m.metadata, m.tags, m.weight, m.archived, m.use_count, m.last_used_at, \
-     m.weight_updated_at, m.created_at, m.updated_at";
-
-fn corrupt(what: &str, err: impl std::fmt::Display) -> MemoryError {
-    MemoryError::Storage(format!("long-term memory: bad stored {what}: {err}"))
-}
+     m.description, COALESCE(m.metadata, '{}'), m.tags, m.weight, m.archived, m.use_count, \
+     m.last_used_at, COALESCE(m.weight_updated_at, m.updated_at), m.created_at, m.updated_at";
 
 /// Decodes the [`ENTRY_COLUMNS`] of `row`.
 pub(crate) fn entry_from_row(row: &Row<'_>) -> Result<MemoryEntry> {
-    let metadata: Option<String> = row.get(7)?;
-    let metadata = match metadata {
-        None => serde_json::Map::new(),
-        Some(text) => stored_json("metadata", &text)?,
-    };
-    let tags: String = row.get(8)?;
-    let last_used: Option<String> = row.get(12)?;
-    let weight_at: Option<String> = row.get(13)?;
-    let created_at = parse_time(&row.get::<_, String>(14)?)?;
-    let updated_at = parse_time(&row.get::<_, String>(15)?)?;
-    let use_count: i64 = row.get(11)?;
-    Ok(MemoryEntry {
-        id: row.get(0)?,
-        agent_name: row.get(1)?,
-        user_id: row.get(2)?,
-        memory_type: MemoryType::parse(&row.get::<_, String>(3)?)
-            .map_err(|e| corrupt("type", e))?,
-        name: row.get(4)?,
-        content: row.get(5)?,
-        description: row.get(6)?,
-        metadata,
-        tags: stored_json("tags", &tags)?,
-        weight: row.get(9)?,
-        archived: row.get::<_, i64>(10)? != 0,
-        use_count: u64::try_from(use_count).unwrap_or(0),
-        last_used_at: last_used.as_deref().map(parse_time).transpose()?,
-        weight_updated_at: weight_at
-            .as_deref()
-            .map(parse_time)
-            .transpose()?
-            .unwrap_or(updated_at),
-        created_at,
-        updated_at,
-    })
-}
-
-/// Entry `id` of `scope`.
-///
-/// # Errors
-/// [`MemoryError::Storage`].
-pub(crate) fn load(conn: &Connection, scope: &MemoryScope, id: i64) -> Result<Option<MemoryEntry>> {
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.id = ?1 AND m.agent_name = ?2 AND m.user_id = ?3"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![id, scope.agent(), scope.user()])?;
-    rows.next()?.map(entry_from_row).transpose()
-}
-
-/// The id of the entry of `scope` with content key `key`.
-///
-/// # Errors
-/// [`MemoryError::Storage`].
-pub(crate) fn id_by_key(conn: &Connection, scope: &MemoryScope, key: &str) -> Result<Option<i64>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id FROM memory WHERE agent_name = ?1 AND user_id = ?2 AND content_key = ?3",
-        )?
-        .query_row(params![scope.agent(), scope.user(), key], |r| r.get(0))
-        .optional()?)
+    Ok(entry_from_values(values(row, &ENTRY_TYPES)?)?)
 }
 
 /// The FTS5 term naming a scope: `ltscope` + 16 hex digits of
@@ -180,20 +120,6 @@ pub(crate) fn insert(conn: &Connection, entry: &MemoryEntry) -> Result<i64> {
         SCOPE_TOKENS,
     )?;
     Ok(id)
-}
-
-/// Drops row `id` of `scope` from the impact-ordered index (its `terms` as
-/// stored); call it in the transaction that deletes the row.
-///
-/// # Errors
-/// [`MemoryError::Storage`].
-pub(crate) fn unindex(conn: &Connection, scope: &MemoryScope, id: i64, terms: &str) -> Result<()> {
-    crate::impact::remove_docs(
-        conn,
-        scope_id(scope.agent(), scope.user()),
-        &[(id, terms)],
-        SCOPE_TOKENS,
-    )
 }
 
 /// Writes every mutable column of `entry` to its row (matched by id and scope).

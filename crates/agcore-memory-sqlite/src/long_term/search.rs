@@ -12,12 +12,21 @@ use crate::error::Result;
 
 use rusqlite::{Connection, params};
 
-use super::reads::archived_sql;
 use super::rows::{self, ENTRY_COLUMNS, SCOPE_TOKENS, entry_from_row};
 use crate::topk::{Fetched, Hit, Ranking, TopKQuery, top_k};
 use agcore_memory::long_term::MemoryScope;
 use agcore_memory::long_term::{ScoredEntry, SearchRequest};
 use agcore_search::capped_query_terms;
+
+/// The `archived` condition of `filter` on table alias `m`.
+pub(super) fn archived_sql(filter: agcore_memory::long_term::ArchivedFilter) -> &'static str {
+    use agcore_memory::long_term::ArchivedFilter as A;
+    match filter {
+        A::Include => "1",
+        A::Only => "m.archived = 1",
+        _ => "m.archived = 0",
+    }
+}
 
 pub(super) fn query_terms(query: &str) -> Vec<String> {
     capped_query_terms(query)

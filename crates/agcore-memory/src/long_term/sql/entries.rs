@@ -35,7 +35,8 @@ pub fn entry_from_values(row: Vec<SqlValue>) -> Result<MemoryEntry, MemoryError>
         id: row.int()?,
         agent_name: row.text()?,
         user_id: row.text()?,
-        memory_type: MemoryType::parse(&row.text()?)?,
+        memory_type: MemoryType::parse(&row.text()?)
+            .map_err(|e| MemoryError::Storage(format!("long-term memory: bad stored type: {e}")))?,
         name: row.text()?,
         content: row.text()?,
         description: row.text()?,

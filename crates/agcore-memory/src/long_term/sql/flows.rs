@@ -9,7 +9,9 @@ use super::super::backend::{
     HistoryReason, ListOrder, ListRequest, MaintenanceReport, SaveOutcome, UsageRecord,
 };
 use super::super::changes::{MemoryUpdate, NewMemory};
+use super::super::dedupe::Duplicate;
 use super::super::entry::MemoryEntry;
+use super::super::maintain::supersede_update;
 use super::super::normalize::content_key;
 use super::super::scope::MemoryScope;
 use super::super::upkeep::{age_counted, used_ids};
@@ -111,6 +113,38 @@ pub async fn delete<R: LongTermRows + ?Sized>(
     statements::add_history(rows, scope, old, HistoryReason::Delete, now).await?;
     rows.remove(id).await?;
     Ok(true)
+}
+
+/// [`LongTermBackend::supersede_duplicates`](super::super::LongTermBackend::supersede_duplicates)
+/// in the caller's transaction: each entry `d.superseded` of `scope` still
+/// there gets [`supersede_update`] as an [`update`] with reason
+/// [`HistoryReason::Supersede`]; returns how many. For a driver that
+/// archives them in one write (SQLite); the others use the trait's default.
+///
+/// # Errors
+/// As [`update`].
+pub async fn supersede_duplicates<R: LongTermRows + ?Sized>(
+    rows: &mut R,
+    scope: &MemoryScope,
+    duplicates: &[Duplicate],
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+) -> Result<usize, R::Error> {
+    let mut done = 0;
+    for duplicate in duplicates {
+        let id = duplicate.superseded;
+        let Some(entry) = entries::load(rows, scope, id, true).await? else {
+            continue;
+        };
+        let change = (
+            id,
+            supersede_update(&entry, duplicate.kept),
+            HistoryReason::Supersede,
+        );
+        update(rows, scope, change, rules, now).await?;
+        done += 1;
+    }
+    Ok(done)
 }
 
 /// [`LongTermBackend::record_use`](super::super::LongTermBackend::record_use):
