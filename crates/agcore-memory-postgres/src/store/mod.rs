@@ -38,7 +38,7 @@ use rows::{ITEM_COLUMNS, item_from_row};
 /// Upserts run in one transaction; then, when due, eviction in another
 /// (so each transaction takes its sequence locks in one order). Each runs
 /// again when the server rolls it back for a lock conflict
-/// ([`retry`](crate::retry)). The context field is
+/// ([`retry_lock_conflicts`](agcore_memory::retry::retry_lock_conflicts)). The context field is
 /// [`PostgresDatabaseBuilder::context_field`](crate::PostgresDatabaseBuilder::context_field).
 pub type PostgresStore = SqlStore<PostgresStoreDriver>;
 
