@@ -10,10 +10,10 @@ use agcore_memory::long_term::{DialogueTurn, MemoryEntry, MemoryScope};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, ToSql, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, ToSql, params, params_from_iter};
 
-use super::rows::{self, SCOPE_TOKENS};
-use super::time::{format_time, parse_time};
+use super::rows::{self, SCOPE_TOKENS, values};
+use super::time::format_time;
 use crate::error::{Result, SqliteError};
 
 /// The long-term rows of one connection.
@@ -68,24 +68,6 @@ impl ToSql for Bind<'_> {
             SqlParam::Time(v) => ToSqlOutput::Owned(Value::Text(format_time(v))),
         })
     }
-}
-
-/// The first columns of `row`, read as `types`.
-pub(crate) fn values(row: &Row<'_>, types: &[SqlType]) -> Result<Vec<SqlValue>> {
-    let value = |(i, ty): (usize, &SqlType)| -> Result<SqlValue> {
-        Ok(match ty {
-            SqlType::Int => SqlValue::Int(row.get(i)?),
-            SqlType::Float => SqlValue::Float(row.get(i)?),
-            SqlType::Bool => SqlValue::Bool(row.get::<_, i64>(i)? != 0),
-            SqlType::Text => SqlValue::Text(row.get(i)?),
-            SqlType::Time => SqlValue::Time(parse_time(&row.get::<_, String>(i)?)?),
-            SqlType::TimeOrNull => match row.get::<_, Option<String>>(i)? {
-                Some(text) => SqlValue::Time(parse_time(&text)?),
-                None => SqlValue::Null,
-            },
-        })
-    };
-    types.iter().enumerate().map(value).collect()
 }
 
 #[async_trait]

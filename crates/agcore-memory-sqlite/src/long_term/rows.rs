@@ -1,16 +1,33 @@
 //! Row encoding: entry columns, scope tokens, the insert and store of one
 //! entry with its index rows (stored times are in `super::time`).
 
-use super::conn::values;
-use super::time::format_time;
+use super::time::{format_time, parse_time};
 use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use agcore_memory::long_term::MemoryEntry;
 use agcore_memory::long_term::columns::entry_columns;
 use agcore_memory::long_term::content_key;
-use agcore_memory::long_term::sql::{ENTRY_TYPES, entry_from_values};
+use agcore_memory::long_term::sql::{ENTRY_TYPES, SqlType, SqlValue, entry_from_values};
 use agcore_search::index_terms as analyzer_terms;
+
+/// The first columns of `row`, read as `types`.
+pub(crate) fn values(row: &Row<'_>, types: &[SqlType]) -> Result<Vec<SqlValue>> {
+    let value = |(i, ty): (usize, &SqlType)| -> Result<SqlValue> {
+        Ok(match ty {
+            SqlType::Int => SqlValue::Int(row.get(i)?),
+            SqlType::Float => SqlValue::Float(row.get(i)?),
+            SqlType::Bool => SqlValue::Bool(row.get::<_, i64>(i)? != 0),
+            SqlType::Text => SqlValue::Text(row.get(i)?),
+            SqlType::Time => SqlValue::Time(parse_time(&row.get::<_, String>(i)?)?),
+            SqlType::TimeOrNull => match row.get::<_, Option<String>>(i)? {
+                Some(text) => SqlValue::Time(parse_time(&text)?),
+                None => SqlValue::Null,
+            },
+        })
+    };
+    types.iter().enumerate().map(value).collect()
+}
 
 /// The shared entry columns ([`agcore_memory::long_term::sql::ENTRY_COLUMNS`],
 /// read as [`ENTRY_TYPES`]) in SQLite's names (table alias `m`); rows of
