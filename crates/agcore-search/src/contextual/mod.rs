@@ -2,6 +2,7 @@
 //! built from their neighbours in the same sequence, and optional RM3
 //! feedback.
 
+pub mod refield;
 pub mod settle;
 pub mod spans;
 pub mod upkeep;

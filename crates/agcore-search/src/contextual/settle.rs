@@ -9,15 +9,17 @@
 //! within `window` of that place. So the neighbours of every old and new
 //! place of the changed documents, read after the step's row writes, are
 //! all the documents whose field may differ; each is compared with its
-//! stored field ([`upkeep::changed`](super::upkeep::changed)).
+//! stored field ([`Refields`] decides).
 //!
-//! Fields and index terms are [`SpaceJoined`] words.
+//! [`settle`] runs those decisions over a synchronous store
+//! ([`FieldRows`]) whose fields and index terms are [`SpaceJoined`] words;
+//! asynchronous stores feed [`Refields`] themselves.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 
+use super::refield::{Refield, Refields, Written};
 use super::spans::changed_spans;
-use super::upkeep::{RunMember, SpaceJoined, changed, span};
+use super::upkeep::{RunMember, SpaceJoined};
 
 /// An index entry: `(document, own terms, context field)`; the field is
 /// `None` for a document in no sequence.
@@ -144,68 +146,45 @@ pub fn settle<S: FieldRows>(
         fresh,
         moved,
     } = changes;
-    let mut fresh: HashMap<S::Doc, Fresh<S::Doc, S::Place>> =
-        fresh.into_iter().map(|f| (f.doc, f)).collect();
     let mut added: Vec<Entry<S::Doc>> = Vec::with_capacity(fresh.len());
+    let mut step = Refields::new(
+        window,
+        fresh.into_iter().map(|f| Written {
+            doc: f.doc,
+            terms: SpaceJoined(f.terms),
+            len: 0,
+            grouped: f.at.is_some(),
+            stored: Some((SpaceJoined(f.stored_context), 0)),
+        }),
+    );
     for (lo, hi) in changed_spans(moved, S::sequence).values() {
-        settle_run(
-            rows,
-            (lo, hi),
-            window,
-            &mut fresh,
-            (&mut removed, &mut added),
-        )?;
+        let (members, before, after) = rows.run((lo, hi), window.saturating_mul(2))?;
+        for r in step.run(&members, before, after) {
+            apply(rows, r, (&mut removed, &mut added))?;
+        }
     }
     // Documents in no sequence (one in a sequence was settled with its run).
-    for f in fresh.into_values() {
-        if !f.stored_context.is_empty() {
-            rows.set_context(f.doc, "")?;
-        }
-        let context = f.at.map(|_| String::new());
-        added.push((f.doc, f.terms, context));
+    for r in step.rest() {
+        apply(rows, r, (&mut removed, &mut added))?;
     }
     Ok((removed, added))
 }
 
-/// Derives the fields of the run around `lo..=hi` again: writes the
-/// changed ones, moving their old entries to `removed` and new ones to
-/// `added`, and indexes the fresh documents of the run (taken from `fresh`).
+/// Writes the field of `r` when it changed, and moves its old entry (if
+/// it had one) to `removed` and its new one to `added`.
 #[allow(clippy::type_complexity)]
-fn settle_run<S: FieldRows>(
+fn apply<S: FieldRows>(
     rows: &mut S,
-    places: (&S::Place, &S::Place),
-    window: usize,
-    fresh: &mut HashMap<S::Doc, Fresh<S::Doc, S::Place>>,
+    r: Refield<S::Doc, SpaceJoined>,
     (removed, added): (&mut Vec<Entry<S::Doc>>, &mut Vec<Entry<S::Doc>>),
 ) -> Result<(), S::Error> {
-    let (mut members, before, after) = rows.run(places, window.saturating_mul(2))?;
-    let middle = members.len() - before - after;
-    // A fresh document is indexed whatever its stored field holds: not stored.
-    for m in &mut members {
-        if fresh.contains_key(&m.doc) {
-            m.stored = None;
-        }
+    if r.write {
+        rows.set_context(r.doc, &r.field.0)?;
     }
-    for u in changed(&members, span(before, middle, after, window), window) {
-        let Some(member) = members.get(u.at) else {
-            continue;
-        };
-        let (doc, new) = (member.doc, u.terms.0);
-        match (fresh.remove(&doc), &member.stored) {
-            (Some(f), _) => {
-                if new != f.stored_context {
-                    rows.set_context(doc, &new)?;
-                }
-                added.push((doc, f.terms, Some(new)));
-            }
-            (None, Some((old, _))) => {
-                rows.set_context(doc, &new)?;
-                removed.push((doc, member.own.0.clone(), Some(old.0.clone())));
-                added.push((doc, member.own.0.clone(), Some(new)));
-            }
-            (None, None) => {}
-        }
+    if let Some(old) = r.old {
+        removed.push((r.doc, r.own.0.clone(), Some(old.0)));
     }
+    added.push((r.doc, r.own.0, r.grouped.then_some(r.field.0)));
     Ok(())
 }
 

@@ -6,12 +6,12 @@
 
 use agcore_memory::MemoryItem;
 use agcore_memory::retriever::ContextField;
-use agcore_search::contextual::upkeep::changed;
+use agcore_search::contextual::refield::Refields;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Transaction, TxOpts, Value};
 
 use super::rows::{Membership, insert_empty};
-use super::settle::{MEMBER_COLUMNS, member};
+use super::settle::{MEMBER_COLUMNS, member, write};
 use crate::error::Result;
 use crate::row::take;
 
@@ -95,7 +95,7 @@ async fn enrol_members(tx: &mut Transaction<'_>, context: &ContextField) -> Resu
 /// Computes every sequence's context fields from its members; returns the
 /// summed context length.
 async fn fill_fields(tx: &mut Transaction<'_>, context: &ContextField) -> Result<i64> {
-    let window = super::window(Some(context));
+    let mut step = Refields::new(super::window(Some(context)), []);
     let groups: Vec<Vec<u8>> = tx
         .query("SELECT DISTINCT grp FROM agcore_item_context")
         .await?;
@@ -104,22 +104,20 @@ async fn fill_fields(tx: &mut Transaction<'_>, context: &ContextField) -> Result
         // No `ORDER BY`: sorting the join's rows, `LONGTEXT` columns
         // included, made the server write an on-disk temporary table.
         let rows: Vec<Row> = tx
-            .exec(format!("SELECT {MEMBER_COLUMNS}TRUE"), (Value::from(grp),))
+            .exec(
+                format!("SELECT {MEMBER_COLUMNS}TRUE"),
+                (Value::from(grp.as_slice()),),
+            )
             .await?;
         let mut members = rows
             .into_iter()
             .map(|mut row| member(&mut row, 0))
             .collect::<Result<Vec<_>>>()?;
         members.sort_by(|a, b| a.doc.1.cmp(&b.doc.1));
-        let updates = changed(&members, 0..members.len(), window);
-        context_len += updates.iter().map(|u| u.delta).sum::<i64>();
-        tx.exec_batch(
-            "UPDATE agcore_item_context SET context_terms = ?, context_len = ? WHERE doc = ?",
-            updates
-                .into_iter()
-                .filter_map(|u| Some((u.terms, u.len, members.get(u.at)?.doc.0))),
-        )
-        .await?;
+        // The whole sequence is the changed span.
+        let refields = step.run(&members, 0, 0);
+        context_len += refields.iter().map(|r| r.delta).sum::<i64>();
+        write(tx, &grp, &refields).await?;
     }
     Ok(context_len)
 }

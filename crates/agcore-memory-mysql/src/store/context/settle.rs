@@ -3,12 +3,14 @@
 //! changed position to `2 · window` after its last are read in list order
 //! (three index range reads on `(grp, created_s, created_ns, id)`, in one
 //! statement), the members joining are placed among them, every member
-//! within `window` of that span gets its field derived again
-//! ([`agcore_search::contextual::upkeep`]), and the rows of new members and the changed
-//! fields are written in one statement; what each field held and now holds
-//! is recorded for the document frequencies ([`WordChanges`]).
+//! within `window` of that span gets its field derived again and those
+//! to write are chosen ([`agcore_search::contextual::refield`]), and the
+//! rows of new members and the changed fields are written in one
+//! statement; what each field held and now holds is recorded for the
+//! document frequencies ([`WordChanges`]).
 
-use agcore_search::contextual::upkeep::{FieldUpdate, RunMember, changed, span};
+use agcore_search::contextual::refield::{Refield, Refields};
+use agcore_search::contextual::upkeep::RunMember;
 use agcore_search::doc_freq::{Field, WordChanges};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Transaction, Value};
@@ -125,33 +127,26 @@ async fn around(
     Ok((members, before, after))
 }
 
-/// Writes `updates` of `grp` (of `members`): rows of new members with
+/// Writes the fields of `grp` in `refields`: rows of new members with
 /// their fields, and the changed fields of stored ones, in one statement
 /// per 500.
-async fn write(
+pub(super) async fn write(
     tx: &mut Transaction<'_>,
     grp: &[u8],
-    members: &[Member],
-    updates: &[FieldUpdate<String>],
+    refields: &[Refield<(i64, Position), String>],
 ) -> Result<()> {
-    for chunk in updates.chunks(CHUNK) {
+    for chunk in refields.chunks(CHUNK) {
         let mut params = Vec::with_capacity(chunk.len() * 7);
-        for u in chunk {
-            let Some(Member {
-                doc: (doc, position),
-                ..
-            }) = members.get(u.at)
-            else {
-                continue;
-            };
+        for r in chunk {
+            let (doc, position) = &r.doc;
             params.extend([
                 Value::Int(*doc),
                 Value::from(grp),
                 Value::Int(position.0),
                 Value::Int(position.1),
                 Value::from(position.2.as_slice()),
-                Value::Int(u.len),
-                Value::from(u.terms.as_str()),
+                Value::Int(r.len),
+                Value::from(r.field.as_str()),
             ]);
         }
         tx.exec_drop(
@@ -159,7 +154,7 @@ async fn write(
                 "INSERT INTO agcore_item_context (doc, grp, created_s, created_ns, id, context_len, context_terms)
                  VALUES {} ON DUPLICATE KEY UPDATE
                  context_len = VALUES(context_len), context_terms = VALUES(context_terms)",
-                vec!["(?, ?, ?, ?, ?, ?, ?)"; params.len() / 7].join(", ")
+                vec!["(?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ")
             ),
             Params::Positional(params),
         )
@@ -169,19 +164,20 @@ async fn write(
 }
 
 /// Derives again the fields of the members around `positions` in `grp`,
-/// `joining` placed among them; returns the change of summed field lengths.
+/// its `joining` members placed among them ([`Refields::run`]); returns the
+/// change of summed field lengths.
 async fn settle_group(
     tx: &mut Transaction<'_>,
     grp: &[u8],
     positions: &[Position],
     joining: Vec<Joining>,
-    (window, words): (usize, &mut WordChanges),
+    (step, words): (&mut Refields<(i64, Position), String>, &mut WordChanges),
 ) -> Result<i64> {
     let (Some(lo), Some(hi)) = (positions.iter().min(), positions.iter().max()) else {
         return Ok(0);
     };
-    let (mut members, before, after) = around(tx, grp, (lo, hi), window.saturating_mul(2)).await?;
-    let middle = members.len() - before - after + joining.len();
+    let margin = step.window().saturating_mul(2);
+    let (mut members, before, after) = around(tx, grp, (lo, hi), margin).await?;
     // Joining positions lie within `lo..=hi`: among the middle members.
     members.extend(joining.into_iter().map(|j| Member {
         doc: (j.doc, j.position),
@@ -190,23 +186,19 @@ async fn settle_group(
         stored: None,
     }));
     members.sort_by(|a, b| a.doc.1.cmp(&b.doc.1));
-    let updates = changed(&members, span(before, middle, after, window), window);
-    for u in &updates {
-        let Some(m) = members.get(u.at) else {
-            continue;
-        };
-        let id = m.doc.1.2.as_slice();
-        if let Some((context, _)) = &m.stored {
+    let refields = step.run(&members, before, after);
+    for r in &refields {
+        let id = r.doc.1.2.as_slice();
+        if let Some(context) = &r.old {
             // Its own words are unchanged: a member whose item was
             // rewritten left its sequence and joins again, not stored.
-            words.was(id, Field::Own, &m.own);
+            words.was(id, Field::Own, &r.own);
             words.was(id, Field::Context, context);
         }
-        words.set(id, Field::Context, u.terms.clone());
+        words.set(id, Field::Context, r.field.clone());
     }
-    let delta = updates.iter().map(|u| u.delta).sum();
-    write(tx, grp, &members, &updates).await?;
-    Ok(delta)
+    write(tx, grp, &refields).await?;
+    Ok(refields.iter().map(|r| r.delta).sum())
 }
 
 /// Writes the rows of the members joining and derives again every field
@@ -223,9 +215,11 @@ pub(crate) async fn settle(
     words: &mut WordChanges,
 ) -> Result<ContextDelta> {
     let mut context_len = changes.context_len;
+    // Members joining are read as members not stored: always written.
+    let mut step = Refields::new(window, []);
     for (grp, positions) in &changes.at {
         let joining = changes.joining.remove(grp).unwrap_or_default();
-        context_len += settle_group(tx, grp, positions, joining, (window, words)).await?;
+        context_len += settle_group(tx, grp, positions, joining, (&mut step, words)).await?;
     }
     Ok(ContextDelta {
         grouped: changes.grouped,

@@ -2,8 +2,9 @@
 //! through `agcore_items_group (grp, created_s, created_ns, id)` (two index
 //! range scans per place, one each way).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use agcore_search::contextual::refield::Neighbourhood;
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;
 
@@ -18,15 +19,6 @@ pub(crate) struct Position {
     pub(crate) secs: i64,
     pub(crate) nanos: i32,
     pub(crate) id: String,
-}
-
-/// A row whose field is to be derived: its own length, its stored field
-/// length and its neighbours `(doc, own length)`.
-#[derive(Debug, Default)]
-pub(crate) struct Target {
-    pub(crate) len: i32,
-    pub(crate) context_len: i32,
-    pub(crate) neighbours: Vec<(i64, i32)>,
 }
 
 /// The members of sequence `{at}.grp` within `$w` places before and after
@@ -44,20 +36,10 @@ fn around(at: &str, cols: &str, w: &str) -> String {
     )
 }
 
-/// Stored postings of rows: own terms and fields, by row number.
-#[derive(Debug, Default)]
-pub(crate) struct Stored {
-    pub(crate) own: HashMap<i64, BTreeMap<String, i32>>,
-    pub(crate) context: HashMap<i64, BTreeMap<String, i32>>,
-}
-
 /// What [`targets`] finds: the rows whose fields may have changed, by row
-/// number, and the stored postings of them and of their neighbours.
-#[derive(Debug, Default)]
-pub(crate) struct Found {
-    pub(crate) targets: BTreeMap<i64, Target>,
-    pub(crate) stored: Stored,
-}
+/// number, and the stored postings of them and of their neighbours (own
+/// terms and fields).
+pub(crate) type Found = Neighbourhood<i64, BTreeMap<String, i32>>;
 
 /// The rows whose fields may have changed, with their neighbours: the rows
 /// within `window` of each place in `moved` (where a row appeared, left or
@@ -144,23 +126,20 @@ fn read_row(row: &tokio_postgres::Row, out: &mut Found) -> Result<()> {
         let (tf, ctf, term): (i32, i32, String) =
             (row.try_get(2)?, row.try_get(3)?, row.try_get(6)?);
         if tf > 0 {
-            out.stored
-                .own
-                .entry(doc)
-                .or_default()
-                .insert(term.clone(), tf);
+            out.own.entry(doc).or_default().insert(term.clone(), tf);
         }
         if ctf > 0 {
-            out.stored.context.entry(doc).or_default().insert(term, ctf);
+            out.fields.entry(doc).or_default().insert(term, ctf);
         }
         return Ok(());
     }
     let target = out.targets.entry(doc).or_default();
-    target.len = row.try_get(2)?;
-    target.context_len = row.try_get(3)?;
+    target.len = i64::from(row.try_get::<_, i32>(2)?);
+    target.context_len = i64::from(row.try_get::<_, i32>(3)?);
     let neighbour: Option<i64> = row.try_get(4)?;
     if let Some(neighbour) = neighbour {
-        target.neighbours.push((neighbour, row.try_get(5)?));
+        let len: i32 = row.try_get(5)?;
+        target.neighbours.push((neighbour, i64::from(len)));
     }
     Ok(())
 }

@@ -1,35 +1,24 @@
 //! Keeping the context fields current inside a write transaction: after a
 //! step (an upsert batch, a deletion, an eviction) has changed rows, the
 //! rows it wrote are indexed with their fields and every row whose
-//! neighbours changed gets its field (and postings) again.
-//!
-//! Which rows can change: a row's field is its `window` neighbours on each
-//! side, so it changes only when a row appears, leaves or changes within
-//! that window — and then, in the final order, the row is within `window`
-//! of that place. So the neighbours of every old and new place of the
-//! changed rows, looked up after the step's row writes, are all the rows
-//! whose field may differ; each is compared with its stored field.
+//! neighbours changed gets its field (and postings) again: the rows within
+//! `window` of every old and new place of the changed rows, looked up after
+//! the step's row writes (why those: [`agcore_search::contextual::settle`]);
+//! [`Refields`] decides which to write.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use agcore_search::collection::field_postings;
-use agcore_search::contextual::upkeep::field_from;
+use agcore_search::contextual::refield::{Refields, Written};
 use deadpool_postgres::Transaction;
 
-use super::neighbours::{Found, Position, Target, targets};
+use super::neighbours::{Found, Position, targets};
 use crate::error::Result;
 use crate::store::stats::{self, Delta};
 
 /// A row the step wrote (new, or replaced with its postings deleted), to be
-/// indexed from scratch.
-#[derive(Debug)]
-pub(crate) struct Fresh {
-    pub(crate) doc: i64,
-    /// Its own length in terms.
-    pub(crate) len: i32,
-    /// Its own terms and their frequencies.
-    pub(crate) terms: BTreeMap<String, i32>,
-}
+/// indexed from scratch: its own terms with their frequencies and length.
+pub(crate) type Fresh = Written<i64, BTreeMap<String, i32>>;
 
 /// Posting rows to insert, column by column.
 #[derive(Default)]
@@ -85,7 +74,7 @@ pub(crate) async fn settle(
     let fresh_docs: Vec<i64> = fresh.iter().map(|f| f.doc).collect();
     // Fresh rows in a sequence have their places in `moved`.
     let found = targets(tx, &moved, &fresh_docs, window).await?;
-    let writes = Writes::plan(&found, &fresh, &mut delta);
+    let writes = Writes::plan(found, fresh, window, &mut delta);
     writes.send(tx, shard, delta).await
 }
 
@@ -101,53 +90,24 @@ struct Writes {
 }
 
 impl Writes {
-    /// What the `fresh` rows and the `found` targets need written; the
-    /// fields' change of length is added to `delta`.
-    fn plan(found: &Found, fresh: &[Fresh], delta: &mut Delta) -> Self {
-        let Found {
-            targets: found,
-            stored,
-        } = found;
-        let fresh_set: HashSet<i64> = fresh.iter().map(|f| f.doc).collect();
-        let fresh_terms: HashMap<i64, &BTreeMap<String, i32>> =
-            fresh.iter().map(|f| (f.doc, &f.terms)).collect();
-        let empty = BTreeMap::new();
-        let own_of = |doc: i64| {
-            fresh_terms
-                .get(&doc)
-                .copied()
-                .or_else(|| stored.own.get(&doc))
-                .unwrap_or(&empty)
-        };
-        let field = |t: &Target| -> (BTreeMap<String, i32>, i32) {
-            let (terms, len) = field_from(
-                t.neighbours
-                    .iter()
-                    .map(|&(doc, len)| (own_of(doc), i64::from(len))),
-            );
-            (terms, i32::try_from(len).unwrap_or(i32::MAX))
-        };
+    /// What the `fresh` rows and the `found` targets need written
+    /// ([`Refields`] decides which targets change); the fields' change of
+    /// length is added to `delta`.
+    fn plan(found: Found, fresh: Vec<Fresh>, window: usize, delta: &mut Delta) -> Self {
+        let mut step = Refields::new(window, fresh);
+        let mut refields = step.neighbourhood(found);
+        refields.extend(step.rest());
         let mut out = Self::default();
-        for f in fresh {
-            let (terms, clen) = found.get(&f.doc).map(&field).unwrap_or_default();
-            out.rows.add(f.doc, f.len, &f.terms, &terms, clen);
-            delta.context_len += i64::from(clen);
-            if clen != 0 {
-                out.ctx_docs.push(f.doc);
-                out.ctx_lens.push(clen);
+        for r in refields {
+            let len = i32::try_from(r.own_len).unwrap_or(i32::MAX);
+            let clen = i32::try_from(r.len).unwrap_or(i32::MAX);
+            out.rows.add(r.doc, len, &r.own, &r.field, clen);
+            if r.old.is_some() {
+                out.rewritten.push(r.doc);
             }
-        }
-        for (&doc, target) in found.iter().filter(|(d, _)| !fresh_set.contains(*d)) {
-            let (terms, clen) = field(target);
-            let old = stored.context.get(&doc).unwrap_or(&empty);
-            if clen == target.context_len && terms == *old {
-                continue;
-            }
-            out.rows.add(doc, target.len, own_of(doc), &terms, clen);
-            out.rewritten.push(doc);
-            delta.context_len += i64::from(clen) - i64::from(target.context_len);
-            if clen != target.context_len {
-                out.ctx_docs.push(doc);
+            delta.context_len += r.delta;
+            if r.delta != 0 {
+                out.ctx_docs.push(r.doc);
                 out.ctx_lens.push(clen);
             }
         }

@@ -235,10 +235,13 @@ fn fresh_rows(batch: Vec<Prepared>, docs: &HashMap<String, i64>) -> Result<Vec<F
             .get(&p.item.id)
             .copied()
             .ok_or_else(|| storage(format!("postgres: `{}` was not written", p.item.id)))?;
+        // Its postings are written afresh: no stored field to compare.
         fresh.push(Fresh {
             doc,
-            len: p.len,
             terms: p.terms,
+            len: i64::from(p.len),
+            grouped: p.group.is_some(),
+            stored: None,
         });
     }
     Ok(fresh)
