@@ -4,7 +4,7 @@
 //! beside baselines in the same group: `get` of one entry by id, the scope
 //! search alone (what prefetch adds to it is the rule check and the
 //! formatting), and in the printed report the exhaustive scan of the scope
-//! (`SqliteLongTerm::exhaustive_search`, BM25 over every entry of the scope)
+//! (`SqliteLongTermDriver::exhaustive_search`, BM25 over every entry of the scope)
 //! that the pruned search is measured against.
 //!
 //! N = 10 000 always; set `AGCORE_BENCH_LONG_TERM_100K=1` to add N = 100 000
@@ -53,8 +53,12 @@ fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory, backend
     for i in 0..40 {
         let query = format!("what about {} again", TOPICS[i % TOPICS.len()]);
         let t = Instant::now();
-        rt.block_on(backend.exhaustive_search(&scope, &query, &SearchRequest::top_k(5)))
-            .unwrap();
+        rt.block_on(
+            backend
+                .driver()
+                .exhaustive_search(&scope, &query, &SearchRequest::top_k(5)),
+        )
+        .unwrap();
         scan.push(t.elapsed());
     }
     let (mut save, mut pre, mut get, mut search) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

@@ -5,7 +5,7 @@
 //! the first run, one in ten just above the archive threshold). On one, the
 //! set-based `LongTermBackend::maintenance` runs; on the other, the
 //! row-by-row reference of earlier releases
-//! (`SqliteLongTerm::maintenance_row_by_row`: every active entry loaded,
+//! (`SqliteLongTermDriver::maintenance_row_by_row`: every active entry loaded,
 //! aged in Rust and stored back). Each runs at day 1..=5 (every active row
 //! decays: the daily run) and again one second later (nothing to do: a
 //! frequent schedule). Then `LongTermMemory::maintenance_all_at` — decay,
@@ -129,6 +129,7 @@ async fn bench(n: usize, corpus: &Corpus) {
             set_times.push(started.elapsed());
             let started = Instant::now();
             let b = reference
+                .driver()
                 .maintenance_row_by_row(&heavy, &rules, now, purge)
                 .await
                 .unwrap();

@@ -9,6 +9,7 @@ use agcore_memory::retriever::ContextField;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 
 use crate::connection::{Database, Durability, Options, blocking};
+use crate::long_term::SqliteLongTermDriver;
 use crate::{SqliteLongTerm, SqliteStore};
 
 /// A SQLite database file with every agcore component in it — the
@@ -72,7 +73,14 @@ impl SqliteDatabase {
 
     /// The long-term memory backend of this database.
     pub fn long_term(&self) -> SqliteLongTerm {
-        SqliteLongTerm::new(Arc::clone(&self.db))
+        SqliteLongTerm::new(self.long_term_driver())
+    }
+
+    /// The driver of [`Self::long_term`].
+    pub(crate) fn long_term_driver(&self) -> SqliteLongTermDriver {
+        SqliteLongTermDriver {
+            db: Arc::clone(&self.db),
+        }
     }
 
     /// The store, long-term memory and vectors as a [`Storage`].

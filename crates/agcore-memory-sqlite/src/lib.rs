@@ -22,7 +22,7 @@ pub use agcore_memory::vector::VectorTables;
 pub use connection::Durability;
 pub use database::{SqliteDatabase, SqliteDatabaseBuilder};
 pub use error::SqliteError;
-pub use long_term::SqliteLongTerm;
+pub use long_term::{SqliteLongTerm, SqliteLongTermDriver};
 pub use store::{SqliteStore, SqliteStoreBuilder};
 pub use vectors::{SqliteRows, SqliteVectors};
 

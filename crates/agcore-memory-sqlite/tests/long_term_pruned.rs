@@ -120,7 +120,7 @@ proptest! {
                 }
                 for s in 0..3 {
                     let pruned = backend.search(&scope(s), &q, &request).await.unwrap();
-                    let exhaustive = backend.exhaustive_search(&scope(s), &q, &request).await.unwrap();
+                    let exhaustive = backend.driver().exhaustive_search(&scope(s), &q, &request).await.unwrap();
                     same(&pruned, &exhaustive, &format!("scope {s} {q:?} {request:?}"));
                     let user = format!("user-{s}");
                     prop_assert!(pruned.iter().all(|h| h.entry.user_id == user));
@@ -164,6 +164,7 @@ async fn ties_resolve_by_id_like_the_exhaustive_scan() {
             let request = SearchRequest::top_k(limit);
             let pruned = backend.search(&scope(1), q, &request).await.unwrap();
             let exhaustive = backend
+                .driver()
                 .exhaustive_search(&scope(1), q, &request)
                 .await
                 .unwrap();

@@ -34,6 +34,7 @@ async fn set_based_maintenance_equals_the_row_by_row_reference() {
         let purge = at - Duration::days(7);
         let a = set.maintenance(&scope, &rules, at, purge).await.unwrap();
         let b = reference
+            .driver()
             .maintenance_row_by_row(&scope, &rules, at, purge)
             .await
             .unwrap();

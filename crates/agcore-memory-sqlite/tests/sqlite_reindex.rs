@@ -148,6 +148,7 @@ async fn an_index_built_with_keywords_is_re_tokenised_on_open() {
         let names: Vec<&str> = hits.iter().map(|h| h.entry.name.as_str()).collect();
         assert_eq!(names, [want], "{query}");
         let all = backend
+            .driver()
             .exhaustive_search(&scope, query, &request)
             .await
             .unwrap();

@@ -2,6 +2,7 @@
 //! no index): the reference the pruned [`super::search`] is checked and
 //! measured against. Compiled with the `testkit` feature only.
 
+use agcore_memory::long_term::sql::{SqlDriver, WriteIntent, flows, work};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use rusqlite::{Connection, params};
 
@@ -58,4 +59,54 @@ pub(crate) fn exhaustive(
     hits.sort();
     hits.truncate(request.limit);
     load(conn, hits)
+}
+
+/// The references the driver's own paths are checked and measured against
+/// (`testkit` feature; reach them with [`SqlLongTerm::driver`](agcore_memory::long_term::sql::SqlLongTerm::driver)).
+impl super::SqliteLongTermDriver {
+    /// BM25 over every entry of `scope` by a scan (statistics counted from
+    /// the rows, no index): the exhaustive reference that the pruned
+    /// search equals (same entries and order, scores up to float rounding)
+    /// and is measured against. `O(entries of the scope)`.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`](agcore_memory::MemoryError::Storage).
+    #[doc(hidden)]
+    pub async fn exhaustive_search(
+        &self,
+        scope: &MemoryScope,
+        query: &str,
+        request: &SearchRequest,
+    ) -> std::result::Result<Vec<ScoredEntry>, agcore_memory::MemoryError> {
+        let (scope, query, request) = (scope.clone(), query.to_owned(), request.clone());
+        self.db
+            .read(move |c| exhaustive(c, &scope, &query, &request))
+            .await
+    }
+
+    /// The row-by-row maintenance of earlier releases (every active entry
+    /// loaded, aged and stored back: the provided
+    /// [`SqlDriver::maintenance`] the other SQL drivers run): the reference
+    /// the set-based maintenance is checked and measured against.
+    ///
+    /// # Errors
+    /// [`MemoryError::Storage`](agcore_memory::MemoryError::Storage).
+    #[doc(hidden)]
+    pub async fn maintenance_row_by_row(
+        &self,
+        scope: &MemoryScope,
+        rules: &agcore_memory::long_term::WeightRules,
+        now: chrono::DateTime<chrono::Utc>,
+        purge_before: chrono::DateTime<chrono::Utc>,
+    ) -> std::result::Result<agcore_memory::long_term::MaintenanceReport, agcore_memory::MemoryError>
+    {
+        let (scope, rules) = (scope.clone(), *rules);
+        let work = work(move |rows| {
+            let scope = scope.clone();
+            Box::pin(
+                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
+            )
+        });
+        self.write(WriteIntent::Other, work).await
+    }
 }

@@ -1,4 +1,4 @@
-//! [`SqlLongTerm`]: the [`LongTermBackend`] of every SQL driver — each
+//! The [`LongTermBackend`] of [`SqlLongTerm`], for every SQL driver — each
 //! method one transaction or statement of the driver ([`SqlDriver`]) over
 //! the shared [`flows`](super::flows).
 
@@ -10,49 +10,14 @@ use super::super::backend::{
     SaveOutcome, ScoredEntry, SearchRequest, UsageLogRow, UsageRecord,
 };
 use super::super::changes::{MemoryUpdate, NewMemory};
+use super::super::dedupe::{Duplicate, TermSet};
 use super::super::entry::MemoryEntry;
 use super::super::scope::MemoryScope;
 use super::super::weights::WeightRules;
+use super::SqlLongTerm;
 use super::driver::{Access, SqlDriver, WriteIntent, work};
 use super::{entries, flows, statements};
 use crate::MemoryError;
-
-/// Long-term memory in the tables of a SQL driver `D`: the flows are
-/// shared, the driver holds its connections, SQL and type mapping. Cheap to
-/// clone when `D` is.
-#[derive(Debug, Clone)]
-pub struct SqlLongTerm<D> {
-    driver: D,
-}
-
-impl<D: SqlDriver> SqlLongTerm<D> {
-    /// Long-term memory on `driver`.
-    pub fn new(driver: D) -> Self {
-        Self { driver }
-    }
-
-    /// The driver.
-    pub fn driver(&self) -> &D {
-        &self.driver
-    }
-
-    /// A statement outside a transaction: `op` on the rows with owned `input`.
-    async fn call<I, T, F>(&self, access: Access, input: I, op: F) -> Result<T, MemoryError>
-    where
-        I: Clone + Send + Sync + 'static,
-        T: Send + 'static,
-        F: for<'t> Fn(
-                &'t mut super::driver::Rows<'t, D::Error>,
-                I,
-            ) -> futures::future::BoxFuture<'t, Result<T, D::Error>>
-            + Send
-            + Sync
-            + 'static,
-    {
-        let work = work(move |rows| op(rows, input.clone()));
-        self.driver.run(access, work).await
-    }
-}
 
 #[async_trait]
 impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
@@ -221,14 +186,25 @@ impl<D: SqlDriver> LongTermBackend for SqlLongTerm<D> {
         now: DateTime<Utc>,
         purge_before: DateTime<Utc>,
     ) -> Result<MaintenanceReport, MemoryError> {
-        let (scope, rules) = (scope.clone(), *rules);
-        let work = work(move |rows| {
-            let scope = scope.clone();
-            Box::pin(
-                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
-            )
-        });
-        self.driver.write(WriteIntent::Other, work).await
+        let driver = &self.driver;
+        driver.maintenance(scope, rules, now, purge_before).await
+    }
+
+    async fn supersede_duplicates(
+        &self,
+        scope: &MemoryScope,
+        duplicates: &[Duplicate],
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        let driver = &self.driver;
+        driver
+            .supersede_duplicates(scope, duplicates, rules, now)
+            .await
+    }
+
+    async fn dedupe_terms(&self, scope: &MemoryScope) -> Result<Vec<TermSet>, MemoryError> {
+        self.driver.dedupe_terms(scope).await
     }
 
     async fn buffer_append(

@@ -5,11 +5,15 @@
 use async_trait::async_trait;
 use futures::future::BoxFuture;
 
-use super::super::backend::{ScoredEntry, SearchRequest};
+use chrono::{DateTime, Utc};
+
+use super::super::backend::{ListRequest, MaintenanceReport, ScoredEntry, SearchRequest};
 use super::super::changes::{MemoryUpdate, NewMemory};
+use super::super::dedupe::{Duplicate, TermSet};
 use super::super::scope::MemoryScope;
 use super::super::weights::WeightRules;
 use super::rows::LongTermRows;
+use super::{entries, flows};
 use crate::MemoryError;
 
 /// The rows of one connection or transaction of a driver with error `E`.
@@ -119,4 +123,67 @@ pub trait SqlDriver: Send + Sync + std::fmt::Debug + 'static {
     /// # Errors
     /// [`MemoryError::Storage`] when closing fails.
     async fn close(&self) -> Result<(), MemoryError>;
+
+    /// [`LongTermBackend::maintenance`](super::super::LongTermBackend::maintenance).
+    /// Provided: [`flows::maintenance`] (every active entry loaded, aged
+    /// and stored back) in one write transaction; a driver may override it
+    /// with set-based statements.
+    ///
+    /// # Errors
+    /// [`MemoryError`] from the database.
+    async fn maintenance(
+        &self,
+        scope: &MemoryScope,
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+        purge_before: DateTime<Utc>,
+    ) -> Result<MaintenanceReport, MemoryError> {
+        let (scope, rules) = (scope.clone(), *rules);
+        let work = work(move |rows| {
+            let scope = scope.clone();
+            Box::pin(
+                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
+            )
+        });
+        self.write(WriteIntent::Other, work).await
+    }
+
+    /// [`LongTermBackend::supersede_duplicates`](super::super::LongTermBackend::supersede_duplicates).
+    /// Provided: [`flows::supersede_duplicates`] in one write transaction.
+    ///
+    /// # Errors
+    /// [`MemoryError`] from the database; nothing is archived then.
+    async fn supersede_duplicates(
+        &self,
+        scope: &MemoryScope,
+        duplicates: &[Duplicate],
+        rules: &WeightRules,
+        now: DateTime<Utc>,
+    ) -> Result<usize, MemoryError> {
+        let (scope, rules, duplicates) = (scope.clone(), *rules, duplicates.to_vec());
+        let work = work(move |rows| {
+            let (scope, duplicates) = (scope.clone(), duplicates.clone());
+            Box::pin(async move {
+                flows::supersede_duplicates(rows, &scope, &duplicates, &rules, now).await
+            })
+        });
+        self.write(WriteIntent::Other, work).await
+    }
+
+    /// [`LongTermBackend::dedupe_terms`](super::super::LongTermBackend::dedupe_terms).
+    /// Provided: every entry of `scope` listed and analyzed
+    /// ([`TermSet::of`]); a driver that stores the analyzed terms may read
+    /// them instead.
+    ///
+    /// # Errors
+    /// [`MemoryError`] from the database.
+    async fn dedupe_terms(&self, scope: &MemoryScope) -> Result<Vec<TermSet>, MemoryError> {
+        let scope = scope.clone();
+        let work = work(move |rows| {
+            let scope = scope.clone();
+            Box::pin(async move { entries::list(rows, &scope, &ListRequest::all(), false).await })
+        });
+        let entries = self.run(Access::Read, work).await?;
+        Ok(entries.iter().map(TermSet::of).collect())
+    }
 }

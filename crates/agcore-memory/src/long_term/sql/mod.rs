@@ -13,13 +13,14 @@ mod conn;
 mod driver;
 pub mod entries;
 pub mod flows;
+mod handle;
 mod rows;
 pub mod statements;
 
-pub use backend::SqlLongTerm;
 pub use conn::{SqlConn, SqlParam, SqlType, SqlValue};
 pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, work};
 pub use entries::{ENTRY_COLUMNS, ENTRY_TYPES, archived_sql, entry_from_values};
+pub use handle::{FileDriver, SqlLongTerm};
 pub use rows::LongTermRows;
 
 #[cfg(test)]
