@@ -2,15 +2,6 @@
 //! finds its candidates through the full-text index, or by reading every
 //! row in range and looking for the words in its text, and how few rows a
 //! MaxScore round must leave out to be worth a statement of its own.
-//!
-//! The constants are measured on MariaDB 10.11 (InnoDB `FULLTEXT`) on the
-//! 100k bench store: its full-text search costs about 3.5 µs per posting it
-//! reads (per document holding a matched word); a scan costs about 0.4 µs
-//! per row plus 0.15 µs per word it looks for (`user`, in 70% of the items,
-//! matched in 190 ms, scanned for in 40 ms). A query whose words are in more
-//! than about a fifth of the rows is thus several times cheaper as a scan,
-//! and the scan matches every word for the price of a few: it is exhaustive
-//! in one statement.
 
 /// Documents the words left out of a round must match together, by
 /// default, for the round to be worth a statement: InnoDB's `FULLTEXT`
@@ -20,6 +11,15 @@
 pub const MIN_SAVED_ROWS: u64 = 1_000;
 
 /// Estimated costs of the two ways to find a statement's candidates.
+///
+/// [`Self::INNODB_FULLTEXT`] is measured on MariaDB 10.11 (InnoDB `FULLTEXT`) on the
+/// 100k bench store: its full-text search costs about 3.5 µs per posting it
+/// reads (per document holding a matched word); a scan costs about 0.4 µs
+/// per row plus 0.15 µs per word it looks for (`user`, in 70% of the items,
+/// matched in 190 ms, scanned for in 40 ms). A query whose words are in more
+/// than about a fifth of the rows is thus several times cheaper as a scan,
+/// and the scan matches every word for the price of a few: it is exhaustive
+/// in one statement.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AccessCost {
     /// µs per posting the full-text index reads.
@@ -35,7 +35,7 @@ pub struct AccessCost {
 
 impl AccessCost {
     /// InnoDB's `FULLTEXT` index against a scan of `LOCATE`s (MariaDB
-    /// 10.11; see the [module](self) documentation).
+    /// 10.11; see [`AccessCost`]).
     pub const INNODB_FULLTEXT: Self = Self {
         posting_us: 3.5,
         row_us: 0.4,
