@@ -16,14 +16,16 @@
 //! which is `idf · (k1 + 1) · tf / (tf + K)` — BM25 — for one field, and
 //! [`Bm25F`](agcore_search::Bm25F) (normalised frequencies
 //! weighted, summed, saturated once) for two, with `k1 = 1.2`, `b = 0.75`
-//! and no length normalisation of a field whose lengths are all 0: the
-//! arithmetic of `agcore_memory::retriever`, to float rounding. Each term
+//! and no length normalisation of a field whose lengths are all 0
+//! ([`Bm25::linear_norm`], tested against both there): the arithmetic of
+//! `agcore_memory::retriever`, to float rounding. Each term
 //! frequency appears once in the expression, so the server counts it once
 //! per row; statistics computed in SQL per row (the idf's logarithm, the
 //! mean length) or derived tables, which MariaDB merges into the outer
 //! query by repeating their expressions, cost about twice the time.
 
 use agcore_search::Bm25;
+use agcore_search::collection::mean_length;
 use mysql_async::Value;
 
 /// One BM25F field of the candidate rows.
@@ -52,7 +54,7 @@ pub(crate) fn score(words: &[String], idfs: &[f64], fields: &[Field<'_>]) -> (St
         for (n, field) in fields.iter().enumerate() {
             let pattern = crate::terms::occurrence(word);
             let width = i64::try_from(pattern.len()).unwrap_or(i64::MAX);
-            let (a, c) = saturation(bm25, field.avg_len);
+            let (a, c) = bm25.linear_norm(field.avg_len);
             let tf = format!(
                 "((LENGTH({t}) - LENGTH(REPLACE({t}, ?, ''))) DIV ?)",
                 t = field.terms
@@ -76,16 +78,6 @@ pub(crate) fn score(words: &[String], idfs: &[f64], fields: &[Field<'_>]) -> (St
     (terms.join(" + "), params)
 }
 
-/// `(a, c)` with `K = a + c · len`: `k1 · (1 − b)` and `k1 · b / avg`, or
-/// `k1` and 0 when the field has no length.
-fn saturation(bm25: Bm25, avg_len: f64) -> (f64, f64) {
-    if avg_len > 0.0 && avg_len.is_finite() {
-        (bm25.k1 * (1.0 - bm25.b), bm25.k1 * bm25.b / avg_len)
-    } else {
-        (bm25.k1, 0.0)
-    }
-}
-
 impl<'a> Field<'a> {
     /// The field whose token column is `terms` and length `len`, holding
     /// `total` tokens over `rows` rows (its mean length; 0 when either is
@@ -96,15 +88,10 @@ impl<'a> Field<'a> {
         (total, rows): (f64, f64),
         weight: f64,
     ) -> Self {
-        let avg_len = if rows > 0.0 && total > 0.0 {
-            total / rows
-        } else {
-            0.0
-        };
         Self {
             terms,
             len,
-            avg_len,
+            avg_len: mean_length(total, rows),
             weight,
         }
     }
@@ -120,47 +107,6 @@ mod tests {
             len: "i.len",
             avg_len,
             weight,
-        }
-    }
-
-    /// Evaluates one word's term the way the SQL does.
-    fn term(c: f64, fields: &[(f64, f64, f64, f64)]) -> f64 {
-        let x: f64 = fields.iter().map(|&(w, tf, a, k)| w * tf / (a + k)).sum();
-        c * (1.0 - 1.0 / (x + 1.0))
-    }
-
-    #[test]
-    fn one_field_is_bm25() {
-        let bm25 = Bm25::default();
-        let (a, c) = saturation(bm25, 8.0);
-        for (tf, len) in [(0.0, 3.0), (1.0, 8.0), (3.0, 20.0)] {
-            let idf = Bm25::idf(1_000.0, 10.0);
-            let sql = term(idf * (bm25.k1 + 1.0), &[(1.0, tf, a, c * len)]);
-            let reference = idf * bm25.tf_part(tf, len, 8.0);
-            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
-        }
-        assert_eq!(saturation(bm25, 0.0), (bm25.k1, 0.0));
-    }
-
-    #[test]
-    fn two_fields_are_bm25f() {
-        let bm25f = agcore_search::Bm25F {
-            bm25: Bm25::default(),
-            avg_len: 8.0,
-            avg_context_len: 16.0,
-            weight: 0.5,
-        };
-        let (a1, c1) = saturation(bm25f.bm25, 8.0);
-        let (a2, c2) = saturation(bm25f.bm25, 16.0);
-        for (tf, len, ctf, clen) in [
-            (1.0, 8.0, 0.0, 10.0),
-            (0.0, 5.0, 2.0, 20.0),
-            (2.0, 9.0, 1.0, 0.0),
-        ] {
-            let k1p = bm25f.bm25.k1 + 1.0;
-            let sql = term(k1p, &[(1.0, tf, a1, c1 * len), (0.5, ctf, a2, c2 * clen)]);
-            let reference = bm25f.tf_part(tf, len, ctf, clen);
-            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
         }
     }
 

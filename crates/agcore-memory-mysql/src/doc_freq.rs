@@ -15,9 +15,9 @@
 //! a table is counted afresh, under the migration lock, before any write of
 //! this version.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
-use agcore_search::doc_freq::{DocCounts, KnownWords};
+use agcore_search::doc_freq::{DocCounts, KnownWords, in_order, is_plain};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Value};
 
@@ -32,15 +32,6 @@ const SCAN_BATCH: i64 = 1_000;
 /// Words counted in memory before a count is written out.
 const FLUSH_WORDS: usize = 100_000;
 
-/// Whether `word` is a plain index word (`[a-z0-9]+`, as [`crate::terms`]
-/// writes them): safe inside a quoted SQL literal.
-pub(crate) fn plain(word: &str) -> bool {
-    !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-}
-
 /// One document-frequency table.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DfTable(pub(crate) &'static str);
@@ -53,10 +44,10 @@ impl DfTable {
 
     /// The statements adding each delta to its word's frequency, as text
     /// with the words inline (rows in the given order), when every word is
-    /// [`plain`]; `None` otherwise (then use [`Self::add`]). Empty for no
+    /// [`is_plain`]; `None` otherwise (then use [`Self::add`]). Empty for no
     /// deltas.
     pub(crate) fn add_inline(self, deltas: &[(&str, i64)]) -> Option<String> {
-        if !deltas.iter().all(|(w, _)| plain(w)) {
+        if !deltas.iter().all(|(w, _)| is_plain(w)) {
             return None;
         }
         let mut sql = String::new();
@@ -154,7 +145,7 @@ impl DfTable {
         conn: &mut impl Queryable,
         words: &[String],
     ) -> Result<Vec<f64>> {
-        let mut found: HashMap<String, i64> = HashMap::with_capacity(words.len());
+        let mut found = Vec::with_capacity(words.len());
         for chunk in words.chunks(CHUNK) {
             let marks = vec!["?"; chunk.len()].join(", ");
             let rows: Vec<(String, i64)> = conn
@@ -165,10 +156,7 @@ impl DfTable {
                 .await?;
             found.extend(rows);
         }
-        Ok(words
-            .iter()
-            .map(|w| found.get(w).map_or(0.0, |&df| df.max(0) as f64))
-            .collect())
+        Ok(in_order(words, found))
     }
 }
 
@@ -178,10 +166,6 @@ mod tests {
 
     #[test]
     fn only_plain_words_go_inline() {
-        assert!(plain("s12x6162"));
-        for word in ["", "s1x'", "S1", "s1 x", "s1x61;"] {
-            assert!(!plain(word), "{word}");
-        }
         assert_eq!(DfTable::STORE.add_inline(&[("x'", 1)]), None);
         let sql = DfTable::STORE.add_inline(&[("x61", 1), ("x62", -1)]);
         assert!(sql.is_some_and(|s| s.contains("('x61', 1), ('x62', -1)")));

@@ -30,7 +30,6 @@
 //! connection in time, deadlock) are
 //! [`MemoryError::Unavailable`](agcore_memory::MemoryError::Unavailable).
 
-mod access;
 mod bm25;
 mod builder;
 mod connections;

@@ -1,143 +1,164 @@
 //! Re-indexing with the store analyzer: each component records the
 //! analyzer that built its `terms` columns (`agcore_store_meta` and
-//! `agcore_lt_meta`, `analyzer`); when it is not this library's
-//! [`ANALYZER_ID`], [`sync`] re-tokenises every row with [`index_terms`] in
-//! batches of [`BATCH`], one transaction each (the row's `terms` and `len`
-//! and the BM25 total length change together; the `FULLTEXT` index follows
-//! by itself), then records the new analyzer. It runs under the migration's
-//! named lock, so concurrent openers re-index once; a run cut short leaves
-//! the old record, and the next open re-tokenises every row again (each
-//! batch recomputes from the row's text and current length: idempotent).
+//! `agcore_lt_meta`, `analyzer`); the shared loop
+//! ([`agcore_memory::reindex::run`]) re-tokenises every row when it is not
+//! this library's, and this module gives it the SQL: batches of [`BATCH`]
+//! rows, one transaction each (the rows' `terms` and `len` and the BM25
+//! total lengths change together; the `FULLTEXT` index follows by itself).
+//! It runs under the migration's named lock, so concurrent openers
+//! re-index once. The store's context fields hold the old words: they are
+//! marked for derivation.
+
+use std::collections::BTreeMap;
 
 use agcore_memory::long_term::MemoryEntry;
-use agcore_search::{ANALYZER_ID, index_terms};
+use agcore_memory::reindex::{self, Reindex, ReindexRow, Reindexed};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, TxOpts};
+use mysql_async::{Conn, Row, TxOpts};
 
-use crate::error::{Result, storage};
+use crate::error::{MysqlError, Result, storage};
+use crate::row::take;
 use crate::terms;
 
 /// Rows re-tokenised per transaction.
 pub(crate) const BATCH: i64 = 1_000;
 
-/// Re-indexes every component whose recorded analyzer is not
-/// [`ANALYZER_ID`]; runs under the migration lock, after the schema steps.
+/// Re-indexes every component whose recorded analyzer is not this
+/// library's; runs under the migration lock, after the schema steps.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server; a storage error for stored text
 /// that is not UTF-8.
 pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
-    for (component, meta) in [
-        ("store", "agcore_store_meta"),
-        ("long_term", "agcore_lt_meta"),
-    ] {
-        let found: Option<String> = conn
-            .query_first(format!("SELECT value FROM {meta} WHERE name = 'analyzer'"))
-            .await?;
-        if found.as_deref() == Some(ANALYZER_ID) {
-            continue;
-        }
-        if component == "store" {
-            reindex_store(conn).await?;
-            // The context fields hold the old words: derive them again.
-            crate::store::mark_stale(conn).await?;
-        } else {
-            reindex_long_term(conn).await?;
-        }
-        conn.exec_drop(
-            format!(
-                "INSERT INTO {meta} (name, value) VALUES ('analyzer', ?)
-                 ON DUPLICATE KEY UPDATE value = VALUES(value)"
-            ),
-            (ANALYZER_ID,),
-        )
-        .await?;
-        tracing::info!(component, from = ?found, to = ANALYZER_ID, "mysql: re-indexed");
-    }
+    reindex::run(&mut Component { conn, sql: &STORE }).await?;
+    reindex::run(&mut Component {
+        conn,
+        sql: &LONG_TERM,
+    })
+    .await?;
     Ok(())
 }
 
-fn text(bytes: Vec<u8>, what: &str, id: i64) -> Result<String> {
-    String::from_utf8(bytes).map_err(|_| storage(format!("mysql: {what} {id} is not UTF-8")))
+/// A component's statements.
+struct Sql {
+    name: &'static str,
+    meta: &'static str,
+    /// `(key, group, text columns…, len)` after `?`, at most `?`.
+    read: &'static str,
+    /// Sets a row's `terms` and `len`.
+    rows: &'static str,
+    /// Adds a delta to a group's total length.
+    totals: &'static str,
 }
 
-async fn reindex_store(conn: &mut Conn) -> Result<()> {
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<(i64, Vec<u8>, i64)> = conn
-            .exec(
-                "SELECT doc, content, len FROM agcore_items WHERE doc > ? ORDER BY doc LIMIT ?",
-                (after, BATCH),
-            )
-            .await?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let mut updates = Vec::with_capacity(rows.len());
-        let mut delta = 0_i64;
-        for (doc, content, old) in rows {
-            let tokens = index_terms(&text(content, "item", doc)?);
-            let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
-            delta += len - old;
-            updates.push((terms::column("", &tokens), len, doc));
-        }
-        let mut tx = conn.start_transaction(TxOpts::default()).await?;
-        tx.exec_batch(
-            "UPDATE agcore_items SET terms = ?, len = ? WHERE doc = ?",
-            updates,
-        )
-        .await?;
-        tx.exec_drop(
-            "UPDATE agcore_item_stats SET total_len = total_len + ? WHERE shard = 0",
-            (delta,),
-        )
-        .await?;
-        tx.commit().await?;
-        after = last;
+const STORE: Sql = Sql {
+    name: "store",
+    meta: "agcore_store_meta",
+    read: "SELECT doc, 0, content, len FROM agcore_items WHERE doc > ? ORDER BY doc LIMIT ?",
+    rows: "UPDATE agcore_items SET terms = ?, len = ? WHERE doc = ?",
+    totals: "UPDATE agcore_item_stats SET total_len = total_len + ? WHERE shard = ?",
+};
+
+const LONG_TERM: Sql = Sql {
+    name: "long_term",
+    meta: "agcore_lt_meta",
+    read: "SELECT id, scope_id, name, content, description, len FROM agcore_lt_entries
+           WHERE id > ? ORDER BY id LIMIT ?",
+    rows: "UPDATE agcore_lt_entries SET terms = ?, len = ? WHERE id = ?",
+    totals: "UPDATE agcore_lt_scopes SET total_len = total_len + ? WHERE id = ?",
+};
+
+/// One component's index on one connection.
+struct Component<'a> {
+    conn: &'a mut Conn,
+    sql: &'static Sql,
+}
+
+/// A row read by [`Sql::read`]: the store's content, or an entry's search
+/// text built from its three text columns (each checked to be UTF-8).
+fn row(mut row: Row) -> Result<ReindexRow> {
+    let (key, group): (i64, i64) = (take(&mut row, 0)?, take(&mut row, 1)?);
+    let (what, n) = if row.len() == 4 {
+        ("item", 1)
+    } else {
+        ("entry", 3)
+    };
+    let text = |row: &mut Row, i| {
+        String::from_utf8(take::<Vec<u8>>(row, i)?)
+            .map_err(|_| storage(format!("mysql: {what} {key} is not UTF-8")))
+    };
+    let texts = (2..2 + n)
+        .map(|i| text(&mut row, i))
+        .collect::<Result<Vec<_>>>()?;
+    let text = match texts.as_slice() {
+        [name, content, description] => MemoryEntry::search_text_of(name, content, description),
+        _ => texts.concat(),
+    };
+    Ok(ReindexRow {
+        key,
+        group,
+        text,
+        len: take(&mut row, 2 + n)?,
+    })
+}
+
+impl Reindex for Component<'_> {
+    type Error = MysqlError;
+
+    fn names(&self) -> (&'static str, &'static str) {
+        ("mysql", self.sql.name)
     }
-}
 
-/// A long-term row as read for re-indexing.
-type EntryRow = (i64, i64, Vec<u8>, Vec<u8>, Vec<u8>, i64);
+    fn batch(&self) -> i64 {
+        BATCH
+    }
 
-async fn reindex_long_term(conn: &mut Conn) -> Result<()> {
-    let mut after = i64::MIN;
-    loop {
-        let rows: Vec<EntryRow> = conn
-            .exec(
-                "SELECT id, scope_id, name, content, description, len FROM agcore_lt_entries
-                 WHERE id > ? ORDER BY id LIMIT ?",
-                (after, BATCH),
-            )
-            .await?;
-        let Some(last) = rows.last().map(|r| r.0) else {
-            return Ok(());
-        };
-        let mut updates = Vec::with_capacity(rows.len());
-        let mut deltas: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-        for (id, scope, name, content, description, old) in rows {
-            let search_text = MemoryEntry::search_text_of(
-                &text(name, "entry", id)?,
-                &text(content, "entry", id)?,
-                &text(description, "entry", id)?,
-            );
-            let tokens = index_terms(&search_text);
-            let len = i64::try_from(tokens.len()).unwrap_or(i64::MAX);
-            *deltas.entry(scope).or_insert(0) += len - old;
-            updates.push((terms::column(&format!("s{scope}"), &tokens), len, id));
-        }
-        let mut tx = conn.start_transaction(TxOpts::default()).await?;
-        tx.exec_batch(
-            "UPDATE agcore_lt_entries SET terms = ?, len = ? WHERE id = ?",
-            updates,
-        )
-        .await?;
-        tx.exec_batch(
-            "UPDATE agcore_lt_scopes SET total_len = total_len + ? WHERE id = ?",
-            deltas.into_iter().map(|(scope, delta)| (delta, scope)),
-        )
-        .await?;
+    async fn recorded(&mut self) -> Result<Option<String>> {
+        let sql = format!(
+            "SELECT value FROM {} WHERE name = 'analyzer'",
+            self.sql.meta
+        );
+        Ok(self.conn.query_first(sql).await?)
+    }
+
+    async fn read(&mut self, after: i64, limit: i64) -> Result<Vec<ReindexRow>> {
+        let rows: Vec<Row> = self.conn.exec(self.sql.read, (after, limit)).await?;
+        rows.into_iter().map(row).collect()
+    }
+
+    /// One transaction per batch: an entry's words carry its scope's prefix.
+    async fn write(&mut self, rows: Vec<Reindexed>, deltas: BTreeMap<i64, i64>) -> Result<()> {
+        let store = self.sql.name == STORE.name;
+        let updates = rows.into_iter().map(|row| {
+            let prefix = if store {
+                String::new()
+            } else {
+                format!("s{}", row.group)
+            };
+            (terms::column(&prefix, &row.tokens), row.len, row.key)
+        });
+        let mut tx = self.conn.start_transaction(TxOpts::default()).await?;
+        tx.exec_batch(self.sql.rows, updates).await?;
+        let totals = deltas.into_iter().map(|(group, delta)| (delta, group));
+        tx.exec_batch(self.sql.totals, totals).await?;
         tx.commit().await?;
-        after = last;
+        Ok(())
+    }
+
+    async fn finish(&mut self) -> Result<()> {
+        if self.sql.name == STORE.name {
+            crate::store::mark_stale(self.conn).await?;
+        }
+        Ok(())
+    }
+
+    async fn record(&mut self, analyzer: &str) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO {} (name, value) VALUES ('analyzer', ?)
+             ON DUPLICATE KEY UPDATE value = VALUES(value)",
+            self.sql.meta
+        );
+        self.conn.exec_drop(sql, (analyzer,)).await?;
+        Ok(())
     }
 }

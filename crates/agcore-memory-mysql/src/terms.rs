@@ -68,6 +68,21 @@ pub(crate) fn any_of(words: &[String]) -> String {
     words.join(" ")
 }
 
+/// `(LOCATE(?, column) > 0 OR …)` for `n` words: true for a row whose
+/// `column` holds any of them (a scan instead of the `FULLTEXT` index, when
+/// [`AccessCost`](agcore_search::pruning::AccessCost) estimates it
+/// cheaper; both select the same rows); bound by [`any_word_params`].
+pub(crate) fn any_word_sql(column: &str, n: usize) -> String {
+    let tests = vec![format!("LOCATE(?, {column}) > 0"); n.max(1)];
+    format!("({})", tests.join(" OR "))
+}
+
+/// The parameters of [`any_word_sql`]: each word's ` word ` pattern.
+pub(crate) fn any_word_params(words: &[String]) -> Vec<mysql_async::Value> {
+    let pattern = |word: &String| mysql_async::Value::from(occurrence(word));
+    words.iter().map(pattern).collect()
+}
+
 /// `tokens` as index [`word`]s after `prefix`.
 pub(crate) fn words(prefix: &str, tokens: &[String]) -> Vec<String> {
     tokens.iter().map(|t| word(prefix, t)).collect()
@@ -139,6 +154,15 @@ mod tests {
         let long_b = format!("{}b", "a".repeat(99));
         assert_ne!(word("", &long_a), word("", &long_b));
         assert_ne!(word("", "ab"), word("", "abc"));
+    }
+
+    #[test]
+    fn the_scan_condition_has_one_parameter_per_word() {
+        let sql = any_word_sql("i.terms", 3);
+        assert_eq!(sql.matches('?').count(), 3);
+        assert!(sql.starts_with("(LOCATE(?, i.terms) > 0 OR "));
+        let params = any_word_params(&["x61".to_owned(), "x62".to_owned()]);
+        assert_eq!(params, [" x61 ", " x62 "].map(mysql_async::Value::from));
     }
 
     #[test]

@@ -4,10 +4,9 @@
 //! long-term memory's [`Bm25::fts5_idf`], as in the SQLite backend), and the
 //! SQL expression that scores one posting.
 
-use std::collections::HashMap;
-
 use agcore_search::Bm25;
 use agcore_search::collection::{found_terms, mean_length};
+use agcore_search::doc_freq::in_order;
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
@@ -39,7 +38,7 @@ fn mean_norm(total: f64, count: f64) -> (f64, f64) {
 /// The weights of `terms`: `stats_sql` returns `(documents, total length)`
 /// as float8, optionally followed by `(documents with a context field,
 /// their total context length)`; `df_sql` returns `(term, document
-/// frequency)` rows; `idf` maps `(documents, document frequency)` to a
+/// frequency as int8)` rows; `idf` maps `(documents, document frequency)` to a
 /// term's weight. `None` when no term occurs in the collection.
 pub(crate) async fn weights(
     client: &Client,
@@ -65,15 +64,12 @@ pub(crate) async fn weights(
     } else {
         (0.0, 0.0)
     };
-    let df: HashMap<String, f64> = df?
+    let df: Vec<(String, i64)> = df?
         .iter()
         .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
         .collect::<Result<_>>()?;
-    let with_df = terms.into_iter().map(|t| {
-        let n = df.get(&t).copied().unwrap_or(0.0);
-        (t, n)
-    });
-    let found = found_terms(with_df, docs, idf);
+    let dfs = in_order(&terms, df);
+    let found = found_terms(terms.into_iter().zip(dfs), docs, idf);
     if found.is_empty() {
         return Ok(None);
     }

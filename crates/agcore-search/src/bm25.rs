@@ -120,6 +120,21 @@ impl Bm25 {
         if idf <= 0.0 { 1e-6 } else { idf }
     }
 
+    /// The length normalisation of a field of mean length `avg_len` as the
+    /// line `K = a + c·len` (`K = k1·(1 − b + b·len/avg)`), for a database
+    /// that evaluates `x = Σ_f w_f·tf_f / K_f` per row and scores
+    /// `idf·(k1 + 1)·(1 − 1/(x + 1))` — [`Self::tf_part`] for one field,
+    /// [`Bm25F::tf_part`](crate::Bm25F::tf_part) for two: `(k1·(1 − b),
+    /// k1·b/avg)`, or `(k1, 0)` when `avg_len` is not positive and finite
+    /// (no length normalisation).
+    pub fn linear_norm(&self, avg_len: f64) -> (f64, f64) {
+        if avg_len > 0.0 && avg_len.is_finite() {
+            (self.k1 * (1.0 - self.b), self.k1 * self.b / avg_len)
+        } else {
+            (self.k1, 0.0)
+        }
+    }
+
     /// The saturated, length-normalised term-frequency part for `tf`
     /// occurrences in a document of `doc_len` terms.
     pub fn tf_part(&self, tf: f64, doc_len: f64, avg_len: f64) -> f64 {

@@ -81,6 +81,48 @@ pub(crate) fn length_norm(b: f64, len: f64, avg: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One word's score part as a database evaluates it with
+    /// [`Bm25::linear_norm`]: `c·(1 − 1/(x + 1))`, `x = Σ w·tf / (a + k)`.
+    fn linear(c: f64, fields: &[(f64, f64, f64, f64)]) -> f64 {
+        let x: f64 = fields.iter().map(|&(w, tf, a, k)| w * tf / (a + k)).sum();
+        c * (1.0 - 1.0 / (x + 1.0))
+    }
+
+    #[test]
+    fn the_linear_form_of_one_field_is_bm25() {
+        let bm25 = Bm25::default();
+        let (a, c) = bm25.linear_norm(8.0);
+        for (tf, len) in [(0.0, 3.0), (1.0, 8.0), (3.0, 20.0)] {
+            let idf = Bm25::idf(1_000.0, 10.0);
+            let sql = linear(idf * (bm25.k1 + 1.0), &[(1.0, tf, a, c * len)]);
+            let reference = idf * bm25.tf_part(tf, len, 8.0);
+            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
+        }
+        assert_eq!(bm25.linear_norm(0.0), (bm25.k1, 0.0));
+    }
+
+    #[test]
+    fn the_linear_form_of_two_fields_is_bm25f() {
+        let bm25f = Bm25F {
+            bm25: Bm25::default(),
+            avg_len: 8.0,
+            avg_context_len: 16.0,
+            weight: 0.5,
+        };
+        let (a1, c1) = bm25f.bm25.linear_norm(8.0);
+        let (a2, c2) = bm25f.bm25.linear_norm(16.0);
+        for (tf, len, ctf, clen) in [
+            (1.0, 8.0, 0.0, 10.0),
+            (0.0, 5.0, 2.0, 20.0),
+            (2.0, 9.0, 1.0, 0.0),
+        ] {
+            let k1p = bm25f.bm25.k1 + 1.0;
+            let sql = linear(k1p, &[(1.0, tf, a1, c1 * len), (0.5, ctf, a2, c2 * clen)]);
+            let reference = bm25f.tf_part(tf, len, ctf, clen);
+            assert!((sql - reference).abs() <= 1e-12, "{sql} vs {reference}");
+        }
+    }
     use proptest::prelude::*;
 
     fn bm25f() -> Bm25F {

@@ -6,21 +6,21 @@
 //! backend ranks; ties by id.
 //!
 //! Only the words that can change the top results are matched
-//! ([`crate::prune`]): a word in most of the scope's entries costs the
+//! ([`MaxScorePlan`]): a word in most of the scope's entries costs the
 //! `FULLTEXT` index a row per entry, and its bound is too small to lift an
 //! entry that holds no rarer word into the results. At most three
 //! statements (the third, when needed, matches every word); the results are
 //! the exhaustive search's. The scores are one flat expression per
 //! candidate ([`crate::bm25`]). Unlike the store's, this search never scans
-//! ([`crate::access`]): reading a scope's entries through its index cost
+//! ([`agcore_search::pruning::AccessCost`]): reading a scope's entries through its index cost
 //! more than the `FULLTEXT` index even for its most frequent words.
 
 use agcore_memory::long_term::columns::best_first;
 use agcore_memory::long_term::sql::{ENTRY_COLUMNS, ENTRY_TYPES, archived_sql};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use agcore_search::collection::found_terms;
-use agcore_search::pruning::Rounds;
-use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
+use agcore_search::pruning::{MaxScorePlan, Rounds};
+use agcore_search::{Bm25, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
@@ -29,7 +29,6 @@ use super::rows::entry_from_row;
 use super::scopes::scope_params;
 use crate::bm25;
 use crate::error::Result;
-use crate::prune::Pruning;
 use crate::row::take;
 use crate::terms;
 
@@ -56,7 +55,7 @@ async fn scope_stats(conn: &mut Conn, scope: &MemoryScope) -> Result<Option<Scop
 }
 
 /// The scope's top `request.limit` entries for `query`; `min_saved` is the
-/// fewest rows a round of its own must leave out ([`Pruning::new`]).
+/// fewest rows a round of its own must leave out ([`MaxScorePlan::new`]).
 pub(crate) async fn search(
     conn: &mut Conn,
     scope: &MemoryScope,
@@ -77,8 +76,7 @@ pub(crate) async fn search(
         return Ok(Vec::new());
     }
     let (words, dfs, idfs) = (found.terms, found.dfs, found.idfs);
-    let bounds: Vec<f64> = idfs.iter().map(|idf| idf * MAX_TF_PART).collect();
-    let plan = Pruning::new(&bounds, &dfs, min_saved).for_limit(request.limit);
+    let plan = MaxScorePlan::of_idfs(&idfs, &dfs, min_saved, request.limit);
     let mut rounds = Rounds::new(&plan, request.limit);
     loop {
         let matched = rounds.matched(&words);

@@ -8,28 +8,27 @@
 //! The collection statistics and each word's document frequency (kept by
 //! the writers, `super::df`) are read first, in one statement; then only
 //! the words that can change the top results are matched
-//! ([`crate::prune`]), and every candidate is scored with every word. A
+//! ([`MaxScorePlan`]), and every candidate is scored with every word. A
 //! word in most items costs the `FULLTEXT` index a row per item, and its
 //! bound is too small to lift an item holding no rarer word into the
 //! results. At most three searching statements (the third, when needed,
 //! matches every word); the results are the exhaustive search's. Without
 //! a context field, when a round's words are in so many items that reading
-//! every row is estimated cheaper than the index ([`crate::access`]), one
+//! every row is estimated cheaper than the index ([`AccessCost`]), one
 //! scan for every word settles the search instead.
 
 use agcore_memory::{ScoredItem, SearchOptions};
 use agcore_search::collection::found_terms;
-use agcore_search::pruning::Rounds;
-use agcore_search::{Bm25, MAX_TF_PART, capped_query_terms};
+use agcore_search::doc_freq::in_order;
+use agcore_search::pruning::{AccessCost, MaxScorePlan, Rounds};
+use agcore_search::{Bm25, capped_query_terms};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Value};
 
 use super::filter::Where;
 use super::rows::{ITEM_COLUMNS, item_from_row};
-use crate::access;
 use crate::bm25;
 use crate::error::Result;
-use crate::prune::Pruning;
 use crate::row::{sort_best_first, take};
 use crate::terms;
 use agcore_memory::sql_store::best_hits;
@@ -65,22 +64,18 @@ async fn stats(conn: &mut Conn, words: &[String]) -> Result<Stats> {
     );
     let params: Vec<Value> = words.iter().map(|w| Value::from(w.as_str())).collect();
     let rows: Vec<StatsRow> = conn.exec(sql, Params::Positional(params)).await?;
-    let mut out = Stats {
-        docs: 0.0,
-        total_len: 0.0,
-        grouped: 0.0,
-        context_len: 0.0,
-        dfs: vec![0.0; words.len()],
+    // Every row holds the same statistics (a cross join).
+    let (docs, total_len, grouped, context_len) =
+        (rows.first()).map_or((0.0, 0.0, 0.0, 0.0), |r| (r.0, r.1, r.2, r.3));
+    let found = rows.into_iter().filter_map(|(.., w, df)| Some((w?, df?)));
+    Ok(Stats {
+        docs,
+        total_len,
+        grouped,
+        context_len,
+        dfs: in_order(words, found),
         idfs: Vec::new(),
-    };
-    for (d, l, g, cl, word, df) in rows {
-        (out.docs, out.total_len, out.grouped, out.context_len) = (d, l, g, cl);
-        let at = word.and_then(|word| words.iter().position(|w| *w == word));
-        if let (Some(slot), Some(df)) = (at.and_then(|i| out.dfs.get_mut(i)), df) {
-            *slot = df.max(0) as f64;
-        }
-    }
-    Ok(out)
+    })
 }
 
 /// The candidates' scores: a `SELECT` of `doc, id, keep, score` over the
@@ -118,8 +113,8 @@ fn scored(
     }
     let (score, mut params) = bm25::score(words, idfs, &[own]);
     let matching = if scan {
-        params.extend(access::any_word_params(matched));
-        access::any_word_sql("i.terms", matched.len())
+        params.extend(terms::any_word_params(matched));
+        terms::any_word_sql("i.terms", matched.len())
     } else {
         params.push(Value::from(terms::any_of(matched)));
         "MATCH(i.terms) AGAINST (? IN BOOLEAN MODE)".to_owned()
@@ -133,7 +128,7 @@ fn scored(
 
 /// The top `options.limit` items for `query`, best first; `weight` is the
 /// context field's (0: none), `min_saved` the fewest rows a round of its
-/// own must leave out ([`Pruning::new`]).
+/// own must leave out ([`MaxScorePlan::new`]).
 pub(crate) async fn search(
     conn: &mut Conn,
     query: &str,
@@ -158,9 +153,9 @@ pub(crate) async fn search(
     // No item in a sequence: every context field is empty, and BM25F is
     // BM25 (one `FULLTEXT` index to match instead of two).
     let weight = if stats.grouped > 0.0 { weight } else { 0.0 };
-    let bounds: Vec<f64> = stats.idfs.iter().map(|idf| idf * MAX_TF_PART).collect();
-    let plan = Pruning::new(&bounds, &stats.dfs, min_saved).for_limit(options.limit);
+    let plan = MaxScorePlan::of_idfs(&stats.idfs, &stats.dfs, min_saved, options.limit);
     let mut rounds = Rounds::new(&plan, options.limit);
+    let cost = AccessCost::INNODB_FULLTEXT;
     loop {
         // A scan for every word costs little more than for a few: when it
         // is cheaper than this round's index reads, it settles the search.
@@ -168,7 +163,7 @@ pub(crate) async fn search(
         // looking through its longer text made scans slower than the
         // indexes in the context bench (search p50 1.6 → 4.5 ms).
         let postings = plan.matched_rows(rounds.essential());
-        if weight == 0.0 && access::scan_is_cheaper(stats.docs, words.len(), postings) {
+        if weight == 0.0 && cost.scan_is_cheaper(stats.docs, words.len(), postings) {
             return run(conn, (&words, &words, true), &stats, options, weight).await;
         }
         let matched = rounds.matched(&words);

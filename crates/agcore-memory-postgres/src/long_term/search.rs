@@ -37,7 +37,7 @@ pub(crate) async fn search(
             &stats_params,
         ),
         (
-            "SELECT term, count(*)::float8 FROM agcore_lt_postings
+            "SELECT term, count(*) FROM agcore_lt_postings
              WHERE scope_id = $1 AND term = ANY($2) GROUP BY term",
             &df_params,
         ),

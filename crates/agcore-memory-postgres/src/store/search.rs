@@ -44,7 +44,7 @@ pub(crate) async fn search(
             &[],
         ),
         (
-            "SELECT term, count(*)::float8 FROM agcore_postings WHERE term = ANY($1) GROUP BY term",
+            "SELECT term, count(*) FROM agcore_postings WHERE term = ANY($1) GROUP BY term",
             &df_params,
         ),
     )

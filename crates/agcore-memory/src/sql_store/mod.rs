@@ -8,12 +8,14 @@
 //! the hits of a search ([`best_hits`]), and a stored item's sequence of the
 //! context field ([`stored_group`]); and the work on a batch's items done
 //! ahead of a writer by helper threads ([`ahead`]), a writer's group
-//! commit ([`group_commit`]), the id range of a prefix filter
+//! commit ([`group_commit`]), planner statistics after bulk writes
+//! ([`AutoAnalyze`]), the id range of a prefix filter
 //! ([`prefix_upper_bound`]) and the versions of each id in a batch write
 //! ([`Versions`]); and the [`MemoryStore`](crate::MemoryStore) of every
 //! SQL driver over its SQL ([`store`]).
 
 pub mod ahead;
+mod analyze;
 pub mod group_commit;
 mod listing;
 mod prefix;
@@ -26,6 +28,7 @@ use chrono::{DateTime, TimeZone, Utc};
 
 use crate::retriever::ContextField;
 use crate::{EvictionConfig, EvictionPolicy, MemoryError, MemoryItem};
+pub use analyze::{AutoAnalyze, MIN_ROWS as ANALYZE_MIN_ROWS};
 pub use listing::{Listing, best_hits, last_by_id};
 pub use prefix::prefix_upper_bound;
 pub use versions::Versions;

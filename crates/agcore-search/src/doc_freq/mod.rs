@@ -26,6 +26,26 @@ pub fn distinct(column: &str) -> BTreeSet<&str> {
     column.split_ascii_whitespace().collect()
 }
 
+/// Whether `word` is a plain index word (`[a-z0-9]+`, as the SQL drivers
+/// write their full-text words): safe inside a quoted SQL literal.
+pub fn is_plain(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+/// The frequencies of `words`, in their order, from the `(word, df)` rows
+/// a table returned in any order: 0 for a word without a row, and for a
+/// negative count.
+pub fn in_order(words: &[String], rows: impl IntoIterator<Item = (String, i64)>) -> Vec<f64> {
+    let found: HashMap<String, i64> = rows.into_iter().collect();
+    words
+        .iter()
+        .map(|w| found.get(w).map_or(0.0, |&df| df.max(0) as f64))
+        .collect()
+}
+
 /// How each word's frequency changes when one document's `terms` column
 /// goes from `old` to `new` (`""` for a document inserted or deleted): +1
 /// for a word it gains, −1 for one it loses, in word order, without zeros.
@@ -87,6 +107,21 @@ impl DocCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_words_and_frequencies_in_query_order() {
+        assert!(is_plain("s12x6162"));
+        for word in ["", "s1x'", "S1", "s1 x", "s1x61;"] {
+            assert!(!is_plain(word), "{word}");
+        }
+        let words = ["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let rows = [
+            ("c".to_owned(), 3),
+            ("a".to_owned(), -1),
+            ("z".to_owned(), 9),
+        ];
+        assert_eq!(in_order(&words, rows), [0.0, 0.0, 3.0]);
+    }
 
     #[test]
     fn distinct_words_are_sorted_and_unique() {

@@ -14,8 +14,9 @@
 //!
 //! A round that leaves out few postings is not worth its cost: when the
 //! terms left out match fewer documents together than a minimum (the
-//! caller's cost model: `agcore-memory-mysql` uses 1,000 rows for one SQL
-//! statement), every term is matched at once. Nor does a round start whose
+//! caller's cost model: [`MIN_SAVED_ROWS`] for one SQL statement, and
+//! [`AccessCost`] to choose a scan over the full-text index), every term is
+//! matched at once. Nor does a round start whose
 //! terms match fewer documents together than the results asked for: it
 //! could not settle.
 //!
@@ -24,9 +25,11 @@
 //! non-essential ones as the `k`-th score rises.
 
 mod bounds;
+mod cost;
 mod rounds;
 
 pub use bounds::PrefixBounds;
+pub use cost::{AccessCost, MIN_SAVED_ROWS};
 pub use rounds::Rounds;
 
 /// Relative slack on the bound: float rounding (in a database server
@@ -107,6 +110,15 @@ impl MaxScorePlan {
             min_saved: min_saved as f64,
             limit: 0.0,
         }
+    }
+
+    /// The plan for BM25 terms of idfs `idfs` (bounds `idf ·`
+    /// [`MAX_TF_PART`](crate::MAX_TF_PART)) and document frequencies `dfs`,
+    /// for a search asking for `limit` results ([`Self::new`],
+    /// [`Self::for_limit`]).
+    pub fn of_idfs(idfs: &[f64], dfs: &[f64], min_saved: u64, limit: usize) -> Self {
+        let bounds: Vec<f64> = idfs.iter().map(|idf| idf * crate::MAX_TF_PART).collect();
+        Self::new(&bounds, dfs, min_saved).for_limit(limit)
     }
 
     /// The plan for a search asking for `limit` results: no round starts
