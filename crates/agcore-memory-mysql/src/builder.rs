@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::MemoryError;
+use agcore_memory::server::{ServerOptions, not_a_url};
 use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
-use agcore_memory::{EvictionConfig, MemoryError};
 use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints};
 
 use crate::MysqlDatabase;
@@ -16,20 +16,14 @@ use crate::MysqlDatabase;
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct MysqlDatabaseBuilder {
-    pool_size: usize,
-    acquire_timeout: Duration,
-    eviction: EvictionConfig,
-    context: Option<ContextField>,
+    options: ServerOptions,
     min_pruned_rows: u64,
 }
 
 impl Default for MysqlDatabaseBuilder {
     fn default() -> Self {
         Self {
-            pool_size: 16,
-            acquire_timeout: Duration::from_secs(10),
-            eviction: EvictionConfig::none(),
-            context: Some(ContextField::default()),
+            options: ServerOptions::new(Duration::from_secs(10)),
             min_pruned_rows: crate::prune::MIN_SAVED_ROWS,
         }
     }
@@ -46,24 +40,12 @@ const SETUP: [&str; 3] = [
 ];
 
 impl MysqlDatabaseBuilder {
-    /// Most pooled connections (default 16, at least 1).
-    pub fn pool_size(mut self, size: usize) -> Self {
-        self.pool_size = size.max(1);
-        self
-    }
+    agcore_memory::server_builder_methods!(options: pool_size, eviction, context_field);
 
     /// How long a call may wait for a connection, connecting included,
     /// before it fails with [`MemoryError::Unavailable`] (default 10 s).
     pub fn acquire_timeout(mut self, timeout: Duration) -> Self {
-        self.acquire_timeout = timeout;
-        self
-    }
-
-    /// The store's eviction, applied after every `check_interval` saved items
-    /// (default none): TTL drops items created at or before now − ttl;
-    /// capacity drops the oldest by `created_at`, then id.
-    pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
-        self.eviction = eviction;
+        self.options.timeout = timeout;
         self
     }
 
@@ -78,21 +60,6 @@ impl MysqlDatabaseBuilder {
     /// value; only the number and cost of statements change.
     pub fn min_pruned_rows(mut self, rows: u64) -> Self {
         self.min_pruned_rows = rows;
-        self
-    }
-
-    /// The store's context field (BM25F over neighbouring turns, see
-    /// [`ContextField`]): on by default with its defaults (sequence key
-    /// `session`, window 1, weight 0.5), as in `InMemoryStore`,
-    /// `SqliteStore`, `PostgresStore` and `RedisStore`, which rank the same
-    /// items alike; `None` ranks every item as plain BM25. Writers keep each
-    /// field current in the transaction of every save, replacement,
-    /// deletion and eviction. Opening a database whose fields were derived
-    /// with another key or window derives them all again in one
-    /// transaction; every process sharing a database should use the same
-    /// settings.
-    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
-        self.context = context;
         self
     }
 
@@ -112,7 +79,8 @@ impl MysqlDatabaseBuilder {
         // mysql_async closes a returned connection when more than `min` are
         // idle, so `min` is the pool size: connections are made on demand
         // and then kept (a new one per call costs a connect and a login).
-        let constraints = PoolConstraints::new(self.pool_size, self.pool_size)
+        let size = self.options.pool_size;
+        let constraints = PoolConstraints::new(size, size)
             .ok_or_else(|| MemoryError::InvalidInput("bad pool size".into()))?;
         // Pooled connections are not reset between uses (a reset costs a
         // round trip and drops the prepared statements); agcore leaves no
@@ -128,15 +96,9 @@ impl MysqlDatabaseBuilder {
             .setup(SETUP.to_vec())
             .pool_opts(pool_opts);
         let pool = Pool::new(opts);
-        MysqlDatabase::start(
-            pool,
-            shown.clone(),
-            self.acquire_timeout,
-            self.eviction,
-            (self.context, self.min_pruned_rows),
-        )
-        .await
-        .map_err(|e| naming_server(e, &shown))
+        MysqlDatabase::start(pool, shown.clone(), self.options, self.min_pruned_rows)
+            .await
+            .map_err(|e| naming_server(e, &shown))
     }
 }
 
@@ -151,14 +113,11 @@ pub(crate) fn parse_url(url: &str) -> Result<(Opts, String), MemoryError> {
         Some(rest) => format!("mysql://{rest}"),
         None => url.to_owned(),
     };
-    let opts = Opts::from_url(&url).map_err(|_| {
-        MemoryError::InvalidInput(format!(
-            "`{shown}` is not a MySQL URL (mysql://user:password@host:port/database)"
-        ))
-    })?;
+    let form = "mysql://user:password@host:port/database";
+    let opts = Opts::from_url(&url).map_err(|_| not_a_url(&shown, "MySQL", form))?;
     if opts.db_name().is_none_or(str::is_empty) {
         return Err(MemoryError::InvalidInput(format!(
-            "`{shown}` names no database (mysql://user:password@host:port/database)"
+            "`{shown}` names no database ({form})"
         )));
     }
     Ok((opts, shown))

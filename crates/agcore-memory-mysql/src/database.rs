@@ -2,9 +2,9 @@
 //! migrated on open; the store and long-term memory on it.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::server::ServerOptions;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use mysql_async::Pool;
 use mysql_async::prelude::Queryable;
@@ -62,10 +62,15 @@ impl MysqlDatabase {
     pub(crate) async fn start(
         pool: Pool,
         location: String,
-        timeout: Duration,
-        eviction: EvictionConfig,
-        (context, min_pruned_rows): (Option<ContextField>, u64),
+        options: ServerOptions,
+        min_pruned_rows: u64,
     ) -> Result<Self, MemoryError> {
+        let ServerOptions {
+            timeout,
+            eviction,
+            context,
+            ..
+        } = options;
         let conns = Connections::new(pool, timeout);
         let run = async {
             let mut conn = conns.get().await?;
@@ -80,17 +85,13 @@ impl MysqlDatabase {
             Ok::<_, MysqlError>(version.unwrap_or_default())
         };
         let version = run.await?;
-        let version = if version.to_ascii_lowercase().contains("mariadb") {
-            format!(
-                "MariaDB {}",
-                version.split(['-', ' ']).next().unwrap_or_default()
-            )
+        let number = version.split(['-', ' ']).next().unwrap_or_default();
+        let server = if version.to_ascii_lowercase().contains("mariadb") {
+            "MariaDB"
         } else {
-            format!(
-                "MySQL {}",
-                version.split(['-', ' ']).next().unwrap_or_default()
-            )
+            "MySQL"
         };
+        let version = format!("{server} {number}");
         Ok(Self {
             conns,
             location,

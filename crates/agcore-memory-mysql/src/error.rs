@@ -67,24 +67,13 @@ impl MysqlError {
     }
 }
 
-impl From<MysqlError> for MemoryError {
-    fn from(err: MysqlError) -> Self {
-        if err.server_code().is_some_and(bad_value_code) {
-            return Self::InvalidInput(format!("a value MySQL will not store: {err}"));
-        }
-        let recoverable = err.is_recoverable();
-        match err {
-            MysqlError::Memory(err) => err,
-            other if recoverable => Self::Unavailable(other.to_string()),
-            other => Self::Storage(other.to_string()),
-        }
-    }
-}
+agcore_memory::driver_error!(MysqlError::Memory, refused: refused_value);
 
-impl From<serde_json::Error> for MysqlError {
-    fn from(err: serde_json::Error) -> Self {
-        Self::Memory(err.into())
-    }
+/// Names a value the server will not store, for [`MemoryError::InvalidInput`].
+fn refused_value(err: &MysqlError) -> Option<&'static str> {
+    err.server_code()
+        .is_some_and(bad_value_code)
+        .then_some("a value MySQL will not store")
 }
 
 impl From<mysql_async::FromValueError> for MysqlError {
@@ -93,14 +82,6 @@ impl From<mysql_async::FromValueError> for MysqlError {
         storage("mysql: a stored value has an unexpected type")
     }
 }
-
-/// A [`MemoryError::Storage`] with this message, as a [`MysqlError`].
-pub(crate) fn storage(message: impl Into<String>) -> MysqlError {
-    MysqlError::Memory(MemoryError::Storage(message.into()))
-}
-
-/// Results of this crate's internals.
-pub(crate) type Result<T, E = MysqlError> = std::result::Result<T, E>;
 
 /// Whether `err` is a duplicate key (1062).
 pub(crate) fn is_duplicate(err: &MysqlError) -> bool {

@@ -12,16 +12,13 @@
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
-use agcore_memory::schema::pending_steps;
+use agcore_memory::schema::{SchemaVersions, run_steps};
 
-use crate::error::{Result, storage};
+use crate::error::{MysqlError, Result, storage};
 
 /// One component's migrations: `steps[i]` (its statements in order) takes it
 /// from version `i` to `i + 1`.
-pub(crate) struct Component {
-    pub(crate) name: &'static str,
-    pub(crate) steps: &'static [&'static [&'static str]],
-}
+pub(crate) type Component = agcore_memory::schema::Component<&'static [&'static str]>;
 
 const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     component VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY,
@@ -83,38 +80,43 @@ pub(crate) async fn locked<T>(
     Ok(value)
 }
 
-/// Runs each component's missing schema steps, recording its version.
+/// Creates the version table and runs each component's missing steps
+/// ([`run_steps`]).
 async fn apply(conn: &mut Conn, components: &[&Component]) -> Result<()> {
     conn.query_drop(VERSION_TABLE).await?;
-    for component in components {
-        let current: i64 = conn
-            .exec_first(
-                "SELECT version FROM agcore_schema WHERE component = ?",
-                (component.name,),
-            )
-            .await?
-            .unwrap_or(0);
-        let pending = pending_steps("mysql", component.name, current, component.steps.len())?;
-        for (done, step) in component.steps.iter().enumerate().skip(pending.start) {
-            for statement in *step {
-                conn.query_drop(*statement).await?;
-            }
-            let version = i64::try_from(done + 1).unwrap_or(i64::MAX);
-            conn.exec_drop(
+    run_steps(&mut Versions(conn), components).await
+}
+
+/// `agcore_schema` read and written on a connection holding the lock.
+struct Versions<'a>(&'a mut Conn);
+
+impl SchemaVersions for Versions<'_> {
+    type Step = &'static [&'static str];
+    type Error = MysqlError;
+    const DATABASE: &'static str = "mysql";
+
+    async fn version(&mut self, component: &'static str) -> Result<i64> {
+        let sql = "SELECT version FROM agcore_schema WHERE component = ?";
+        Ok(self.0.exec_first(sql, (component,)).await?.unwrap_or(0))
+    }
+
+    async fn run(&mut self, step: &'static Self::Step) -> Result<()> {
+        for statement in *step {
+            self.0.query_drop(*statement).await?;
+        }
+        Ok(())
+    }
+
+    async fn record(&mut self, component: &'static str, version: i64) -> Result<()> {
+        self.0
+            .exec_drop(
                 "INSERT INTO agcore_schema (component, version) VALUES (?, ?)
                  ON DUPLICATE KEY UPDATE version = VALUES(version), migrated_at = CURRENT_TIMESTAMP(6)",
-                (component.name, version),
+                (component, version),
             )
             .await?;
-            tracing::info!(
-                component = component.name,
-                from = version - 1,
-                to = version,
-                "mysql: migrated"
-            );
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

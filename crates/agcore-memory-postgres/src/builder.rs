@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::MemoryError;
+use agcore_memory::server::{ServerOptions, not_a_url, take_url_param};
 use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
-use agcore_memory::{EvictionConfig, MemoryError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
@@ -19,23 +19,17 @@ use crate::error::{PostgresError, storage};
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct PostgresDatabaseBuilder {
-    pool_size: usize,
+    options: ServerOptions,
     connect_timeout: Duration,
-    wait_timeout: Duration,
     schema: Option<String>,
-    eviction: EvictionConfig,
-    context: Option<ContextField>,
 }
 
 impl Default for PostgresDatabaseBuilder {
     fn default() -> Self {
         Self {
-            pool_size: 16,
+            options: ServerOptions::new(Duration::from_secs(10)),
             connect_timeout: Duration::from_secs(5),
-            wait_timeout: Duration::from_secs(10),
             schema: None,
-            eviction: EvictionConfig::none(),
-            context: Some(ContextField::default()),
         }
     }
 }
@@ -51,11 +45,7 @@ fn valid_schema(name: &str) -> bool {
 }
 
 impl PostgresDatabaseBuilder {
-    /// Most pooled connections (default 16, at least 1).
-    pub fn pool_size(mut self, size: usize) -> Self {
-        self.pool_size = size.max(1);
-        self
-    }
+    agcore_memory::server_builder_methods!(options: pool_size, eviction, context_field);
 
     /// How long connecting may take before the call fails with
     /// [`MemoryError::Unavailable`] (default 5 s).
@@ -66,7 +56,7 @@ impl PostgresDatabaseBuilder {
 
     /// How long a call waits for a free pooled connection (default 10 s).
     pub fn wait_timeout(mut self, timeout: Duration) -> Self {
-        self.wait_timeout = timeout;
+        self.options.timeout = timeout;
         self
     }
 
@@ -76,28 +66,6 @@ impl PostgresDatabaseBuilder {
     /// `public`).
     pub fn schema(mut self, schema: impl Into<String>) -> Self {
         self.schema = Some(schema.into());
-        self
-    }
-
-    /// The store's eviction, applied after every `check_interval` saved items
-    /// (default none): TTL drops items created at or before now − ttl;
-    /// capacity drops the oldest by `created_at`, then id.
-    pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
-        self.eviction = eviction;
-        self
-    }
-
-    /// The store's context field of neighbouring items (default
-    /// [`ContextField::default`]: metadata `session`, window 1, weight 0.5;
-    /// `None`: plain BM25), as
-    /// [`InMemoryStore::with_context_field`](agcore_memory::InMemoryStore::with_context_field)
-    /// and `SqliteStore`'s `context_field`: the same items get the same hits
-    /// and scores. Opening a database whose fields were derived with another
-    /// sequence key or window derives them again (in the migration's
-    /// transaction, the store's tables locked against writers); every
-    /// process sharing a database should use the same setting.
-    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
-        self.context = context;
         self
     }
 
@@ -111,15 +79,14 @@ impl PostgresDatabaseBuilder {
     /// migrated or is newer than this library. Errors never show the password.
     pub async fn open(mut self, url: &str) -> Result<PostgresDatabase, MemoryError> {
         let shown = redact_url(url);
-        let (url, schema) = split_schema(url);
+        let (url, schema) = take_url_param(url, "schema");
         if let Some(schema) = schema {
             self.schema = Some(schema);
         }
-        let mut config: tokio_postgres::Config = url.parse().map_err(|_| {
-            MemoryError::InvalidInput(format!(
-                "`{shown}` is not a PostgreSQL URL (postgres://user:password@host:port/database)"
-            ))
-        })?;
+        let form = "postgres://user:password@host:port/database";
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|_| not_a_url(&shown, "PostgreSQL", form))?;
         config.connect_timeout(self.connect_timeout);
         if let Some(schema) = &self.schema {
             if !valid_schema(schema) {
@@ -137,9 +104,9 @@ impl PostgresDatabaseBuilder {
             },
         );
         let pool = Pool::builder(manager)
-            .max_size(self.pool_size)
+            .max_size(self.options.pool_size)
             .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(self.wait_timeout))
+            .wait_timeout(Some(self.options.timeout))
             .create_timeout(Some(self.connect_timeout))
             .build()
             .map_err(|e| storage(format!("postgres: cannot build the pool: {e}")))?;
@@ -152,36 +119,12 @@ impl PostgresDatabaseBuilder {
                 .await
                 .map_err(|e| with_location(e, &shown))?;
         }
-        PostgresDatabase::start(pool, shown.clone(), self.eviction, self.context)
+        PostgresDatabase::start(pool, shown.clone(), self.options)
             .await
             .map_err(|e| match e {
                 MemoryError::Unavailable(m) => MemoryError::Unavailable(format!("{shown}: {m}")),
                 other => other,
             })
-    }
-}
-
-/// Takes agcore's own `schema=NAME` parameter out of a URL's query string
-/// (the other parameters are libpq's).
-fn split_schema(url: &str) -> (String, Option<String>) {
-    let Some((base, query)) = url.split_once('?') else {
-        return (url.to_owned(), None);
-    };
-    let mut schema = None;
-    let rest: Vec<&str> = query
-        .split('&')
-        .filter(|pair| match pair.strip_prefix("schema=") {
-            Some(name) => {
-                schema = Some(name.to_owned());
-                false
-            }
-            None => !pair.is_empty(),
-        })
-        .collect();
-    if rest.is_empty() {
-        (base.to_owned(), schema)
-    } else {
-        (format!("{base}?{}", rest.join("&")), schema)
     }
 }
 
@@ -211,25 +154,6 @@ fn with_location(err: PostgresError, shown: &str) -> MemoryError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_schema_parameter_is_taken_out_of_the_url() {
-        assert_eq!(
-            split_schema("postgres://h/db?schema=mem&connect_timeout=3"),
-            (
-                "postgres://h/db?connect_timeout=3".to_owned(),
-                Some("mem".to_owned())
-            )
-        );
-        assert_eq!(
-            split_schema("postgres://h/db?schema=x"),
-            ("postgres://h/db".to_owned(), Some("x".to_owned()))
-        );
-        assert_eq!(
-            split_schema("postgres://h/db"),
-            ("postgres://h/db".to_owned(), None)
-        );
-    }
 
     #[test]
     fn schema_names_are_plain_identifiers() {

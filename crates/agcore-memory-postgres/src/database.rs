@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use agcore_memory::retriever::ContextField;
+use agcore_memory::server::ServerOptions;
 use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
 use deadpool_postgres::Pool;
 
@@ -63,23 +64,22 @@ impl PostgresDatabase {
     /// [`MemoryError::Unavailable`] when no connection can be made;
     /// [`MemoryError::Storage`] when the schema cannot be migrated.
     pub async fn from_pool(pool: Pool, eviction: EvictionConfig) -> Result<Self, MemoryError> {
-        Self::start(
-            pool,
-            "postgres (caller's pool)".to_owned(),
-            eviction,
-            Some(ContextField::default()),
-        )
-        .await
+        // The caller's pool keeps its own timeouts; the option's goes unused.
+        let mut options = ServerOptions::new(std::time::Duration::ZERO);
+        options.eviction = eviction;
+        Self::start(pool, "postgres (caller's pool)".to_owned(), options).await
     }
 
     /// Checks the server version and migrates the schema on `pool`, the
-    /// store's context fields derived with `context`.
+    /// store's context fields derived with the options' context field.
     pub(crate) async fn start(
         pool: Pool,
         location: String,
-        eviction: EvictionConfig,
-        context: Option<ContextField>,
+        options: ServerOptions,
     ) -> Result<Self, MemoryError> {
+        let ServerOptions {
+            eviction, context, ..
+        } = options;
         let mut client = pool.get().await.map_err(PostgresError::from)?;
         let version: String = client
             .query_one("SHOW server_version", &[])

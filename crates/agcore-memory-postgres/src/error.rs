@@ -80,42 +80,18 @@ fn pool_is_transient(err: &deadpool_postgres::PoolError) -> bool {
     }
 }
 
-/// Text PostgreSQL cannot store (a NUL character): bad input, nothing written.
-fn is_unstorable_text(err: &PostgresError) -> bool {
+/// Names text PostgreSQL cannot store (a NUL character: bad input, nothing
+/// written), for [`MemoryError::InvalidInput`].
+fn refused_text(err: &PostgresError) -> Option<&'static str> {
     let PostgresError::Postgres(err) = err else {
-        return false;
+        return None;
     };
     err.as_db_error()
         .is_some_and(|db| matches!(db.code().code(), "22021" | "22P05"))
+        .then_some("text PostgreSQL cannot store")
 }
 
-impl From<PostgresError> for MemoryError {
-    fn from(err: PostgresError) -> Self {
-        let recoverable = err.is_recoverable();
-        if is_unstorable_text(&err) {
-            return Self::InvalidInput(format!("text PostgreSQL cannot store: {err}"));
-        }
-        match err {
-            PostgresError::Memory(err) => err,
-            other if recoverable => Self::Unavailable(other.to_string()),
-            other => Self::Storage(other.to_string()),
-        }
-    }
-}
-
-impl From<serde_json::Error> for PostgresError {
-    fn from(err: serde_json::Error) -> Self {
-        Self::Memory(err.into())
-    }
-}
-
-/// A [`MemoryError::Storage`] with this message, as a [`PostgresError`].
-pub(crate) fn storage(message: impl Into<String>) -> PostgresError {
-    PostgresError::Memory(MemoryError::Storage(message.into()))
-}
-
-/// Results of this crate's internals.
-pub(crate) type Result<T, E = PostgresError> = std::result::Result<T, E>;
+agcore_memory::driver_error!(PostgresError::Memory, refused: refused_text);
 
 #[cfg(test)]
 mod tests {

@@ -8,17 +8,13 @@
 //! databases upgraded from version 2) ([`crate::store::context::sync`]).
 
 use agcore_memory::retriever::ContextField;
-use deadpool_postgres::Client;
+use agcore_memory::schema::{SchemaVersions, run_steps};
+use deadpool_postgres::{Client, Transaction};
 
-use agcore_memory::schema::pending_steps;
-
-use crate::error::Result;
+use crate::error::{PostgresError, Result};
 
 /// One component's migrations: `steps[i]` takes it from version `i` to `i + 1`.
-pub(crate) struct Component {
-    pub(crate) name: &'static str,
-    pub(crate) steps: &'static [&'static str],
-}
+pub(crate) type Component = agcore_memory::schema::Component<&'static str>;
 
 const VERSION_TABLE: &str = "CREATE TABLE IF NOT EXISTS agcore_schema (
     component TEXT PRIMARY KEY,
@@ -44,42 +40,43 @@ pub(crate) async fn migrate(
     )
     .await?;
     tx.batch_execute(VERSION_TABLE).await?;
-    for component in components {
-        let row = tx
-            .query_opt(
-                "SELECT version FROM agcore_schema WHERE component = $1",
-                &[&component.name],
-            )
-            .await?;
-        let current: i64 = match row {
-            Some(row) => row.try_get(0)?,
-            None => 0,
-        };
-        let pending = pending_steps("postgres", component.name, current, component.steps.len())?;
-        if pending.is_empty() {
-            continue;
-        }
-        for step in component.steps.iter().skip(pending.start) {
-            tx.batch_execute(step).await?;
-        }
-        let latest = i64::try_from(pending.end).unwrap_or(i64::MAX);
-        tx.execute(
-            "INSERT INTO agcore_schema (component, version) VALUES ($1, $2)
-             ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()",
-            &[&component.name, &latest],
-        )
-        .await?;
-        tracing::info!(
-            component = component.name,
-            from = current,
-            to = latest,
-            "postgres: migrated"
-        );
-    }
+    run_steps(&mut Versions(&tx), components).await?;
     crate::reindex::sync(&tx).await?;
     crate::store::context::sync(&tx, context).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// `agcore_schema` read and written in the migration's transaction.
+struct Versions<'a, 't>(&'a Transaction<'t>);
+
+impl SchemaVersions for Versions<'_, '_> {
+    type Step = &'static str;
+    type Error = PostgresError;
+    const DATABASE: &'static str = "postgres";
+
+    async fn version(&mut self, component: &'static str) -> Result<i64> {
+        let sql = "SELECT version FROM agcore_schema WHERE component = $1";
+        match self.0.query_opt(sql, &[&component]).await? {
+            Some(row) => Ok(row.try_get(0)?),
+            None => Ok(0),
+        }
+    }
+
+    async fn run(&mut self, step: &'static &'static str) -> Result<()> {
+        Ok(self.0.batch_execute(step).await?)
+    }
+
+    async fn record(&mut self, component: &'static str, version: i64) -> Result<()> {
+        self.0
+            .execute(
+                "INSERT INTO agcore_schema (component, version) VALUES ($1, $2)
+                 ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()",
+                &[&component, &version],
+            )
+            .await?;
+        Ok(())
+    }
 }
 
 /// `(component, version)` rows of `agcore_schema`, by component.

@@ -41,27 +41,4 @@ fn is_transient(err: &redis::RedisError) -> bool {
             .is_some_and(|code| matches!(code, "LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN"))
 }
 
-impl From<RedisStoreError> for MemoryError {
-    fn from(err: RedisStoreError) -> Self {
-        let recoverable = err.is_recoverable();
-        match err {
-            RedisStoreError::Memory(err) => err,
-            other if recoverable => Self::Unavailable(other.to_string()),
-            other => Self::Storage(other.to_string()),
-        }
-    }
-}
-
-impl From<serde_json::Error> for RedisStoreError {
-    fn from(err: serde_json::Error) -> Self {
-        Self::Memory(err.into())
-    }
-}
-
-/// A [`MemoryError::Storage`] with this message, as a [`RedisStoreError`].
-pub(crate) fn storage(message: impl Into<String>) -> RedisStoreError {
-    RedisStoreError::Memory(MemoryError::Storage(message.into()))
-}
-
-/// Results of this crate's internals.
-pub(crate) type Result<T, E = RedisStoreError> = std::result::Result<T, E>;
+agcore_memory::driver_error!(RedisStoreError::Memory);

@@ -29,10 +29,10 @@ mod vectors;
 
 use std::time::Duration;
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::server::{ServerOptions, not_a_url};
 use agcore_memory::server_error::naming_server;
 use agcore_memory::storage::redact_url;
-use agcore_memory::{BackendInfo, EvictionConfig, MemoryError, Storage};
+use agcore_memory::{BackendInfo, MemoryError, Storage};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 /// Opens this backend's vectors ([`VectorTables::vectors`]); re-exported so
@@ -48,18 +48,15 @@ pub use vectors::{RedisRows, RedisVectors};
 #[must_use]
 pub struct RedisStoreBuilder {
     prefix: String,
-    timeout: Duration,
-    eviction: EvictionConfig,
-    context: Option<ContextField>,
+    /// The pool size is unused: one multiplexed connection serves every call.
+    options: ServerOptions,
 }
 
 impl Default for RedisStoreBuilder {
     fn default() -> Self {
         Self {
             prefix: "agcore".to_owned(),
-            timeout: Duration::from_secs(5),
-            eviction: EvictionConfig::none(),
-            context: Some(ContextField::default()),
+            options: ServerOptions::new(Duration::from_secs(5)),
         }
     }
 }
@@ -72,6 +69,8 @@ impl RedisStore {
 }
 
 impl RedisStoreBuilder {
+    agcore_memory::server_builder_methods!(options: eviction, context_field);
+
     /// The key prefix (namespace), default `agcore`; not empty, no `{` or `}`.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
@@ -81,29 +80,7 @@ impl RedisStoreBuilder {
     /// Connect and response timeout (default 5 s); a server that does not
     /// answer in time gives [`MemoryError::Unavailable`].
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// Eviction, as the `MemoryStore` contract says: TTL becomes a native
-    /// Redis expiry on each item (created_at + ttl); capacity keeps the
-    /// newest `max_items` after every `check_interval` saved items.
-    pub fn eviction(mut self, eviction: EvictionConfig) -> Self {
-        self.eviction = eviction;
-        self
-    }
-
-    /// The context field (BM25F over neighbouring turns, see
-    /// [`ContextField`]): on by default with its defaults (sequence key
-    /// `session`, window 1, weight 0.5), as in `InMemoryStore`,
-    /// `SqliteStore` and `PostgresStore`, which rank the same items alike;
-    /// `None` ranks every item as plain BM25. The script keeps each field
-    /// current as turns are saved, replaced, deleted, evicted and expire.
-    /// Opening a prefix whose fields were derived with another key or
-    /// window derives them all again (see `reindex.rs`); every client of a
-    /// prefix should use the same settings.
-    pub fn context_field(mut self, context: Option<ContextField>) -> Self {
-        self.context = context;
+        self.options.timeout = timeout;
         self
     }
 
@@ -121,19 +98,20 @@ impl RedisStoreBuilder {
                 self.prefix
             )));
         }
-        let client = redis::Client::open(url).map_err(|_| {
-            MemoryError::InvalidInput(format!(
-                "`{shown}` is not a Redis URL (redis://host:port/db)"
-            ))
-        })?;
+        let client = redis::Client::open(url)
+            .map_err(|_| not_a_url(&shown, "Redis", "redis://host:port/db"))?;
+        let timeout = Some(self.options.timeout);
         let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
+            .set_connection_timeout(timeout)
+            .set_response_timeout(timeout)
             .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(|e| naming_server(RedisStoreError::from(e).into(), &shown))?;
-        let store = RedisStore::new(conn, &self.prefix, self.eviction, self.context);
+        let ServerOptions {
+            eviction, context, ..
+        } = self.options;
+        let store = RedisStore::new(conn, &self.prefix, eviction, context);
         store.sync_index().await.map_err(MemoryError::from)?;
         Ok(store)
     }

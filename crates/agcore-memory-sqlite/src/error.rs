@@ -39,28 +39,4 @@ fn is_busy(err: &rusqlite::Error) -> bool {
     )
 }
 
-impl From<SqliteError> for MemoryError {
-    fn from(err: SqliteError) -> Self {
-        match err {
-            SqliteError::Sqlite(err) if is_busy(&err) => {
-                Self::Unavailable(format!("sqlite: {err}"))
-            }
-            SqliteError::Sqlite(err) => Self::Storage(format!("sqlite: {err}")),
-            SqliteError::Memory(err) => err,
-        }
-    }
-}
-
-impl From<serde_json::Error> for SqliteError {
-    fn from(err: serde_json::Error) -> Self {
-        Self::Memory(err.into())
-    }
-}
-
-/// A [`MemoryError::Storage`] with this message, as a [`SqliteError`].
-pub(crate) fn storage(message: impl Into<String>) -> SqliteError {
-    SqliteError::Memory(MemoryError::Storage(message.into()))
-}
-
-/// Results of this crate's internals.
-pub(crate) type Result<T, E = SqliteError> = std::result::Result<T, E>;
+agcore_memory::driver_error!(SqliteError::Memory);

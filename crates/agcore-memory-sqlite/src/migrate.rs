@@ -27,7 +27,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 
 use crate::component::{Component, has_table};
 use crate::error::{Result, storage};
-use agcore_memory::schema::pending_steps;
+use agcore_memory::schema::{step_targets, still_due};
 
 /// `PRAGMA user_version` of a database managed through `agcore_schema`.
 pub(crate) const ADOPTED_USER_VERSION: i64 = 100;
@@ -106,39 +106,22 @@ pub(crate) fn versions(conn: &Connection) -> Result<Vec<(String, i64)>> {
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     adopt(conn)?;
     for component in COMPONENTS {
-        let current = version(conn, component.name)?;
-        let steps = usize::try_from(component.latest).unwrap_or(0);
-        let pending = pending_steps("sqlite", component.name, current, steps)?;
-        // A component at version 0 gets its latest layout in one step.
-        let targets: Vec<i64> = if current == 0 && !pending.is_empty() {
-            vec![component.latest]
-        } else {
-            pending
-                .filter_map(|step| i64::try_from(step + 1).ok())
-                .collect()
-        };
-        for target in targets {
+        let (name, latest) = (component.name, component.latest);
+        let current = version(conn, name)?;
+        for target in step_targets("sqlite", name, current, latest)? {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let now = version(&tx, component.name)?;
-            if now > component.latest {
-                return Err(newer(component.name, now, component.latest));
-            }
-            if now >= target {
+            let now = version(&tx, name)?;
+            if !still_due("sqlite", name, now, target, latest)? {
                 continue;
             }
             if now == 0 {
                 (component.create)(&tx)?;
-                set_version(&tx, component.name, component.latest)?;
             } else {
                 (component.upgrade)(&tx, target)?;
-                set_version(&tx, component.name, target)?;
             }
+            set_version(&tx, name, target)?;
             tx.commit()?;
-            tracing::debug!(
-                component = component.name,
-                version = target,
-                "sqlite schema migrated"
-            );
+            tracing::debug!(component = name, version = target, "sqlite schema migrated");
         }
     }
     crate::analysis::sync(conn)

@@ -59,6 +59,7 @@ pub mod reindex;
 pub mod retriever;
 pub mod retry;
 pub mod schema;
+pub mod server;
 pub mod server_error;
 pub mod sql_store;
 /// The search engine parts (analyzers, BM25 / BM25F, fusion, RM3, vector
