@@ -2,7 +2,7 @@
 //! no index): the reference the pruned [`super::search`] is checked and
 //! measured against. Compiled with the `testkit` feature only.
 
-use agcore_memory::long_term::sql::{SqlDriver, WriteIntent, flows, work};
+use agcore_memory::long_term::sql::row_by_row_maintenance;
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
 use rusqlite::{Connection, params};
 
@@ -86,7 +86,7 @@ impl super::SqliteLongTermDriver {
 
     /// The row-by-row maintenance of earlier releases (every active entry
     /// loaded, aged and stored back: the provided
-    /// [`SqlDriver::maintenance`] the other SQL drivers run): the reference
+    /// [`SqlDriver::maintenance`](agcore_memory::long_term::sql::SqlDriver::maintenance) the other SQL drivers run): the reference
     /// the set-based maintenance is checked and measured against.
     ///
     /// # Errors
@@ -100,13 +100,6 @@ impl super::SqliteLongTermDriver {
         purge_before: chrono::DateTime<chrono::Utc>,
     ) -> std::result::Result<agcore_memory::long_term::MaintenanceReport, agcore_memory::MemoryError>
     {
-        let (scope, rules) = (scope.clone(), *rules);
-        let work = work(move |rows| {
-            let scope = scope.clone();
-            Box::pin(
-                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
-            )
-        });
-        self.write(WriteIntent::Other, work).await
+        row_by_row_maintenance(self, scope, rules, now, purge_before).await
     }
 }

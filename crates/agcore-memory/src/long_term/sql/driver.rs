@@ -138,14 +138,7 @@ pub trait SqlDriver: Send + Sync + std::fmt::Debug + 'static {
         now: DateTime<Utc>,
         purge_before: DateTime<Utc>,
     ) -> Result<MaintenanceReport, MemoryError> {
-        let (scope, rules) = (scope.clone(), *rules);
-        let work = work(move |rows| {
-            let scope = scope.clone();
-            Box::pin(
-                async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await },
-            )
-        });
-        self.write(WriteIntent::Other, work).await
+        row_by_row_maintenance(self, scope, rules, now, purge_before).await
     }
 
     /// [`LongTermBackend::supersede_duplicates`](super::super::LongTermBackend::supersede_duplicates).
@@ -186,4 +179,26 @@ pub trait SqlDriver: Send + Sync + std::fmt::Debug + 'static {
         let entries = self.run(Access::Read, work).await?;
         Ok(entries.iter().map(TermSet::of).collect())
     }
+}
+
+/// [`flows::maintenance`] (every active entry of `scope` loaded, aged and
+/// stored back) in one write transaction of `driver`: what
+/// [`SqlDriver::maintenance`] provides, kept callable for a driver that
+/// overrides it (as the reference its own statements are checked against).
+///
+/// # Errors
+/// [`MemoryError`] from the database.
+pub async fn row_by_row_maintenance<D: SqlDriver + ?Sized>(
+    driver: &D,
+    scope: &MemoryScope,
+    rules: &WeightRules,
+    now: DateTime<Utc>,
+    purge_before: DateTime<Utc>,
+) -> Result<MaintenanceReport, MemoryError> {
+    let (scope, rules) = (scope.clone(), *rules);
+    let work = work(move |rows| {
+        let scope = scope.clone();
+        Box::pin(async move { flows::maintenance(rows, &scope, &rules, now, purge_before).await })
+    });
+    driver.write(WriteIntent::Other, work).await
 }

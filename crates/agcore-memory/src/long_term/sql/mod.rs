@@ -18,7 +18,7 @@ mod rows;
 pub mod statements;
 
 pub use conn::{SqlConn, SqlParam, SqlType, SqlValue};
-pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, work};
+pub use driver::{Access, Rows, SqlDriver, Work, WriteIntent, row_by_row_maintenance, work};
 pub use entries::{ENTRY_COLUMNS, ENTRY_TYPES, archived_sql, entry_from_values};
 pub use handle::{FileDriver, SqlLongTerm};
 pub use rows::LongTermRows;
