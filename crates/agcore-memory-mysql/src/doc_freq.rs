@@ -17,11 +17,12 @@
 
 use std::collections::BTreeSet;
 
+use agcore_memory::rebuild::{self, Rebuild};
 use agcore_search::doc_freq::{DocCounts, KnownWords, in_order, is_plain};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Params, Value};
+use mysql_async::{Conn, Params, Value};
 
-use crate::error::Result;
+use crate::error::{MysqlError, Result};
 
 /// Most words in one statement (two parameters each; MySQL allows 65,535).
 const CHUNK: usize = 4_096;
@@ -32,15 +33,42 @@ const SCAN_BATCH: i64 = 1_000;
 /// Words counted in memory before a count is written out.
 const FLUSH_WORDS: usize = 100_000;
 
-/// One document-frequency table.
+/// One document-frequency table, the meta table recording what it was
+/// counted for (row `df`), and the scan its counts are made from (see
+/// [`DfTable::recount`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct DfTable(pub(crate) &'static str);
+pub(crate) struct DfTable {
+    /// The table's name.
+    pub(crate) name: &'static str,
+    meta: &'static str,
+    scan: &'static str,
+}
 
 impl DfTable {
     /// The store's table.
-    pub(crate) const STORE: Self = Self("agcore_item_terms");
+    pub(crate) const STORE: Self = Self {
+        name: "agcore_item_terms",
+        meta: "agcore_store_meta",
+        scan: "SELECT i.doc, i.terms, COALESCE(x.context_terms, '') FROM agcore_items i
+               LEFT JOIN agcore_item_context x ON x.doc = i.doc
+               WHERE i.doc > ? ORDER BY i.doc LIMIT ?",
+    };
     /// Long-term memory's table.
-    pub(crate) const LONG_TERM: Self = Self("agcore_lt_terms");
+    pub(crate) const LONG_TERM: Self = Self {
+        name: "agcore_lt_terms",
+        meta: "agcore_lt_meta",
+        scan: "SELECT id, terms, '' FROM agcore_lt_entries WHERE id > ? ORDER BY id LIMIT ?",
+    };
+
+    /// Counts every word afresh ([`Self::recount`]) unless the table was
+    /// counted for `wanted` (the shared decision, [`rebuild::run`]), then
+    /// records `wanted`. Runs under the migration lock: no other process
+    /// of this version writes meanwhile. A run cut short leaves the old
+    /// record, and the next open counts again from an empty table.
+    pub(crate) async fn sync(self, conn: &mut Conn, wanted: &str) -> Result<()> {
+        rebuild::run(&mut Counting { table: self, conn }, wanted).await?;
+        Ok(())
+    }
 
     /// The statements adding each delta to its word's frequency, as text
     /// with the words inline (rows in the given order), when every word is
@@ -55,7 +83,7 @@ impl DfTable {
             let rows: Vec<String> = chunk.iter().map(|(w, d)| format!("('{w}', {d})")).collect();
             sql.push_str(&format!(
                 "INSERT INTO {} (word, df) VALUES {} ON DUPLICATE KEY UPDATE df = df + VALUES(df); ",
-                self.0,
+                self.name,
                 rows.join(", ")
             ));
         }
@@ -74,7 +102,7 @@ impl DfTable {
             conn.exec_drop(
                 format!(
                     "INSERT INTO {} (word, df) VALUES {rows} ON DUPLICATE KEY UPDATE df = df + VALUES(df)",
-                    self.0
+                    self.name
                 ),
                 Params::Positional(params),
             )
@@ -92,16 +120,19 @@ impl DfTable {
     }
 
     /// Counts every word afresh: empties the table, then reads the
-    /// documents with `scan` (a `SELECT` of `(id, own terms, context
-    /// terms)` with `?` for the id to read after and the batch size, in id
-    /// order), counting each document once per word of either column, and
-    /// writes the counts out whenever many words are counted and at the end.
-    pub(crate) async fn recount(self, conn: &mut impl Queryable, scan: &str) -> Result<()> {
-        conn.query_drop(format!("DELETE FROM {}", self.0)).await?;
+    /// documents with the table's scan (a `SELECT` of `(id, own terms,
+    /// context terms)` with `?` for the id to read after and the batch
+    /// size, in id order), counting each document once per word of either
+    /// column, and writes the counts out whenever many words are counted
+    /// and at the end.
+    async fn recount(self, conn: &mut impl Queryable) -> Result<()> {
+        conn.query_drop(format!("DELETE FROM {}", self.name))
+            .await?;
         let mut counts = DocCounts::default();
         let mut after = i64::MIN;
         loop {
-            let rows: Vec<(i64, String, String)> = conn.exec(scan, (after, SCAN_BATCH)).await?;
+            let rows: Vec<(i64, String, String)> =
+                conn.exec(self.scan, (after, SCAN_BATCH)).await?;
             let Some(last) = rows.last().map(|r| r.0) else {
                 break;
             };
@@ -129,7 +160,7 @@ impl DfTable {
         for chunk in words.chunks(CHUNK) {
             let rows = vec!["(?, 0)"; chunk.len()].join(", ");
             conn.exec_drop(
-                format!("INSERT IGNORE INTO {} (word, df) VALUES {rows}", self.0),
+                format!("INSERT IGNORE INTO {} (word, df) VALUES {rows}", self.name),
                 Params::Positional(chunk.iter().map(|w| Value::from(*w)).collect()),
             )
             .await?;
@@ -150,13 +181,44 @@ impl DfTable {
             let marks = vec!["?"; chunk.len()].join(", ");
             let rows: Vec<(String, i64)> = conn
                 .exec(
-                    format!("SELECT word, df FROM {} WHERE word IN ({marks})", self.0),
+                    format!("SELECT word, df FROM {} WHERE word IN ({marks})", self.name),
                     Params::Positional(chunk.iter().map(|w| Value::from(w.as_str())).collect()),
                 )
                 .await?;
             found.extend(rows);
         }
         Ok(in_order(words, found))
+    }
+}
+
+/// A table's counts as a shared [`Rebuild`] on `conn`.
+struct Counting<'c> {
+    table: DfTable,
+    conn: &'c mut Conn,
+}
+
+impl Rebuild for Counting<'_> {
+    type Error = MysqlError;
+
+    fn names(&self) -> (&'static str, &'static str) {
+        ("mysql", self.table.name)
+    }
+
+    async fn recorded(&mut self) -> Result<Option<String>> {
+        let sql = format!("SELECT value FROM {} WHERE name = 'df'", self.table.meta);
+        Ok(self.conn.query_first(sql).await?)
+    }
+
+    async fn rebuild(&mut self) -> Result<()> {
+        self.table.recount(self.conn).await
+    }
+
+    async fn record(&mut self, wanted: &str) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO {} (name, value) VALUES ('df', ?) ON DUPLICATE KEY UPDATE value = VALUES(value)",
+            self.table.meta
+        );
+        Ok(self.conn.exec_drop(sql, (wanted,)).await?)
     }
 }
 

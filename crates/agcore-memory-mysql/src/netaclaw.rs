@@ -4,6 +4,7 @@
 //! as long-term [`MemoryEntry`]s, for an import into any backend.
 
 use agcore_memory::MemoryError;
+use agcore_memory::long_term::columns::legacy_metadata;
 use agcore_memory::long_term::{MemoryEntry, MemoryType};
 use agcore_memory::server_error::naming_server;
 use chrono::{DateTime, Utc};
@@ -35,9 +36,9 @@ type Row = (
 /// Each row maps to a [`MemoryEntry`] field by field: `agent_name` and
 /// `user_id` to the scope, `type` (`user`, `project`, `feedback`,
 /// `reference`) to [`MemoryType`], `name`, `content` and `description` as
-/// they are, `metadata` to the metadata object (`NULL` → `{}`, a non-object
-/// → `{"value": …}`, text that is not JSON → `{"raw": "…"}`, as the SQLite
-/// upgrade of the same layout does), `created_at` / `updated_at` read in the
+/// they are, `metadata` to the metadata object
+/// ([`legacy_metadata`], as the SQLite upgrade of the same layout does),
+/// `created_at` / `updated_at` read in the
 /// server's time zone as UTC instants (a `NULL` creation time is the import
 /// time, a `NULL` update time the creation time). NetaClaw keeps no weight,
 /// tags or usage: entries get the weight of a new memory (1.0, set at
@@ -77,19 +78,6 @@ fn time(seconds: Option<i64>) -> Option<DateTime<Utc>> {
     seconds.and_then(|s| DateTime::from_timestamp(s, 0))
 }
 
-/// NetaClaw's metadata column as a JSON object (see [`NetaclawSource`]).
-fn metadata(text: Option<&str>) -> serde_json::Map<String, serde_json::Value> {
-    match text.map(serde_json::from_str::<serde_json::Value>) {
-        None | Some(Ok(serde_json::Value::Null)) => serde_json::Map::new(),
-        Some(Ok(serde_json::Value::Object(map))) => map,
-        Some(Ok(other)) => serde_json::Map::from_iter([("value".to_owned(), other)]),
-        Some(Err(_)) => serde_json::Map::from_iter([(
-            "raw".to_owned(),
-            serde_json::Value::String(text.unwrap_or_default().to_owned()),
-        )]),
-    }
-}
-
 /// The entry of one NetaClaw row (see [`NetaclawSource`]).
 ///
 /// # Errors
@@ -117,7 +105,7 @@ fn entry(row: Row, now: DateTime<Utc>) -> Result<MemoryEntry, MemoryError> {
         name,
         content,
         description,
-        metadata: metadata(meta.as_deref()),
+        metadata: legacy_metadata(meta.as_deref()),
         tags: Vec::new(),
         weight: 1.0,
         archived: false,
@@ -241,15 +229,6 @@ mod tests {
         for bad in ["", "a b", "t;drop", "a.b.c", "`t`", "表"] {
             assert!(!valid_table(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn metadata_follows_the_upgrade_rules() {
-        assert!(metadata(None).is_empty());
-        assert!(metadata(Some("null")).is_empty());
-        assert_eq!(metadata(Some(r#"{"来源":"微信"}"#))["来源"], "微信");
-        assert_eq!(metadata(Some("[1,2]"))["value"], serde_json::json!([1, 2]));
-        assert_eq!(metadata(Some("not json"))["raw"], "not json");
     }
 
     #[test]

@@ -93,6 +93,22 @@ fn refused_text(err: &PostgresError) -> Option<&'static str> {
 
 agcore_memory::driver_error!(PostgresError::Memory, refused: refused_text);
 
+/// Whether the server rolled the transaction back for a lock conflict: a
+/// deadlock (SQLSTATE 40P01) or a serialization failure (40001). PostgreSQL
+/// breaks a deadlock by failing one of the transactions in it, which then
+/// holds nothing and may simply run again ("applications using this level
+/// must be prepared to retry transactions due to serialization failures",
+/// PostgreSQL manual, *Transaction Isolation*; the same holds for
+/// deadlocks, *Explicit Locking*): the check given to
+/// [`agcore_memory::retry::retry_lock_conflicts`].
+pub(crate) fn is_lock_conflict(err: &PostgresError) -> bool {
+    let PostgresError::Postgres(err) = err else {
+        return false;
+    };
+    err.as_db_error()
+        .is_some_and(|db| matches!(db.code().code(), "40P01" | "40001"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +123,12 @@ mod tests {
         for code in ["23505", "42P01", "22P02"] {
             assert!(!transient_code(code), "{code}");
         }
+    }
+
+    #[test]
+    fn other_errors_are_not_lock_conflicts() {
+        assert!(!is_lock_conflict(&PostgresError::Memory(
+            MemoryError::Storage("deadlock".into())
+        )));
     }
 }

@@ -31,7 +31,6 @@ mod error;
 mod long_term;
 mod migrate;
 mod reindex;
-mod retry;
 mod store;
 mod vectors;
 

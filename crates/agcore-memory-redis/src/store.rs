@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::retriever::{ContextField, MAX_STORED_WINDOW};
 use agcore_memory::sql_store::Listing;
 use agcore_memory::{
     EvictionConfig, EvictionPolicy, MemoryError, MemoryFilter, MemoryItem, MemoryStore, ScoredItem,
@@ -44,10 +44,6 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-/// Windows larger than this are this (longer than any sequence; the script
-/// passes it to `ZRANGEBYLEX … LIMIT`).
-const MAX_WINDOW: usize = 1 << 30;
-
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
@@ -85,9 +81,7 @@ impl RedisStore {
 
     /// The context window the script derives fields with (0: none).
     fn window(&self) -> usize {
-        self.context
-            .as_ref()
-            .map_or(0, |c| c.window.min(MAX_WINDOW))
+        ContextField::stored_window(self.context.as_deref(), MAX_STORED_WINDOW)
     }
 
     pub(crate) fn key(&self, name: &str) -> String {

@@ -55,6 +55,7 @@ mod json_file;
 pub mod knowledge;
 pub mod long_term;
 mod page;
+pub mod rebuild;
 pub mod reindex;
 pub mod retriever;
 pub mod retry;

@@ -5,7 +5,8 @@
 //! next batch starts after the last key read), re-tokenises each row's
 //! text with [`index_terms`], hands the batch to the driver with each
 //! group's change in total length (a long-term scope's; `0` for the store),
-//! then records the new analyzer.
+//! then records the new analyzer (the decision and record are the shared
+//! [`crate::rebuild`]).
 //!
 //! A driver implements [`Reindex`] with its SQL. Each batch is computed
 //! from the row's stored text and current length, so a run cut short (the
@@ -17,6 +18,8 @@ use std::future::Future;
 
 use agcore_search::collection::term_counts;
 use agcore_search::{ANALYZER_ID, index_terms};
+
+use crate::rebuild::{self, Rebuild};
 
 /// A row as read for re-indexing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,31 +149,48 @@ pub fn retokenise(rows: Vec<ReindexRow>) -> (Vec<Reindexed>, BTreeMap<i64, i64>)
 }
 
 /// Re-indexes `component` unless its recorded analyzer is
-/// [`ANALYZER_ID`]; whether it did.
+/// [`ANALYZER_ID`] (the shared decision, [`rebuild::run`]); whether it did.
 ///
 /// # Errors
 /// The driver's, from any step; the analyzer is then not recorded.
 pub async fn run<R: Reindex>(component: &mut R) -> Result<bool, R::Error> {
-    let found = component.recorded().await?;
-    if found.as_deref() == Some(ANALYZER_ID) {
-        return Ok(false);
+    rebuild::run(&mut Retokenising(component), ANALYZER_ID).await
+}
+
+/// A component re-indexed as a [`Rebuild`]: its rows read in key order,
+/// re-tokenised and written back batch by batch.
+struct Retokenising<'a, R>(&'a mut R);
+
+impl<R: Reindex> Rebuild for Retokenising<'_, R> {
+    type Error = R::Error;
+
+    fn names(&self) -> (&'static str, &'static str) {
+        self.0.names()
     }
-    component.begin().await?;
-    let mut after = i64::MIN;
-    loop {
-        let rows = component.read(after, component.batch()).await?;
-        let Some(last) = rows.last().map(|r| r.key) else {
-            break;
-        };
-        let (rows, deltas) = retokenise(rows);
-        component.write(rows, deltas).await?;
-        after = last;
+
+    async fn recorded(&mut self) -> Result<Option<String>, R::Error> {
+        self.0.recorded().await
     }
-    component.finish().await?;
-    component.record(ANALYZER_ID).await?;
-    let (database, name) = component.names();
-    tracing::info!(database, component = name, from = ?found, to = ANALYZER_ID, "re-indexed");
-    Ok(true)
+
+    async fn rebuild(&mut self) -> Result<(), R::Error> {
+        let component = &mut *self.0;
+        component.begin().await?;
+        let mut after = i64::MIN;
+        loop {
+            let rows = component.read(after, component.batch()).await?;
+            let Some(last) = rows.last().map(|r| r.key) else {
+                break;
+            };
+            let (rows, deltas) = retokenise(rows);
+            component.write(rows, deltas).await?;
+            after = last;
+        }
+        component.finish().await
+    }
+
+    async fn record(&mut self, wanted: &str) -> Result<(), R::Error> {
+        self.0.record(wanted).await
+    }
 }
 
 #[cfg(test)]

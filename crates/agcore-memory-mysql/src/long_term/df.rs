@@ -75,32 +75,11 @@ pub(crate) async fn lookup(conn: &mut impl Queryable, words: &[String]) -> Resul
 }
 
 /// Counts every word afresh from the entries unless the table was built
-/// for this library's analyzer (`agcore_lt_meta`, name `df`). Runs under
-/// the migration lock, after any re-index: no other process of this
-/// version writes meanwhile. A run cut short leaves the old record, and the
-/// next open counts again from an empty table.
+/// for this library's analyzer (`agcore_lt_meta`, name `df`;
+/// [`DfTable::sync`]). Runs after any re-index.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn sync(conn: &mut Conn) -> Result<()> {
-    let built: Option<String> = conn
-        .query_first("SELECT value FROM agcore_lt_meta WHERE name = 'df'")
-        .await?;
-    if built.as_deref() == Some(ANALYZER_ID) {
-        return Ok(());
-    }
-    TABLE
-        .recount(
-            conn,
-            "SELECT id, terms, '' FROM agcore_lt_entries WHERE id > ? ORDER BY id LIMIT ?",
-        )
-        .await?;
-    conn.exec_drop(
-        "INSERT INTO agcore_lt_meta (name, value) VALUES ('df', ?)
-         ON DUPLICATE KEY UPDATE value = VALUES(value)",
-        (ANALYZER_ID,),
-    )
-    .await?;
-    tracing::info!(from = ?built, to = ANALYZER_ID, "mysql: long-term document frequencies counted");
-    Ok(())
+    TABLE.sync(conn, ANALYZER_ID).await
 }

@@ -8,7 +8,6 @@
 //! document frequencies (`df`) and the search.
 
 mod df;
-mod retry;
 mod rows;
 pub(crate) mod schema;
 mod scopes;
@@ -24,15 +23,18 @@ use agcore_memory::MemoryError;
 use agcore_memory::long_term::apply::new_entry;
 use agcore_memory::long_term::sql::{Access, SqlDriver, SqlLongTerm, Work, WriteIntent};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
+use agcore_memory::retry::retry_lock_conflicts;
 use async_trait::async_trait;
 use mysql_async::{Conn, TxOpts};
 
 use crate::connections::Connections;
-use crate::error::{MysqlError, Result};
-use retry::retry;
+use crate::error::{MysqlError, Result, is_retryable_conflict};
 use rows::analyze_text;
 use seen::Seen;
 use tx::MyRows;
+
+/// Names long-term writes in the lock-conflict log.
+const WHAT: &str = "mysql long-term memory";
 
 /// Long-term memory on MySQL / MariaDB. Cheap to clone; `Send + Sync`. Get
 /// one from [`MysqlDatabase::long_term`](crate::MysqlDatabase::long_term)
@@ -144,7 +146,10 @@ impl SqlDriver for MysqlLongTermDriver {
         intent: WriteIntent<'_>,
         work: Work<MysqlError, T>,
     ) -> Result<T, MemoryError> {
-        retry(|| self.once(&work, Some(intent))).await
+        Ok(retry_lock_conflicts(WHAT, is_retryable_conflict, || {
+            self.once(&work, Some(intent))
+        })
+        .await?)
     }
 
     /// Every call but an insert runs again after a lock conflict.
@@ -156,7 +161,7 @@ impl SqlDriver for MysqlLongTermDriver {
         if access == Access::Insert {
             return Ok(self.once(&work, None).await?);
         }
-        retry(|| self.once(&work, None)).await
+        Ok(retry_lock_conflicts(WHAT, is_retryable_conflict, || self.once(&work, None)).await?)
     }
 
     async fn search(
@@ -165,11 +170,13 @@ impl SqlDriver for MysqlLongTermDriver {
         query: &str,
         request: &SearchRequest,
     ) -> Result<Vec<ScoredEntry>, MemoryError> {
-        retry(|| async move {
-            let request = (request, self.min_pruned_rows);
-            search::search(&mut self.conns.get().await?, scope, query, request).await
-        })
-        .await
+        Ok(
+            retry_lock_conflicts(WHAT, is_retryable_conflict, || async move {
+                let request = (request, self.min_pruned_rows);
+                search::search(&mut self.conns.get().await?, scope, query, request).await
+            })
+            .await?,
+        )
     }
 
     async fn close(&self) -> Result<(), MemoryError> {

@@ -20,9 +20,8 @@ use agcore_memory::retriever::ContextField;
 use agcore_search::ANALYZER_ID;
 use agcore_search::doc_freq::{KnownWords, distinct};
 use mysql_async::Conn;
-use mysql_async::prelude::Queryable;
 
-use super::meta::{DF_KEY as META_KEY, meta, recorded, settings};
+use super::meta::{recorded, settings};
 use crate::doc_freq::DfTable;
 use crate::error::Result;
 
@@ -49,35 +48,13 @@ fn counted_for(context: Option<&ContextField>) -> String {
 
 /// Counts every word afresh from the items' fields unless the table was
 /// counted for this analyzer and context field (`agcore_store_meta`, name
-/// `df`). Runs under the migration lock, after any re-index and after the
-/// context fields are derived: no other process of this version writes
-/// meanwhile. A run cut short leaves the old record, and the next open
-/// counts again from an empty table.
+/// `df`; [`DfTable::sync`]). Runs after any re-index and after the context
+/// fields are derived.
 ///
 /// # Errors
 /// [`crate::MysqlError`] from the server.
 pub(crate) async fn sync(conn: &mut Conn, context: Option<&ContextField>) -> Result<()> {
-    let wanted = counted_for(context);
-    let built = meta(conn, META_KEY).await?;
-    if built.as_deref() == Some(wanted.as_str()) {
-        return Ok(());
-    }
-    TABLE
-        .recount(
-            conn,
-            "SELECT i.doc, i.terms, COALESCE(x.context_terms, '') FROM agcore_items i
-             LEFT JOIN agcore_item_context x ON x.doc = i.doc
-             WHERE i.doc > ? ORDER BY i.doc LIMIT ?",
-        )
-        .await?;
-    conn.exec_drop(
-        "INSERT INTO agcore_store_meta (name, value) VALUES (?, ?)
-         ON DUPLICATE KEY UPDATE value = VALUES(value)",
-        (META_KEY, &wanted),
-    )
-    .await?;
-    tracing::info!(from = ?built, to = %wanted, "mysql memory store: document frequencies counted");
-    Ok(())
+    TABLE.sync(conn, &counted_for(context)).await
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ impl MysqlStoreDriver {
         changes: context::Changes,
         mut items: stats::ItemDelta,
     ) -> Result<()> {
-        let window = context::window(self.context_field());
+        let window = ContextField::stored_window(self.context_field(), context::MAX_WINDOW);
         let context = if window == 0 {
             context::ContextDelta::default()
         } else {

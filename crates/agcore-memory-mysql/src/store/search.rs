@@ -60,7 +60,7 @@ async fn stats(conn: &mut Conn, words: &[String]) -> Result<Stats> {
              (SELECT CAST(COALESCE(SUM(grouped), 0) AS DOUBLE) AS g,
                      CAST(COALESCE(SUM(context_len), 0) AS DOUBLE) AS cl FROM agcore_context_stats) c
          LEFT JOIN (SELECT word, df FROM {table} WHERE word IN ({marks})) w ON TRUE",
-        table = super::df::TABLE.0,
+        table = super::df::TABLE.name,
     );
     let params: Vec<Value> = words.iter().map(|w| Value::from(w.as_str())).collect();
     let rows: Vec<StatsRow> = conn.exec(sql, Params::Positional(params)).await?;

@@ -14,11 +14,11 @@ mod tx;
 use agcore_memory::MemoryError;
 use agcore_memory::long_term::sql::{Access, SqlDriver, SqlLongTerm, Work, WriteIntent};
 use agcore_memory::long_term::{MemoryScope, ScoredEntry, SearchRequest};
+use agcore_memory::retry::retry_lock_conflicts;
 use async_trait::async_trait;
 use deadpool_postgres::{Client, Pool};
 
-use crate::error::{PostgresError, Result};
-use crate::retry::retry;
+use crate::error::{PostgresError, Result, is_lock_conflict};
 use tx::PgRows;
 
 /// Long-term memory on PostgreSQL. Cheap to clone; `Send + Sync`. Get one
@@ -73,14 +73,16 @@ impl SqlDriver for PostgresLongTermDriver {
         work: Work<PostgresError, T>,
     ) -> Result<T, MemoryError> {
         let work = &work;
-        Ok(retry("long-term write", || async move {
-            let mut client = self.client().await?;
-            let tx = client.transaction().await?;
-            let value = work(&mut PgRows::new(&tx)).await?;
-            tx.commit().await?;
-            Ok(value)
-        })
-        .await?)
+        Ok(
+            retry_lock_conflicts("long-term write", is_lock_conflict, || async move {
+                let mut client = self.client().await?;
+                let tx = client.transaction().await?;
+                let value = work(&mut PgRows::new(&tx)).await?;
+                tx.commit().await?;
+                Ok(value)
+            })
+            .await?,
+        )
     }
 
     /// Reads are not run again; an update is after a lock conflict.
@@ -92,7 +94,9 @@ impl SqlDriver for PostgresLongTermDriver {
         let work = &work;
         let once = || async move { work(&mut PgRows::new(&self.client().await?)).await };
         Ok(match access {
-            Access::Update => retry("long-term update", once).await?,
+            Access::Update => {
+                retry_lock_conflicts("long-term update", is_lock_conflict, once).await?
+            }
             _ => once().await?,
         })
     }

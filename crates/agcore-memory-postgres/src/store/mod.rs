@@ -11,7 +11,7 @@ mod write;
 
 use std::sync::Arc;
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::retriever::{ContextField, MAX_STORED_WINDOW};
 use agcore_memory::sql_store::store::{SqlStore, StoreDriver};
 use agcore_memory::sql_store::{Listing, counter_shard};
 use agcore_memory::{
@@ -21,8 +21,8 @@ use async_trait::async_trait;
 use deadpool_postgres::{Client, Pool};
 use tokio_postgres::types::Type;
 
+use crate::error::is_lock_conflict;
 use crate::error::{PostgresError, Result};
-use crate::retry::is_lock_conflict;
 use analyze::AutoAnalyze;
 use filter::{Params, Where};
 use rows::{ITEM_COLUMNS, item_from_row};
@@ -71,7 +71,7 @@ pub(crate) fn store(
 
 impl PostgresStoreDriver {
     fn window(&self) -> usize {
-        context::window(self.context.as_ref())
+        ContextField::stored_window(self.context.as_ref(), MAX_STORED_WINDOW)
     }
 
     async fn client(&self) -> Result<Client> {

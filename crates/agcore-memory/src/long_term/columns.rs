@@ -5,6 +5,7 @@
 //! the columns with its own driver types.
 
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use super::ScoredEntry;
 use super::entry::MemoryEntry;
@@ -22,6 +23,22 @@ pub fn entry_columns(entry: &MemoryEntry) -> Result<(String, String, i64), Memor
         serde_json::to_string(&entry.tags)?,
         i64::try_from(entry.use_count).unwrap_or(i64::MAX),
     ))
+}
+
+/// A metadata column of the original long-term layout (nullable, any
+/// JSON: NetaClaw's table, SQLite's version 1) as a JSON object: `NULL` or
+/// JSON `null` → `{}`, an object as it is, any other value →
+/// `{"value": …}`, text that is not JSON → `{"raw": "<text>"}`.
+pub fn legacy_metadata(text: Option<&str>) -> Map<String, Value> {
+    let Some(text) = text else {
+        return Map::new();
+    };
+    match serde_json::from_str(text) {
+        Ok(Value::Null) => Map::new(),
+        Ok(Value::Object(map)) => map,
+        Ok(other) => Map::from_iter([("value".to_owned(), other)]),
+        Err(_) => Map::from_iter([("raw".to_owned(), Value::String(text.to_owned()))]),
+    }
 }
 
 /// A JSON column of an entry read back (`what` names it: `metadata`,
@@ -49,6 +66,16 @@ pub fn best_first(hits: &mut [ScoredEntry]) {
 mod tests {
     use super::*;
     use crate::long_term::{MemoryScope, MemoryType, NewMemory, WeightRules, apply::new_entry};
+
+    #[test]
+    fn legacy_metadata_becomes_an_object() {
+        assert!(legacy_metadata(None).is_empty());
+        assert!(legacy_metadata(Some("null")).is_empty());
+        assert_eq!(legacy_metadata(Some(r#"{"来源":"微信"}"#))["来源"], "微信");
+        let value = legacy_metadata(Some("[1,2]"));
+        assert_eq!(value["value"], serde_json::json!([1, 2]));
+        assert_eq!(legacy_metadata(Some("not json"))["raw"], "not json");
+    }
 
     #[test]
     fn columns_read_back_and_bad_text_names_the_column() {

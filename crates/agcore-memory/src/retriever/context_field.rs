@@ -75,6 +75,15 @@ impl ContextField {
         self
     }
 
+    /// The window a store derives `context`'s fields with: its `window`, at
+    /// most `bound` (0 without a field: no neighbours). A window longer than
+    /// any sequence reads the same neighbours, so a store bounds it to keep
+    /// its rank or `LIMIT` arithmetic in range: [`MAX_STORED_WINDOW`] on
+    /// most backends, `usize::MAX` (no bound) on SQLite.
+    pub fn stored_window(context: Option<&Self>, bound: usize) -> usize {
+        context.map_or(0, |c| c.window.min(bound))
+    }
+
     /// The sequence `item` belongs to: its `group_key` metadata value as JSON
     /// text (so `1` and `"1"` differ), when a string, number or boolean.
     pub fn group_of(&self, item: &MemoryItem) -> Option<String> {
@@ -92,6 +101,11 @@ impl ContextField {
             .find_map(|(key, value)| (*key == self.group_key).then(|| scalar_text(value))?)
     }
 }
+
+/// The bound of [`ContextField::stored_window`] on PostgreSQL and Redis:
+/// longer than any sequence, and small enough that twice it plus one still
+/// fits the 32-bit ranks of their SQL and the counts of their scripts.
+pub const MAX_STORED_WINDOW: usize = 1 << 30;
 
 /// The text a store records for the settings its context fields were
 /// derived with — the sequence key and window as JSON
@@ -126,6 +140,18 @@ pub(crate) fn group_value(item: &MemoryItem, key: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_stored_window_is_bounded() {
+        let field = ContextField::default().with_window(usize::MAX);
+        assert_eq!(ContextField::stored_window(None, MAX_STORED_WINDOW), 0);
+        let bounded = ContextField::stored_window(Some(&field), MAX_STORED_WINDOW);
+        assert_eq!(bounded, MAX_STORED_WINDOW);
+        assert_eq!(
+            ContextField::stored_window(Some(&field), usize::MAX),
+            usize::MAX
+        );
+    }
 
     #[test]
     fn derivation_settings_name_the_key_and_window_only() {

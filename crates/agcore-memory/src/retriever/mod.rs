@@ -20,7 +20,7 @@ pub use agcore_search::{
 };
 pub use config::RetrieverConfig;
 pub(crate) use context_field::group_value;
-pub use context_field::{ContextField, derivation_settings};
+pub use context_field::{ContextField, MAX_STORED_WINDOW, derivation_settings};
 pub use contextual::ContextualBm25;
 pub use contextual_config::ContextualBm25Config;
 pub use memory_retriever::{MemoryRetriever, RetrievalResult, RetrievedItem, RetrievedSource};

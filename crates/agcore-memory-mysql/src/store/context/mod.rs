@@ -39,14 +39,11 @@ use crate::error::Result;
 pub(crate) use rows::{Changes, Joining, enter, groups_of, leave, lock_groups};
 pub(crate) use settle::{ContextDelta, settle};
 
-/// Windows larger than this are this (longer than any sequence; keeps the
-/// `LIMIT` arithmetic in range).
-const MAX_WINDOW: usize = 1 << 20;
-
-/// The window of `context` (0 without a field: no neighbours).
-pub(crate) fn window(context: Option<&ContextField>) -> usize {
-    context.map_or(0, |c| c.window.min(MAX_WINDOW))
-}
+/// The bound of this store's windows ([`ContextField::stored_window`]):
+/// longer than any sequence; keeps the `LIMIT` arithmetic in range. Below
+/// the shared [`MAX_STORED_WINDOW`](agcore_memory::retriever::MAX_STORED_WINDOW),
+/// as it always was here.
+pub(crate) const MAX_WINDOW: usize = 1 << 20;
 
 /// The `grp` of an item under `context`: the SHA-256 of its sequence's
 /// name, `None` when it is in no sequence.
@@ -98,7 +95,10 @@ mod tests {
         assert_eq!(s.as_ref().map(Vec::len), Some(32));
         assert_ne!(s, n, "\"1\" and 1 are distinct sequences");
         assert_eq!(group_of(&field, &item(json!({"session": null}))), None);
-        assert_eq!(window(None), 0);
-        assert_eq!(window(Some(&field.with_window(usize::MAX))), MAX_WINDOW);
+        let wide = field.with_window(usize::MAX);
+        assert_eq!(
+            ContextField::stored_window(Some(&wide), MAX_WINDOW),
+            MAX_WINDOW
+        );
     }
 }

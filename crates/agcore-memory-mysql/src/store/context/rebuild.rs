@@ -95,7 +95,10 @@ async fn enrol_members(tx: &mut Transaction<'_>, context: &ContextField) -> Resu
 /// Computes every sequence's context fields from its members; returns the
 /// summed context length.
 async fn fill_fields(tx: &mut Transaction<'_>, context: &ContextField) -> Result<i64> {
-    let mut step = Refields::new(super::window(Some(context)), []);
+    let mut step = Refields::new(
+        ContextField::stored_window(Some(context), super::MAX_WINDOW),
+        [],
+    );
     let groups: Vec<Vec<u8>> = tx
         .query("SELECT DISTINCT grp FROM agcore_item_context")
         .await?;

@@ -42,15 +42,6 @@ use stale::META_KEY;
 #[cfg(test)]
 use stale::STALE;
 
-/// Windows larger than this are this (longer than any sequence; keeps the
-/// SQL's rank arithmetic in range).
-const MAX_WINDOW: usize = 1 << 30;
-
-/// The window of `context` (0 without a field: no neighbours).
-pub(crate) fn window(context: Option<&ContextField>) -> usize {
-    context.map_or(0, |c| c.window.min(MAX_WINDOW))
-}
-
 /// Makes the stored fields those of `configured` (run on open in the
 /// migration's transaction, after re-indexing): when the recorded settings
 /// differ, every item's sequence and field is derived again.

@@ -3,11 +3,10 @@
 //! field from the neighbours in set-based statements, with the store's
 //! tables locked against writers (`EXCLUSIVE`: readers go on).
 
-use agcore_memory::retriever::ContextField;
+use agcore_memory::retriever::{ContextField, MAX_STORED_WINDOW};
 use agcore_memory::sql_store::stored_group;
 use deadpool_postgres::Transaction;
 
-use super::window;
 use crate::error::Result;
 use crate::reindex::BATCH;
 
@@ -31,7 +30,7 @@ pub(super) async fn rebuild(tx: &Transaction<'_>, context: Option<&ContextField>
          UPDATE agcore_items SET context_len = 0 WHERE context_len <> 0;",
     )
     .await?;
-    let w = window(context);
+    let w = ContextField::stored_window(context, MAX_STORED_WINDOW);
     if w > 0 {
         // Each member's neighbours by rank in its sequence (list order);
         // fields are their own postings summed.

@@ -9,7 +9,7 @@ mod delete;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use agcore_memory::MemoryItem;
-use agcore_memory::retriever::ContextField;
+use agcore_memory::retriever::{ContextField, MAX_STORED_WINDOW};
 use agcore_search::collection::term_counts;
 use agcore_search::index_terms;
 use deadpool_postgres::Transaction;
@@ -152,7 +152,14 @@ pub(crate) async fn upsert(
         replace_stored(tx, &rest, context.is_some(), &mut step).await?;
     }
     let fresh = fresh_rows(batch, &docs)?;
-    context::settle(tx, context::window(context), (moved, fresh), shard, delta).await
+    context::settle(
+        tx,
+        ContextField::stored_window(context, MAX_STORED_WINDOW),
+        (moved, fresh),
+        shard,
+        delta,
+    )
+    .await
 }
 
 /// What a step of [`upsert`] updates as it goes.

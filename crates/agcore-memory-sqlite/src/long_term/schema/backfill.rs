@@ -2,6 +2,7 @@
 //! columns filled row by row from version-1 rows, and version 3's
 //! impact-ordered index built from the existing rows.
 
+use agcore_memory::long_term::columns::legacy_metadata;
 use agcore_memory::long_term::{MemoryEntry, content_key};
 use rusqlite::{Transaction, params};
 
@@ -130,7 +131,7 @@ pub(super) fn v2(tx: &Transaction<'_>) -> Result<()> {
             id,
             key,
             terms,
-            upgrade_metadata(metadata.as_deref()),
+            serde_json::Value::Object(legacy_metadata(metadata.as_deref())).to_string(),
             created,
             updated
         ])?;
@@ -143,19 +144,4 @@ pub(super) fn v2(tx: &Transaction<'_>) -> Result<()> {
 fn normalise_time(text: Option<&str>, fallback: &str) -> String {
     text.and_then(|t| parse_time(t).ok())
         .map_or_else(|| fallback.to_owned(), format_time)
-}
-
-/// Version-1 metadata (nullable, any JSON) as a JSON object: `NULL` → `{}`,
-/// a non-object value → `{"value": …}`, invalid JSON → `{"raw": "<text>"}`.
-fn upgrade_metadata(text: Option<&str>) -> String {
-    let value = match text {
-        None => serde_json::Value::Object(serde_json::Map::new()),
-        Some(t) => match serde_json::from_str::<serde_json::Value>(t) {
-            Ok(serde_json::Value::Object(map)) => serde_json::Value::Object(map),
-            Ok(serde_json::Value::Null) => serde_json::Value::Object(serde_json::Map::new()),
-            Ok(other) => serde_json::json!({ "value": other }),
-            Err(_) => serde_json::json!({ "raw": t }),
-        },
-    };
-    value.to_string()
 }

@@ -41,7 +41,7 @@ type Settings = Option<(String, usize)>;
 
 /// The window of `context` (0 without a field: no neighbours).
 pub(crate) fn window(context: Option<&ContextField>) -> usize {
-    context.map_or(0, |c| c.window)
+    ContextField::stored_window(context, usize::MAX)
 }
 
 fn settings(context: Option<&ContextField>) -> Settings {
