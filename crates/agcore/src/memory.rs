@@ -137,18 +137,19 @@ pub async fn open(url: &str) -> Result<Storage, MemoryError> {
         .split_once("://")
         .map(|(scheme, _)| scheme.to_ascii_lowercase())
         .or_else(|| url.starts_with("sqlite:").then(|| "sqlite".to_owned()));
+    // Each driver's opening is boxed: its future nests pools, migrations
+    // and re-indexing, and boxing keeps callers' futures shallow.
     match scheme.as_deref() {
-        None => open_sqlite(url).await,
-        Some("sqlite") => open_sqlite(url).await,
+        None | Some("sqlite") => Box::pin(open_sqlite(url)).await,
         Some("memory") => Ok(Storage::in_memory()),
         #[cfg(feature = "json-file")]
         Some("json-file") => open_json_file(url).await,
         #[cfg(feature = "postgres")]
-        Some("postgres" | "postgresql") => agcore_memory_postgres::open(url).await,
+        Some("postgres" | "postgresql") => Box::pin(agcore_memory_postgres::open(url)).await,
         #[cfg(feature = "mysql")]
-        Some("mysql" | "mariadb") => agcore_memory_mysql::open(url).await,
+        Some("mysql" | "mariadb") => Box::pin(agcore_memory_mysql::open(url)).await,
         #[cfg(feature = "redis")]
-        Some("redis") => agcore_memory_redis::open(url).await,
+        Some("redis") => Box::pin(agcore_memory_redis::open(url)).await,
         Some(other) => {
             let known = SCHEMES.iter().find(|s| s.schemes.contains(&other));
             Err(MemoryError::InvalidInput(match known {
@@ -182,8 +183,10 @@ pub async fn open_long_term(
 ) -> Result<long_term::LongTermMemory, MemoryError> {
     let storage = match &config.backend {
         long_term::BackendKind::Memory => Storage::in_memory(),
-        long_term::BackendKind::Sqlite => open_sqlite(&config.path.to_string_lossy()).await?,
-        long_term::BackendKind::Url(url) => open(url).await?,
+        long_term::BackendKind::Sqlite => {
+            Box::pin(open_sqlite(&config.path.to_string_lossy())).await?
+        }
+        long_term::BackendKind::Url(url) => Box::pin(open(url)).await?,
         other => {
             return Err(MemoryError::InvalidInput(format!(
                 "long-term backend `{}` names no server: write its URL \
