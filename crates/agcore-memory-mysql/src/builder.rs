@@ -24,7 +24,7 @@ impl Default for MysqlDatabaseBuilder {
     fn default() -> Self {
         Self {
             options: ServerOptions::new(Duration::from_secs(10)),
-            min_pruned_rows: crate::prune::MIN_SAVED_ROWS,
+            min_pruned_rows: agcore_search::pruning::MIN_SAVED_ROWS,
         }
     }
 }

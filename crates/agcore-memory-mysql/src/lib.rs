@@ -39,7 +39,6 @@ mod error;
 mod long_term;
 mod migrate;
 mod netaclaw;
-mod prune;
 mod reindex;
 mod row;
 mod store;
