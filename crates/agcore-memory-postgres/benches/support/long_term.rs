@@ -6,6 +6,11 @@
 //! `AGCORE_BENCH_KEEP` is set). The tables are vacuumed before timing,
 //! unless `AGCORE_BENCH_NO_VACUUM` is set: then the searches run right
 //! after the import, with whatever statistics the server has by then.
+//! With `AGCORE_BENCH_REUSE` set, a schema kept by an earlier run
+//! (`AGCORE_BENCH_KEEP`) is searched as it is, without seeding: two builds
+//! compared on one database. Seeding with concurrent writers lays the
+//! tables out differently each time: one build's prefetch p50 varied by
+//! about a quarter between freshly seeded runs.
 
 use std::time::Instant;
 
@@ -42,6 +47,17 @@ async fn fill(scope: &ScopedMemory, texts: Vec<String>) {
 /// A fresh schema with 99 small scopes and `n` entries in the returned one.
 async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
     let schema = schema(n);
+    if std::env::var_os("AGCORE_BENCH_REUSE").is_some() {
+        let db = PostgresDatabase::builder()
+            .schema(schema)
+            .pool_size(WRITERS)
+            .open(url)
+            .await
+            .unwrap();
+        return LongTermMemory::new(db.long_term())
+            .scope("bench", "heavy")
+            .unwrap();
+    }
     crate::drop_schema(url, &tag(n)).await;
     let db = PostgresDatabase::builder()
         .schema(schema)
