@@ -54,9 +54,12 @@ async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
             .open(url)
             .await
             .unwrap();
-        return LongTermMemory::new(db.long_term())
+        let heavy = LongTermMemory::new(db.long_term())
             .scope("bench", "heavy")
             .unwrap();
+        let kept = heavy.search("user project memory", 1).await.unwrap();
+        assert!(!kept.is_empty(), "AGCORE_BENCH_REUSE: no kept schema");
+        return heavy;
     }
     crate::drop_schema(url, &tag(n)).await;
     let db = PostgresDatabase::builder()
