@@ -1,15 +1,17 @@
 //! The search of [`SqliteStore`] on an in-memory database, through its
 //! public API: any query text is searched as words (full-text syntax is
 //! literal, never an error), and the pruned search equals the exhaustive
-//! reference, which scores every row by BM25F with statistics counted from
-//! the rows.
+//! reference, which scores every listed row by BM25F with statistics counted
+//! from the rows (`agcore_memory_testkit::reference`).
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::retriever::{index_terms, unique_index_terms};
-use agcore_memory::{MemoryItem, MemoryStore, SearchOptions};
+use agcore_memory::{InMemoryStore, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::reference::store_copy;
 
 use crate::input::Input;
 use crate::runtime::block_on;
@@ -48,6 +50,14 @@ fn store() -> &'static SqliteStore {
     })
 }
 
+/// The rows of [`store`] in memory, for the exhaustive reference.
+fn listed() -> &'static InMemoryStore {
+    static LISTED: OnceLock<InMemoryStore> = OnceLock::new();
+    LISTED.get_or_init(|| {
+        block_on(store_copy(store(), Some(ContextField::default()))).expect("the rows listed")
+    })
+}
+
 /// The first byte picks the limit (1 to 16); the rest is the query.
 pub fn run(data: &[u8]) {
     let mut input = Input::new(data);
@@ -58,8 +68,8 @@ pub fn run(data: &[u8]) {
     let store = store();
     let hits = block_on(store.search(&query, &options))
         .unwrap_or_else(|e| panic!("search {query:?} failed: {e}"));
-    let reference = block_on(store.exhaustive_search(&query, &options))
-        .unwrap_or_else(|e| panic!("FTS5 MATCH for {query:?} failed: {e}"));
+    let reference = block_on(listed().exhaustive_search(&query, &options))
+        .unwrap_or_else(|e| panic!("exhaustive search for {query:?} failed: {e}"));
     assert!(hits.len() <= limit);
     let ids = |h: &[agcore_memory::ScoredItem]| -> Vec<String> {
         h.iter().map(|s| s.item.id.clone()).collect()

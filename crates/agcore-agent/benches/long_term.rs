@@ -4,8 +4,9 @@
 //! beside baselines in the same group: `get` of one entry by id, the scope
 //! search alone (what prefetch adds to it is the rule check and the
 //! formatting), and in the printed report the exhaustive scan of the scope
-//! (`SqliteLongTermDriver::exhaustive_search`, BM25 over every entry of the scope)
-//! that the pruned search is measured against.
+//! that the pruned search is measured against (BM25 over every entry of the
+//! scope, in memory: `agcore_memory_testkit::reference::ScopeCopy`, loaded
+//! once from the listed entries).
 //!
 //! N = 10 000 always; set `AGCORE_BENCH_LONG_TERM_100K=1` to add N = 100 000
 //! (seeding takes minutes). Before the criterion groups, prints p50/p99 of
@@ -26,6 +27,7 @@ use agcore_agent::long_term::{LongTermOptions, prefetch};
 use agcore_memory::long_term::{
     InjectConfig, LongTermMemory, MemoryType, NewMemory, ScopedMemory, SearchRequest,
 };
+use agcore_memory_testkit::reference::ScopeCopy;
 use criterion::Criterion;
 
 #[path = "support/long_term.rs"]
@@ -47,18 +49,16 @@ fn options() -> LongTermOptions {
 
 fn report(rt: &tokio::runtime::Runtime, n: usize, target: &ScopedMemory, backend: &SqliteLongTerm) {
     let opts = options();
+    let copy = rt
+        .block_on(ScopeCopy::load(backend, target.scope()))
+        .unwrap();
     // The exhaustive scan is slow at 100k: fewer samples.
-    let scope = target.scope().clone();
     let mut scan = Vec::new();
     for i in 0..40 {
         let query = format!("what about {} again", TOPICS[i % TOPICS.len()]);
         let t = Instant::now();
-        rt.block_on(
-            backend
-                .driver()
-                .exhaustive_search(&scope, &query, &SearchRequest::top_k(5)),
-        )
-        .unwrap();
+        rt.block_on(copy.search(&query, &SearchRequest::top_k(5)))
+            .unwrap();
         scan.push(t.elapsed());
     }
     let (mut save, mut pre, mut get, mut search) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

@@ -5,13 +5,13 @@
 //! the first run, one in ten just above the archive threshold). On one, the
 //! set-based `LongTermBackend::maintenance` runs; on the other, the
 //! row-by-row reference of earlier releases
-//! (`SqliteLongTermDriver::maintenance_row_by_row`: every active entry loaded,
-//! aged in Rust and stored back). Each runs at day 1..=5 (every active row
-//! decays: the daily run) and again one second later (nothing to do: a
-//! frequent schedule). Then `LongTermMemory::maintenance_all_at` — decay,
-//! archiving and the dedupe of near duplicates over every scope, what
-//! `agcore memory maintain` and the schedule run — is timed on the
-//! set-based database. Prints p50 / max and the ratio reference / set-based.
+//! (`agcore_memory::long_term::sql::row_by_row_maintenance` on the SQLite
+//! driver: every active entry loaded, aged in Rust and stored back). Each
+//! runs at day 1..=5 (every active row decays: the daily run) and again one
+//! second later (nothing to do: a frequent schedule). Then
+//! `LongTermMemory::maintenance_all_at` — decay, archiving and the dedupe of
+//! near duplicates over every scope, what `agcore memory maintain` and the
+//! schedule run — is timed on the set-based database. Prints p50 / max and the ratio reference / set-based.
 //!
 //! `cargo bench -p agcore-memory-sqlite --bench maintenance`
 #![allow(
@@ -25,6 +25,7 @@
 
 use std::time::{Duration, Instant};
 
+use agcore_memory::long_term::sql::row_by_row_maintenance;
 use agcore_memory::long_term::{
     DEFAULT_DEDUPE_THRESHOLD, LongTermBackend, LongTermMemory, MemoryEntry, MemoryScope,
     MemoryType, NewMemory, WeightRules, apply, near_duplicates,
@@ -128,9 +129,7 @@ async fn bench(n: usize, corpus: &Corpus) {
                 .unwrap();
             set_times.push(started.elapsed());
             let started = Instant::now();
-            let b = reference
-                .driver()
-                .maintenance_row_by_row(&heavy, &rules, now, purge)
+            let b = row_by_row_maintenance(reference.driver(), &heavy, &rules, now, purge)
                 .await
                 .unwrap();
             ref_times.push(started.elapsed());

@@ -10,6 +10,7 @@ use agcore_memory::{
     InMemoryStore, MemoryFilter, MemoryItem, MemoryStore, ScoredItem, SearchOptions,
 };
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::reference::store_copy;
 use agcore_memory_testkit::turn;
 use proptest::prelude::*;
 
@@ -44,8 +45,16 @@ fn assert_same(got: &[ScoredItem], want: &[ScoredItem], what: &str) {
 }
 
 /// `store` ranks `queries` as `reference` does, and every top-k of its
-/// pruned search equals its exhaustive reference; its index is consistent.
-async fn assert_ranks_like(store: &SqliteStore, reference: &InMemoryStore, queries: &[&str]) {
+/// pruned search equals the exhaustive ranking of the items it lists,
+/// indexed with `context` (the field `store` was opened with); its index
+/// is consistent.
+async fn assert_ranks_like(
+    store: &SqliteStore,
+    reference: &InMemoryStore,
+    context: Option<ContextField>,
+    queries: &[&str],
+) {
+    let listed = store_copy(store, context).await.unwrap();
     for &query in queries {
         assert_same(
             &search(store, query).await,
@@ -55,7 +64,7 @@ async fn assert_ranks_like(store: &SqliteStore, reference: &InMemoryStore, queri
         for limit in [1, 2, 3, 5] {
             let options = SearchOptions::top_k(limit);
             let pruned = store.search(query, &options).await.unwrap();
-            let exhaustive = store.exhaustive_search(query, &options).await.unwrap();
+            let exhaustive = listed.exhaustive_search(query, &options).await.unwrap();
             assert_same(&pruned, &exhaustive, &format!("{query} top {limit}"));
         }
     }
@@ -84,6 +93,7 @@ async fn a_reply_is_found_through_the_question_before_it() {
     assert_ranks_like(
         &store,
         &reference,
+        Some(ContextField::default()),
         &["When did she run the marathon?", "puppy legs"],
     )
     .await;
@@ -93,7 +103,7 @@ async fn a_reply_is_found_through_the_question_before_it() {
     assert_eq!(ids(&search(&plain, "marathon").await), ["a1", "note"]);
     let reference = InMemoryStore::new().with_context_field(None);
     reference.save_many(conversation()).await.unwrap();
-    assert_ranks_like(&plain, &reference, &["marathon", "saturday puppy"]).await;
+    assert_ranks_like(&plain, &reference, None, &["marathon", "saturday puppy"]).await;
 }
 
 #[tokio::test]
@@ -128,9 +138,10 @@ async fn reopening_with_other_settings_indexes_the_items_again() {
         .map(|i| i.with_metadata(serde_json::json!({ "topic": "t" })))
         .collect();
     reference.save_many(items.clone()).await.unwrap();
-    let regrouped = open(Some(field)).await;
+    let regrouped = open(Some(field.clone())).await;
     regrouped.save_many(items).await.unwrap();
-    assert_ranks_like(&regrouped, &reference, &["marathon", "oscar saturday"]).await;
+    let queries = ["marathon", "oscar saturday"];
+    assert_ranks_like(&regrouped, &reference, Some(field), &queries).await;
 }
 
 #[tokio::test]
@@ -315,10 +326,10 @@ proptest! {
         rt.block_on(async {
             let field = ContextField::default().with_window(window);
             let store = sqlite(Some(field.clone())).await;
-            let reference = InMemoryStore::new().with_segment_size(4).with_context_field(Some(field));
+            let reference = InMemoryStore::new().with_segment_size(4).with_context_field(Some(field.clone()));
             apply(&store, &writes).await;
             apply(&reference, &writes).await;
-            assert_ranks_like(&store, &reference, QUERIES).await;
+            assert_ranks_like(&store, &reference, Some(field), QUERIES).await;
             // Listing a session reads the session index; a store without the
             // field scans the metadata: the same items in the same order.
             let plain = sqlite(None).await;
@@ -380,6 +391,7 @@ async fn a_version_4_file_is_upgraded_with_context_fields() {
     assert_ranks_like(
         &store,
         &reference,
+        Some(ContextField::default()),
         &["marathon", "When did she run the marathon?"],
     )
     .await;

@@ -3,6 +3,7 @@
 //! many ages and weights, including rows whose decay is below `MIN_DECAY`.
 #![cfg(test)]
 
+use agcore_memory::long_term::sql::row_by_row_maintenance;
 use agcore_memory::long_term::{
     ArchivedFilter, ListRequest, LongTermBackend, MemoryScope, MemoryType, NewMemory, WeightRules,
     apply,
@@ -33,9 +34,7 @@ async fn set_based_maintenance_equals_the_row_by_row_reference() {
         let at = now + later;
         let purge = at - Duration::days(7);
         let a = set.maintenance(&scope, &rules, at, purge).await.unwrap();
-        let b = reference
-            .driver()
-            .maintenance_row_by_row(&scope, &rules, at, purge)
+        let b = row_by_row_maintenance(reference.driver(), &scope, &rules, at, purge)
             .await
             .unwrap();
         assert_eq!(a, b, "after {later}");

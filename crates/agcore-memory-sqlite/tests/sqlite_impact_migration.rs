@@ -1,11 +1,14 @@
 //! Schema migration 1 → 2 of `SqliteStore`: a database written with the
 //! version-1 layout (FTS5 only, built by hand with rows) opens with the
 //! current code, every row kept, the impact-ordered index rebuilt from the
-//! rows so the pruned search equals the exhaustive FTS5 ranking.
+//! rows so the pruned search equals the exhaustive ranking of the listed
+//! rows (`agcore_memory_testkit::reference`).
 #![cfg(test)]
 
+use agcore_memory::retriever::ContextField;
 use agcore_memory::{MemoryFilter, MemoryItem, MemoryStore, SearchOptions};
 use agcore_memory_sqlite::SqliteStore;
+use agcore_memory_testkit::reference::store_copy;
 use rusqlite::Connection;
 
 /// Version 1 of the `SqliteStore` schema, as released.
@@ -86,6 +89,9 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
         store.get("old:00003").await.unwrap().unwrap().content,
         format!("{} note3", CONTENTS[3])
     );
+    let listed = store_copy(&store, Some(ContextField::default()))
+        .await
+        .unwrap();
     for query in [
         "rust ranking",
         "简洁的回答",
@@ -96,7 +102,7 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
         for limit in [1, 10, 100] {
             let opts = SearchOptions::top_k(limit);
             let pruned = store.search(query, &opts).await.unwrap();
-            let exhaustive = store.exhaustive_search(query, &opts).await.unwrap();
+            let exhaustive = listed.exhaustive_search(query, &opts).await.unwrap();
             assert!(!pruned.is_empty(), "{query}");
             let ids = |h: &[agcore_memory::ScoredItem]| {
                 h.iter().map(|h| h.item.id.clone()).collect::<Vec<_>>()
@@ -142,4 +148,45 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
         .unwrap();
     assert_eq!(docs, 2_999);
     assert!(postings > 0);
+}
+
+/// The reference ranks the rows the store lists, not its index: postings
+/// removed behind the store's back are missed by its search and not by the
+/// reference, so a comparison with the reference catches a broken index.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_index_missing_postings_ranks_apart_from_the_listed_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.db");
+    let store = SqliteStore::open(&path).await.unwrap();
+    let items = CONTENTS
+        .iter()
+        .enumerate()
+        .map(|(n, text)| MemoryItem::new(format!("n{n}"), *text))
+        .collect();
+    store.save_many(items).await.unwrap();
+    let opts = SearchOptions::top_k(5);
+    let want = ranked_from_rows(&store, "rust", &opts).await;
+    assert_eq!(want.len(), 3, "{want:?}");
+    assert_eq!(ranked(&store, "rust", &opts).await, want);
+    Connection::open(&path)
+        .unwrap()
+        .execute("DELETE FROM bm25_blocks WHERE term = 'rust'", [])
+        .unwrap();
+    assert_eq!(ranked_from_rows(&store, "rust", &opts).await, want);
+    assert_ne!(ranked(&store, "rust", &opts).await, want);
+}
+
+/// The ids `store`'s search returns.
+async fn ranked(store: &SqliteStore, query: &str, opts: &SearchOptions) -> Vec<String> {
+    let hits = store.search(query, opts).await.unwrap();
+    hits.into_iter().map(|h| h.item.id).collect()
+}
+
+/// The ids of the exhaustive ranking of the rows `store` lists.
+async fn ranked_from_rows(store: &SqliteStore, query: &str, opts: &SearchOptions) -> Vec<String> {
+    let listed = store_copy(store, Some(ContextField::default()))
+        .await
+        .unwrap();
+    let hits = listed.exhaustive_search(query, opts).await.unwrap();
+    hits.into_iter().map(|h| h.item.id).collect()
 }

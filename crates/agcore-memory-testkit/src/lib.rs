@@ -42,7 +42,9 @@
 //!
 //! The server drivers share the checks that need a real server — several
 //! processes writing at once, an outage, ranking like SQLite — and private
-//! servers to break, in [`drivers`].
+//! servers to break, in [`drivers`]. The exhaustive references a backend's
+//! pruned search is checked against, computed from the rows it lists, are
+//! in [`reference`](mod@reference).
 
 mod basics;
 pub mod context;
@@ -54,6 +56,7 @@ mod hostile;
 mod layered;
 pub mod long_term;
 pub mod ranking;
+pub mod reference;
 mod search;
 mod services;
 mod stemming;

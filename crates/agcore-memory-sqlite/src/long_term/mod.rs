@@ -20,8 +20,6 @@
 
 mod conn;
 mod driver;
-#[cfg(feature = "testkit")]
-mod exhaustive;
 pub(crate) mod rows;
 pub(crate) mod schema;
 mod search;

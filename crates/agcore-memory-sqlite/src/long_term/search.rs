@@ -1,6 +1,5 @@
 //! Scoped BM25 search: the exact top-k by the threshold algorithm over the
-//! scope's impact-ordered postings (`crate::topk`). The exhaustive scan it is
-//! checked and measured against is in `exhaustive` (`testkit` feature).
+//! scope's impact-ordered postings (`crate::topk`).
 //!
 //! Scores are BM25 with FTS5 `bm25()`'s formula (k1 = 1.2, b = 0.75, idf
 //! `ln((N − df + 0.5)/(df + 0.5))`, at least 1e-6) over the scope's own
@@ -19,17 +18,13 @@ use agcore_memory::long_term::{ScoredEntry, SearchRequest};
 use agcore_search::capped_query_terms;
 
 /// The `archived` condition of `filter` on table alias `m`.
-pub(super) fn archived_sql(filter: agcore_memory::long_term::ArchivedFilter) -> &'static str {
+fn archived_sql(filter: agcore_memory::long_term::ArchivedFilter) -> &'static str {
     use agcore_memory::long_term::ArchivedFilter as A;
     match filter {
         A::Include => "1",
         A::Only => "m.archived = 1",
         _ => "m.archived = 0",
     }
-}
-
-pub(super) fn query_terms(query: &str) -> Vec<String> {
-    capped_query_terms(query)
 }
 
 /// The best `request.limit` entries of `scope` for `query`, best first (ties
@@ -43,7 +38,7 @@ pub(crate) fn search(
     query: &str,
     request: &SearchRequest,
 ) -> Result<Vec<ScoredEntry>> {
-    let terms = query_terms(query);
+    let terms = capped_query_terms(query);
     if terms.is_empty() || request.limit == 0 {
         return Ok(Vec::new());
     }
@@ -79,7 +74,7 @@ pub(crate) fn search(
 }
 
 /// The entries of `hits`, in order, with their scores.
-pub(super) fn load(conn: &Connection, hits: Vec<Hit<i64>>) -> Result<Vec<ScoredEntry>> {
+fn load(conn: &Connection, hits: Vec<Hit<i64>>) -> Result<Vec<ScoredEntry>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {ENTRY_COLUMNS} FROM memory m WHERE m.id = ?1"
     ))?;

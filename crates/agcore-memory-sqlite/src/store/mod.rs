@@ -14,10 +14,9 @@
 //!   answered as an exact top-k by the threshold algorithm over an
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
 //!   2006) kept in the same transactions as the items, so a search reads the
-//!   best postings of its terms instead of scoring every match. The
-//!   exhaustive reference search kept for tests (`testkit` feature) scores
-//!   every row; the FTS5 index stays for integrity checks. The query is
-//!   literal text: FTS5 syntax and SQL in it are searched as words.
+//!   best postings of its terms instead of scoring every match. The FTS5
+//!   index stays for integrity checks. The query is literal text: FTS5
+//!   syntax and SQL in it are searched as words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
 //! - Concurrency: the database's one writer thread (group commit) and reader
@@ -27,8 +26,6 @@
 
 mod builder;
 pub(crate) mod context;
-#[cfg(feature = "testkit")]
-mod exhaustive;
 pub(crate) mod query;
 pub(crate) mod schema;
 pub(crate) mod search;
