@@ -44,31 +44,26 @@ async fn fill(scope: &ScopedMemory, texts: Vec<String>) {
     }
 }
 
-/// A fresh schema with 99 small scopes and `n` entries in the returned one.
+/// A fresh schema with 99 small scopes and `n` entries in the returned one
+/// (with `AGCORE_BENCH_REUSE`, the kept schema as it is).
 async fn seeded(url: &str, n: usize, corpus: &Corpus) -> ScopedMemory {
-    let schema = schema(n);
-    if std::env::var_os("AGCORE_BENCH_REUSE").is_some() {
-        let db = PostgresDatabase::builder()
-            .schema(schema)
-            .pool_size(WRITERS)
-            .open(url)
-            .await
-            .unwrap();
-        let heavy = LongTermMemory::new(db.long_term())
-            .scope("bench", "heavy")
-            .unwrap();
-        let kept = heavy.search("user project memory", 1).await.unwrap();
-        assert!(!kept.is_empty(), "AGCORE_BENCH_REUSE: no kept schema");
-        return heavy;
+    let reuse = std::env::var_os("AGCORE_BENCH_REUSE").is_some();
+    if !reuse {
+        crate::drop_schema(url, &tag(n)).await;
     }
-    crate::drop_schema(url, &tag(n)).await;
     let db = PostgresDatabase::builder()
-        .schema(schema)
+        .schema(schema(n))
         .pool_size(WRITERS)
         .open(url)
         .await
         .unwrap();
     let memory = LongTermMemory::new(db.long_term());
+    if reuse {
+        let heavy = memory.scope("bench", "heavy").unwrap();
+        let kept = heavy.search("user project memory", 1).await.unwrap();
+        assert!(!kept.is_empty(), "AGCORE_BENCH_REUSE: no kept schema");
+        return heavy;
+    }
     let others: Vec<String> = corpus
         .memories(OTHER_SCOPES * OTHER_ENTRIES, 3)
         .into_iter()
