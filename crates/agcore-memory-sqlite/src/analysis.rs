@@ -100,8 +100,7 @@ pub(crate) fn sync(conn: &mut Connection) -> Result<()> {
     Ok(())
 }
 
-/// The store (scope 0): `terms` from `content`, the FTS5 index following by
-/// its triggers, the postings rebuilt.
+/// The store (scope 0): `terms` from `content`, the postings rebuilt.
 fn reindex_store(conn: &Connection) -> Result<()> {
     clear_postings(conn, "scope = ?1", STORE_SCOPE)?;
     in_batches(

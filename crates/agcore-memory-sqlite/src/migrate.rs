@@ -5,8 +5,8 @@
 //! - `bm25`: the impact-ordered BM25 index tables shared by the others
 //!   ([`crate::impact`]), keyed by scope (the store is scope 0);
 //! - `long_term`: long-term memory ([`crate::long_term`]);
-//! - `store`: the [`MemoryStore`](agcore_memory::MemoryStore) items and their
-//!   FTS5 index ([`crate::store`]).
+//! - `store`: the [`MemoryStore`](agcore_memory::MemoryStore) items
+//!   ([`crate::store`]).
 //!
 //! After the schema, each indexed component whose recorded analyzer is not
 //! this library's is re-indexed ([`crate::analysis`]).
@@ -222,7 +222,7 @@ mod tests {
         )
         .unwrap();
         let err = migrate(&mut conn).unwrap_err().to_string();
-        assert!(err.contains("`store` schema is version 6"), "{err}");
+        assert!(err.contains("`store` schema is version 7"), "{err}");
     }
 
     #[test]

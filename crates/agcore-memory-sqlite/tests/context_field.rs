@@ -382,7 +382,7 @@ async fn a_version_4_file_is_upgraded_with_context_fields() {
         .await
         .unwrap();
     let versions = db.schema_versions().await.unwrap();
-    assert!(versions.contains(&("store".to_owned(), 5)), "{versions:?}");
+    assert!(versions.contains(&("store".to_owned(), 6)), "{versions:?}");
     assert!(versions.contains(&("bm25".to_owned(), 3)), "{versions:?}");
     let store = db.store();
     assert_eq!(store.count(&Default::default()).await.unwrap(), 4);

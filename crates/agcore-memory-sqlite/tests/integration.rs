@@ -25,6 +25,7 @@ mod pruned_topk;
 mod release_fixtures;
 mod sqlite_cjk_recall;
 mod sqlite_conformance;
+mod sqlite_fts_drop;
 mod sqlite_impact_migration;
 mod sqlite_reindex;
 mod sqlite_search;

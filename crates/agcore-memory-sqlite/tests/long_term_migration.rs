@@ -216,7 +216,7 @@ async fn version_one_databases_upgrade_with_every_row() {
             [
                 ("bm25".into(), 3),
                 ("long_term".into(), 6),
-                ("store".into(), 5)
+                ("store".into(), 6)
             ]
         );
         let n: i64 = conn

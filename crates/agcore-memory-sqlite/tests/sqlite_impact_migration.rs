@@ -1,8 +1,9 @@
-//! Schema migration 1 → 2 of `SqliteStore`: a database written with the
-//! version-1 layout (FTS5 only, built by hand with rows) opens with the
+//! Schema migration of `SqliteStore` from version 1: a database written with
+//! the version-1 layout (FTS5 only, built by hand with rows) opens with the
 //! current code, every row kept, the impact-ordered index rebuilt from the
 //! rows so the pruned search equals the exhaustive ranking of the listed
-//! rows (`agcore_memory_testkit::reference`).
+//! rows (`agcore_memory_testkit::reference`), and ends in the layout of a new
+//! database (the FTS5 table and its triggers dropped).
 #![cfg(test)]
 
 use agcore_memory::retriever::ContextField;
@@ -138,7 +139,7 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     let (docs, postings): (i64, i64) = conn
         .query_row(
             "SELECT (SELECT docs FROM bm25_stats WHERE scope = 0), (SELECT count(*) FROM bm25_blocks)",
@@ -148,6 +149,35 @@ async fn version_1_database_is_upgraded_with_every_row_and_an_exact_index() {
         .unwrap();
     assert_eq!(docs, 2_999);
     assert!(postings > 0);
+    let fresh_path = dir.path().join("fresh.db");
+    SqliteStore::open(&fresh_path).await.unwrap();
+    let fresh = Connection::open(&fresh_path).unwrap();
+    assert_eq!(
+        layout(&conn),
+        layout(&fresh),
+        "the layout of a new database"
+    );
+    assert!(!layout(&conn).iter().any(|o| o.contains("memory_fts")));
+}
+
+/// Every schema object (type and name) and every column (table, name, type,
+/// not-null flag, default) of the database.
+fn layout(conn: &Connection) -> Vec<String> {
+    let mut out: Vec<String> = conn
+        .prepare(
+            "SELECT m.type || ' ' || m.name || ' ' || coalesce(c.name, '') || ' ' || \
+             coalesce(c.type, '') || ' ' || coalesce(c.\"notnull\", '') || ' ' || \
+             coalesce(c.dflt_value, '') \
+             FROM sqlite_master m LEFT JOIN pragma_table_info(m.name) c \
+             WHERE m.type = 'table' OR m.sql IS NOT NULL",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    out.sort();
+    out
 }
 
 /// The reference ranks the rows the store lists, not its index: postings
@@ -174,6 +204,11 @@ async fn an_index_missing_postings_ranks_apart_from_the_listed_rows() {
         .unwrap();
     assert_eq!(ranked_from_rows(&store, "rust", &opts).await, want);
     assert_ne!(ranked(&store, "rust", &opts).await, want);
+    let problems = store.integrity_check().await.unwrap();
+    assert!(
+        !problems.is_empty(),
+        "the check compares postings with rows"
+    );
 }
 
 /// The ids `store`'s search returns.

@@ -60,7 +60,7 @@ async fn data_survives_reopen_and_schema_is_versioned() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     let mode: String = conn
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();

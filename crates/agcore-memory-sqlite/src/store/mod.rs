@@ -1,8 +1,9 @@
-//! [`SqliteStore`]: a [`MemoryStore`] in a SQLite database file with an FTS5
-//! full-text index.
+//! [`SqliteStore`]: a [`MemoryStore`] in a SQLite database file with an
+//! impact-ordered full-text index.
 //!
-//! - Layout: an items table, an external-content FTS5 table over it kept in
-//!   sync by triggers (the `store` schema component, `schema.rs`).
+//! - Layout: an items table and its postings in the impact-ordered index
+//!   shared with long-term memory (the `store` schema component,
+//!   `schema.rs`).
 //! - Search: [`agcore_memory::InMemoryStore`]'s ranking — BM25 over the
 //!   items' analyzer terms (stemmed English words; CJK text as character
 //!   bigrams, see [`agcore_search::index_terms`]; Robertson &
@@ -14,9 +15,9 @@
 //!   answered as an exact top-k by the threshold algorithm over an
 //!   impact-ordered postings table (Fagin, Lotem & Naor 2003; Anh & Moffat
 //!   2006) kept in the same transactions as the items, so a search reads the
-//!   best postings of its terms instead of scoring every match. The FTS5
-//!   index stays for integrity checks. The query is literal text: FTS5
-//!   syntax and SQL in it are searched as words.
+//!   best postings of its terms instead of scoring every match. The query
+//!   is literal text: full-text query syntax and SQL in it are searched as
+//!   words.
 //! - Durability: WAL journal; a write whose future has resolved is committed
 //!   and survives the process being killed ([`Durability`] for power loss).
 //! - Concurrency: the database's one writer thread (group commit) and reader
@@ -49,7 +50,8 @@ use agcore_memory::{
 use agcore_search::capped_query_terms;
 pub use builder::SqliteStoreBuilder;
 
-/// A [`MemoryStore`] in SQLite with an FTS5 index (see the [module docs](self)).
+/// A [`MemoryStore`] in SQLite with an impact-ordered full-text index (see
+/// the [module docs](self)).
 ///
 /// `Send + Sync` and cheap to clone; share it as `Arc<dyn MemoryStore>`.
 /// Dropping the last handle on the database lets queued operations finish,
@@ -138,11 +140,11 @@ impl SqliteStore {
             .await
     }
 
-    /// Runs SQLite's `PRAGMA integrity_check`, the FTS5 index check and a
-    /// consistency check of the impact-ordered index (statistics, document
-    /// frequencies and postings against the rows) and of the context fields
-    /// (each against its neighbours); `Ok` with the problems found (empty
-    /// when the database is sound).
+    /// Runs SQLite's `PRAGMA integrity_check` and a consistency check of the
+    /// impact-ordered index (statistics, document frequencies and postings
+    /// against the rows) and of the context fields (each against its
+    /// neighbours); `Ok` with the problems found (empty when the database is
+    /// sound).
     ///
     /// # Errors
     /// [`MemoryError::Storage`] when the checks cannot run.
@@ -155,12 +157,6 @@ impl SqliteStore {
                     .query_map([], |row| row.get::<_, String>(0))?
                     .collect::<Result<_, _>>()?;
                 problems.retain(|p| p != "ok");
-                if let Err(err) = conn.execute(
-                    "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
-                    [],
-                ) {
-                    problems.push(format!("full-text index: {err}"));
-                }
                 problems.extend(context::check(conn, window)?);
                 Ok(problems)
             })

@@ -1,11 +1,11 @@
 //! The store's schema component (`store` in `agcore_schema`, see
-//! [`crate::migrate`]): an items table, an external-content FTS5 table over
-//! it and three triggers that keep the full-text index in sync on insert,
-//! delete and update (the pattern of the original long-term `memory` layout,
-//! see `docs/memory.md`, *Tables*),
-//! plus its rows in the shared impact-ordered index (scope 0).
+//! [`crate::migrate`]): an items table and its rows in the shared
+//! impact-ordered index (scope 0).
 //!
-//! Versions: 1 — items, FTS5 index, triggers; 2 — the items in the
+//! Versions: 1 — items, an external-content FTS5 table over them and three
+//! triggers that kept it in sync on insert, delete and update (the pattern
+//! of the original long-term `memory` layout, see `docs/memory.md`,
+//! *Tables*); 2 — the items in the
 //! impact-ordered BM25 index (`bm25_*` tables of the `bm25` component),
 //! rebuilt from the rows; 3 — every row re-tokenised with the stemming
 //! analyzer and the analyzer recorded ([`crate::analysis`]); 4 — the FTS5
@@ -18,7 +18,9 @@
 //! time, id) to find neighbours, and the settings the field was built with
 //! (`memory_context_field`). Upgraded rows get no sequence (the index is
 //! already right for that); the store then re-indexes them with the
-//! configured field on open.
+//! configured field on open; 6 — the FTS5 table and its triggers dropped
+//! (`DROP_FTS`): every write kept them and nothing read them (searches
+//! use the impact-ordered index, integrity checks compare it with the rows).
 
 use rusqlite::{Connection, Transaction};
 
@@ -26,13 +28,11 @@ use crate::component::Component;
 use crate::error::{Result, storage};
 use crate::keyset::in_batches;
 
-/// The layout of a new database (version 1's with version 4's tokenizer and
-/// version 5's context columns, [`CONTEXT`]).
-/// `terms` holds the analyzer's terms of `content`
-/// joined by spaces (words lowercased and stemmed, CJK text as character
-/// bigrams; [`agcore_search::index_terms`]), so
-/// only whitespace separates tokens: letters, numbers, private-use characters
-/// and combining marks are token characters.
+/// The layout of a new database: version 1's items table with version 5's
+/// context columns ([`CONTEXT`]) and without version 6's dropped FTS5 table.
+/// `terms` holds the analyzer's terms of `content` joined by spaces (words
+/// lowercased and stemmed, CJK text as character bigrams;
+/// [`agcore_search::index_terms`]).
 const ITEMS: &str = r#"
 CREATE TABLE memory_items (
     pk            INTEGER PRIMARY KEY,
@@ -46,23 +46,6 @@ CREATE TABLE memory_items (
     context_terms TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX memory_items_created ON memory_items (created_secs, created_nanos, id);
-CREATE VIRTUAL TABLE memory_fts USING fts5(
-    terms,
-    content = 'memory_items',
-    content_rowid = 'pk',
-    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
-);
-CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
-CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-END;
-CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
-WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
 "#;
 
 /// Version 5's context-field index and settings (no field recorded yet).
@@ -103,7 +86,7 @@ fn add_context(tx: &Connection) -> Result<()> {
 /// The store's component.
 pub(crate) const COMPONENT: Component = Component {
     name: "store",
-    latest: 5,
+    latest: 6,
     create: |tx| {
         tx.execute_batch(ITEMS)?;
         tx.execute_batch(CONTEXT)?;
@@ -118,6 +101,7 @@ fn upgrade(tx: &Transaction<'_>, target: i64) -> Result<()> {
         3 => crate::analysis::reindex(tx, "store"),
         4 => Ok(tx.execute_batch(EXACT_FTS)?),
         5 => add_context(tx),
+        6 => Ok(tx.execute_batch(DROP_FTS)?),
         other => Err(storage(format!("store: no upgrade to version {other}"))),
     }
 }
@@ -134,6 +118,15 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
 );
 INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
 "#;
+
+/// Version 6: the FTS5 table of versions 1–5 and its triggers, kept on every
+/// write and never read, are dropped.
+const DROP_FTS: &str = "
+DROP TRIGGER IF EXISTS memory_items_ai;
+DROP TRIGGER IF EXISTS memory_items_ad;
+DROP TRIGGER IF EXISTS memory_items_au;
+DROP TABLE IF EXISTS memory_fts;
+";
 
 /// Version 2: the index of every existing row, in batches.
 fn backfill_impacts(tx: &Connection) -> Result<()> {
@@ -154,6 +147,27 @@ fn backfill_impacts(tx: &Connection) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// Version 5's FTS5 table and triggers, as released.
+    const V5_FTS: &str = r#"
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    terms,
+    content = 'memory_items',
+    content_rowid = 'pk',
+    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+);
+CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+END;
+CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
+WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
+    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
+END;
+"#;
+
     fn matches(conn: &Connection, term: &str) -> i64 {
         conn.query_row(
             "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
@@ -163,19 +177,32 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn the_full_text_table_matches_terms_exactly() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::migrate::migrate(&mut conn).unwrap();
+    fn insert(conn: &Connection, id: &str, terms: &str) {
         conn.execute(
             "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-             VALUES ('a', 'x', 'null', 0, 0, 'english café')",
-            [],
+             VALUES (?1, 'x', 'null', 0, 0, ?2)",
+            [id, terms],
         )
         .unwrap();
-        assert_eq!(matches(&conn, "english"), 1);
-        assert_eq!(matches(&conn, "ęnglish"), 0, "diacritics are kept");
-        assert_eq!(matches(&conn, "cafe"), 0);
+    }
+
+    /// Every schema object of the database: (type, name, SQL text).
+    fn layout(conn: &Connection) -> Vec<(String, String, Option<String>)> {
+        conn.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// The names of the full-text table and its triggers present.
+    fn fts_objects(conn: &Connection) -> Vec<String> {
+        layout(conn)
+            .into_iter()
+            .map(|(_, name, _)| name)
+            .filter(|name| name.starts_with("memory_fts") || name.starts_with("memory_items_a"))
+            .collect()
     }
 
     #[test]
@@ -183,27 +210,16 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
         // A version-3 database: the folding tokenizer, rows indexed by it.
-        conn.execute_batch(
-            "DROP TABLE memory_fts;
-             CREATE VIRTUAL TABLE memory_fts USING fts5(terms, content = 'memory_items', \
-               content_rowid = 'pk', \
-               tokenize = \"unicode61 remove_diacritics 2 categories 'L* N* Co M*'\");
-             INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-               VALUES ('a', 'x', 'null', 0, 0, 'english');
-             UPDATE agcore_schema SET version = 3 WHERE component = 'store';",
-        )
-        .unwrap();
+        conn.execute_batch(&V5_FTS.replace("remove_diacritics 0", "remove_diacritics 2"))
+            .unwrap();
+        insert(&conn, "a", "english");
         assert_eq!(matches(&conn, "ęnglish"), 1);
-        crate::migrate::migrate(&mut conn).unwrap();
-        assert_eq!(crate::migrate::version(&conn, "store").unwrap(), 5);
+        let tx = conn.transaction().unwrap();
+        upgrade(&tx, 4).unwrap();
+        tx.commit().unwrap();
         assert_eq!(matches(&conn, "english"), 1, "rows carried over");
         assert_eq!(matches(&conn, "ęnglish"), 0);
-        conn.execute(
-            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-             VALUES ('b', 'y', 'null', 0, 0, 'english')",
-            [],
-        )
-        .unwrap();
+        insert(&conn, "b", "english");
         assert_eq!(
             matches(&conn, "english"),
             2,
@@ -217,36 +233,34 @@ mod tests {
     }
 
     #[test]
-    fn triggers_keep_the_index_in_sync() {
+    fn version_6_drops_the_full_text_table_and_its_triggers() {
+        let mut fresh = Connection::open_in_memory().unwrap();
+        crate::migrate::migrate(&mut fresh).unwrap();
+        assert_eq!(fts_objects(&fresh), Vec::<String>::new());
+
         let mut conn = Connection::open_in_memory().unwrap();
         crate::migrate::migrate(&mut conn).unwrap();
-        let hits = |conn: &Connection, term: &str| -> i64 {
-            conn.query_row(
-                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
-                [term],
-                |r| r.get(0),
-            )
-            .unwrap()
-        };
+        conn.execute_batch(V5_FTS).unwrap();
         conn.execute(
-            "INSERT INTO memory_items (id, content, metadata, created_secs, created_nanos, terms) \
-             VALUES ('a', 'x', 'null', 0, 0, 'alpha 记忆')",
+            "UPDATE agcore_schema SET version = 5 WHERE component = 'store'",
             [],
         )
         .unwrap();
-        assert_eq!(hits(&conn, "\"alpha\""), 1);
-        assert_eq!(hits(&conn, "\"记忆\""), 1);
-        conn.execute("UPDATE memory_items SET terms = 'beta' WHERE id = 'a'", [])
+        insert(&conn, "a", "alpha");
+        assert_eq!(matches(&conn, "alpha"), 1);
+        assert_eq!(fts_objects(&conn).len(), 8, "{:?}", fts_objects(&conn));
+        crate::migrate::migrate(&mut conn).unwrap();
+        assert_eq!(crate::migrate::version(&conn, "store").unwrap(), 6);
+        assert_eq!(fts_objects(&conn), Vec::<String>::new());
+        assert_eq!(layout(&conn), layout(&fresh), "as a new database");
+        insert(&conn, "b", "beta");
+        conn.execute("UPDATE memory_items SET terms = 'gamma' WHERE id = 'a'", [])
             .unwrap();
-        assert_eq!(hits(&conn, "\"alpha\""), 0);
-        assert_eq!(hits(&conn, "\"beta\""), 1);
-        conn.execute("DELETE FROM memory_items WHERE id = 'a'", [])
+        conn.execute("DELETE FROM memory_items WHERE id = 'b'", [])
             .unwrap();
-        assert_eq!(hits(&conn, "\"beta\""), 0);
-        conn.execute(
-            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
-            [],
-        )
-        .unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM memory_items", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
     }
 }

@@ -248,10 +248,5 @@ mod tests {
             impact::check(&conn, STORE_SCOPE, &docs, 0).unwrap(),
             Vec::<String>::new()
         );
-        conn.execute(
-            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
-            [],
-        )
-        .unwrap();
     }
 }
