@@ -4,10 +4,8 @@
 //! A batch of `n` rows is written as statements of [`MAX_ROWS`] rows, then
 //! one statement of the smallest size in [`SIZES`] that holds the rest; the
 //! unused rows of that statement stay unbound (`NULL`) and a `WHERE` on a
-//! `NOT NULL` column skips them. Few large statements matter beyond parsing:
-//! FTS5 flushes its pending terms at every statement boundary inside a
-//! write transaction, so small statements would write many tiny index
-//! segments (and merge them later).
+//! `NOT NULL` column skips them: few statements to parse and step through
+//! for a batch of any size.
 
 use crate::error::Result;
 use std::ops::Range;

@@ -11,29 +11,15 @@ use agcore_memory_sqlite::SqliteDatabase;
 use agcore_memory_testkit::reference::store_copy;
 use rusqlite::Connection;
 
-/// Version 5's FTS5 table and triggers, as released, filled from the rows.
-const V5_FTS: &str = r#"
-CREATE VIRTUAL TABLE memory_fts USING fts5(
-    terms,
-    content = 'memory_items',
-    content_rowid = 'pk',
-    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
-);
-CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
-CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-END;
-CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
-WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
+/// Version 5's FTS5 table and triggers, as released.
+const V5_FTS: &str = include_str!("fixtures/store-v5-fts.sql");
+
+/// Fills [`V5_FTS`] from the rows and records version 5.
+const V5_FILL: &str = "
 INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
 INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check');
 UPDATE agcore_schema SET version = 5 WHERE component = 'store';
-"#;
+";
 
 const CONTENTS: &[&str] = &[
     "the user prefers rust for systems work",
@@ -105,6 +91,7 @@ async fn version_5_database_drops_the_full_text_table_and_keeps_its_hits() {
         "new files have none"
     );
     conn.execute_batch(V5_FTS).unwrap();
+    conn.execute_batch(V5_FILL).unwrap();
     assert_eq!(fts_objects(&conn).len(), 8, "{:?}", fts_objects(&conn));
     drop(conn);
 

@@ -148,25 +148,7 @@ mod tests {
     use super::*;
 
     /// Version 5's FTS5 table and triggers, as released.
-    const V5_FTS: &str = r#"
-CREATE VIRTUAL TABLE memory_fts USING fts5(
-    terms,
-    content = 'memory_items',
-    content_rowid = 'pk',
-    tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
-);
-CREATE TRIGGER memory_items_ai AFTER INSERT ON memory_items BEGIN
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
-CREATE TRIGGER memory_items_ad AFTER DELETE ON memory_items BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-END;
-CREATE TRIGGER memory_items_au AFTER UPDATE ON memory_items
-WHEN old.terms IS NOT new.terms OR old.pk IS NOT new.pk BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.pk, old.terms);
-    INSERT INTO memory_fts (rowid, terms) VALUES (new.pk, new.terms);
-END;
-"#;
+    const V5_FTS: &str = include_str!("../../tests/fixtures/store-v5-fts.sql");
 
     fn matches(conn: &Connection, term: &str) -> i64 {
         conn.query_row(
